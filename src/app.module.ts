@@ -1,0 +1,67 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthFailureLimiter } from './common/auth/auth-failure-limiter';
+import { AuthGuard } from './common/auth/auth.guard';
+import { ScopeGuard } from './common/auth/scope.guard';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
+import { PaginationInterceptor } from './common/pagination/pagination';
+import { throttlerOptions } from './common/throttling/throttler-options';
+import { WorkspaceThrottlerGuard } from './common/throttling/workspace-throttler.guard';
+import { createValidationPipe } from './common/validation/validation.pipe';
+import { ServiceVersionGuard } from './common/versioning/service-version.guard';
+import { AppConfig } from './config/app-config';
+import { DatabaseModule } from './database/database.module';
+import { AdminModule } from './modules/admin/admin.module';
+import { AuthModule } from './modules/auth/auth.module';
+import { HealthModule } from './modules/health/health.module';
+import { MembersModule } from './modules/members/members.module';
+import { loggerOptions } from './modules/observability/logger-options';
+import { ObservabilityModule } from './modules/observability/observability.module';
+
+@Global()
+@Module({})
+class ConfigModule {
+  static register(config: AppConfig): DynamicModule {
+    return { module: ConfigModule, providers: [{ provide: AppConfig, useValue: config }], exports: [AppConfig] };
+  }
+}
+
+/**
+ * The whole request pipeline is registered here, not in main.ts, so that tests which build this
+ * module get exactly the production behaviour. Guards run in the order of decisions §1:
+ * authentication, Service-Version, scope, rate limit; then interceptors, the validation pipe and
+ * the handler; the filter renders every failure.
+ */
+@Module({})
+export class AppModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.register(config),
+        LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerOptions }),
+        ThrottlerModule.forRootAsync({ inject: [AppConfig], useFactory: throttlerOptions }),
+        DatabaseModule,
+        ObservabilityModule,
+        HealthModule,
+        AuthModule,
+        MembersModule,
+        AdminModule,
+      ],
+      providers: [
+        AuthFailureLimiter,
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_GUARD, useClass: ServiceVersionGuard },
+        { provide: APP_GUARD, useClass: ScopeGuard },
+        { provide: APP_GUARD, useClass: WorkspaceThrottlerGuard },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: PaginationInterceptor },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+}

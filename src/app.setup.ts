@@ -1,0 +1,49 @@
+import type { NestApplicationOptions } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
+import { jsonBody } from './common/http/json-body.middleware';
+import { SERVICE_VERSION } from './common/versioning/service-version';
+import { AppConfig } from './config/app-config';
+import { MetricsService } from './modules/observability/metrics.service';
+
+/** Nest application options: our own JSON body parser replaces Nest's (see jsonBody). */
+export const NEST_APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
+
+function sortedDocument(document: OpenAPIObject): OpenAPIObject {
+  const paths = Object.fromEntries(Object.entries(document.paths).sort(([a], [b]) => a.localeCompare(b)));
+  return { ...document, paths };
+}
+
+export function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
+  const builder = new DocumentBuilder()
+    .setTitle('Workspace records service')
+    .setDescription(
+      'Notes, meetings, tasks, lists, files and custom object records. Every `/v1` request sends ' +
+        `\`Authorization: Bearer <API key>\` and \`Service-Version: ${SERVICE_VERSION}\`. ` +
+        'Errors have the shape `{ "error": { "type", "code", "message", "param" } }`.',
+    )
+    .setVersion(SERVICE_VERSION)
+    .addServer(config.publicUrl)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key (sk_…)' }, API_KEY_SECURITY)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Operator ADMIN_TOKEN' }, ADMIN_SECURITY)
+    .build();
+  return sortedDocument(SwaggerModule.createDocument(app, builder, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` }));
+}
+
+/** Everything main.ts and the e2e tests both need on top of AppModule. */
+export function configureApp(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
+  app.useLogger(app.get(Logger));
+  app.set('trust proxy', config.trustProxy);
+  app.disable('x-powered-by');
+  app.use(app.get(MetricsService).middleware());
+  app.use(['/v1', '/admin'], jsonBody());
+  const document = buildOpenApiDocument(app, config);
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    yamlDocumentUrl: 'docs-yaml',
+    swaggerOptions: { persistAuthorization: true },
+  });
+  return document;
+}

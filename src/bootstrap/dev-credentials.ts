@@ -1,0 +1,60 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { hashSecret } from '../common/auth/api-key-secret';
+import { Transactions } from '../database/transactions';
+import { AdminService } from '../modules/admin/admin.service';
+
+export interface DevCredentials {
+  workspaceId: string;
+  memberId: string;
+  apiKeyId: string;
+  apiKey: string;
+}
+
+const DEMO_SCOPES = ['*'];
+
+/**
+ * Development only: a demo workspace, an admin member and an API key with every scope, kept in
+ * `DATA_DIR` so that the next start prints the same key. Recreated when the database lost them.
+ */
+export async function ensureDevCredentials(
+  dataDir: string,
+  admin: AdminService,
+  transactions: Transactions,
+): Promise<DevCredentials> {
+  const file = path.join(dataDir, 'dev-credentials.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as DevCredentials;
+    const rows = (await transactions.manager.query(
+      'SELECT 1 FROM api_keys WHERE id = $1 AND key_hash = $2 AND revoked_at IS NULL',
+      [saved.apiKeyId, hashSecret(saved.apiKey)],
+    )) as unknown[];
+    if (rows.length > 0) return saved;
+  }
+  const workspace = await admin.createWorkspace('Demo workspace');
+  const member = await admin.createMember(workspace.id, {
+    email: 'admin@example.com',
+    firstName: 'Demo',
+    lastName: 'Admin',
+    role: 'admin',
+  });
+  const key = await admin.createApiKey(workspace.id, { memberId: member.id, scopes: DEMO_SCOPES, name: 'demo' });
+  const credentials = { workspaceId: workspace.id, memberId: member.id, apiKeyId: key.id, apiKey: key.key };
+  writeFileSync(file, JSON.stringify(credentials, null, 2), { mode: 0o600 });
+  return credentials;
+}
+
+/** ADMIN_TOKEN when set; in development a token generated once and kept in `DATA_DIR`. */
+export function resolveAdminToken(
+  configured: string | undefined,
+  isProduction: boolean,
+  dataDir: string,
+  generate: () => string,
+): string | undefined {
+  if (configured || isProduction) return configured;
+  const file = path.join(dataDir, 'admin-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = generate();
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}

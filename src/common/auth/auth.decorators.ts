@@ -1,0 +1,89 @@
+import { applyDecorators, HttpCode, SetMetadata, Type } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiSecurity,
+} from '@nestjs/swagger';
+import { ErrorResponseDto } from '../errors/error-response.dto';
+import { SERVICE_VERSION } from '../versioning/service-version';
+import type { RateCategory } from '../throttling/rate-category';
+import type { Scope } from './scopes';
+
+export type AuthMode = 'apiKey' | 'admin' | 'public';
+export const AUTH_MODE = 'auth:mode';
+export const REQUIRED_SCOPES = 'auth:scopes';
+export const RATE_CATEGORY = 'throttle:category';
+export const API_KEY_SECURITY = 'apiKey';
+export const ADMIN_SECURITY = 'adminToken';
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request: invalid JSON, parameter, filter or Service-Version header',
+  401: 'Missing, unknown or revoked credentials',
+  403: 'The key lacks a required scope, or the member may not do this',
+  404: 'Unknown route or id, or an id of another workspace',
+  409: 'Conflict: wrong state, duplicate value, or an idempotent request still running',
+  413: 'Body larger than 1 MiB',
+  415: 'Body is not application/json',
+  422: 'The body is well-formed but refused',
+  429: 'Rate limit exceeded; see Retry-After',
+  500: 'Unexpected error',
+};
+
+function errorResponses(statuses: number[]): MethodDecorator[] {
+  return [...new Set(statuses)]
+    .sort((a, b) => a - b)
+    .map((status) => ApiResponse({ status, description: ERROR_DESCRIPTIONS[status], type: ErrorResponseDto }));
+}
+
+/** No credentials: health, metrics, docs and the signed file routes. */
+export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_MODE, 'public');
+
+/** Operator routes: `Authorization: Bearer <ADMIN_TOKEN>`, no Service-Version, no scopes. */
+export function AdminRoute(options: {
+  summary: string;
+  response?: Type<unknown>;
+  errors?: number[];
+}): MethodDecorator {
+  return applyDecorators(
+    SetMetadata(AUTH_MODE, 'admin'),
+    HttpCode(200),
+    ApiSecurity(ADMIN_SECURITY),
+    ApiOperation({ summary: options.summary }),
+    ApiOkResponse({ type: options.response }),
+    ...errorResponses([400, 401, 415, 422, 429, 500, ...(options.errors ?? [])]),
+  );
+}
+
+/**
+ * A public `/v1` operation: API key required, `Service-Version` checked, the listed scopes
+ * (all of them) required, and counted in one rate-limit bucket. Also documents all of that.
+ */
+export function Endpoint(options: {
+  summary: string;
+  category: RateCategory;
+  scopes?: Scope[];
+  /** The 200 response; omit when the handler documents it itself (e.g. a paged list). */
+  response?: Type<unknown>;
+  /** Statuses this operation can answer besides the ones every `/v1` operation can. */
+  errors?: number[];
+}): MethodDecorator {
+  const scopes = options.scopes ?? [];
+  const decorators: MethodDecorator[] = [
+    SetMetadata(AUTH_MODE, 'apiKey'),
+    HttpCode(200), // decisions §1: every success is 200, creates included
+    SetMetadata(REQUIRED_SCOPES, scopes),
+    SetMetadata(RATE_CATEGORY, options.category),
+    ApiBearerAuth(API_KEY_SECURITY),
+    ApiHeader({ name: 'Service-Version', required: true, schema: { type: 'string', enum: [SERVICE_VERSION] } }),
+    ApiOperation({
+      summary: options.summary,
+      description: `Scopes: ${scopes.length ? scopes.join(', ') : 'none'}. Rate limit category: ${options.category}.`,
+    }),
+    ...errorResponses([400, 401, 429, 500, ...(scopes.length ? [403] : []), ...(options.errors ?? [])]),
+  ];
+  if (options.response) decorators.push(ApiOkResponse({ type: options.response }));
+  return applyDecorators(...decorators);
+}

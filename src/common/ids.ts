@@ -1,0 +1,37 @@
+import { monotonicFactory } from 'ulid';
+
+/**
+ * Ids are `<prefix>_<ULID>` (decisions §3): opaque, and monotonic in creation order within a
+ * process, so `created_at desc, id desc` is a stable newest-first order.
+ */
+export const ID_PREFIXES = {
+  account: 'acc',
+  contact: 'con',
+  opportunity: 'opp',
+  member: 'mem',
+  note: 'note',
+  task: 'task',
+  meeting: 'mtg',
+  list: 'lst',
+  file: 'fil',
+  record: 'rec',
+  workspace: 'wks',
+  apiKey: 'key',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const nextUlid = monotonicFactory();
+const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
+const patterns = new Map<IdKind, RegExp>(
+  (Object.keys(ID_PREFIXES) as IdKind[]).map((kind) => [kind, new RegExp(`^${ID_PREFIXES[kind]}_${ULID_PATTERN}$`)]),
+);
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${nextUlid()}`;
+}
+
+/** True when `value` has the exact shape of an id of `kind`; checked before any query. */
+export function isIdOf(kind: IdKind, value: unknown): value is string {
+  return typeof value === 'string' && patterns.get(kind)!.test(value);
+}

@@ -1,0 +1,108 @@
+import {
+  applyDecorators,
+  CallHandler,
+  createParamDecorator,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+  SetMetadata,
+  Type,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiExtraModels, ApiOkResponse, ApiQuery, getSchemaPath } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { map, Observable } from 'rxjs';
+import { ApiError } from '../errors/api-error';
+
+export const MAX_PAGE_SIZE = 25;
+const PAGINATED = 'pagination:options';
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  /** Query parameters other than `limit` and `offset` (the filters, on routes that take them). */
+  filters: Record<string, string | string[]>;
+}
+
+/** What a paginated handler returns; the interceptor wraps it in the paged list envelope. */
+export interface PageResult<T> {
+  data: T[];
+  totalCount: number;
+}
+
+interface PaginatedOptions {
+  filters: boolean;
+}
+
+/**
+ * Marks a paged list handler (decisions §3): `limit` 1..25 (default 25) and `offset` ≥ 0 (default 0)
+ * are checked before the handler runs, other query parameters are refused unless the route takes
+ * filters, and the result becomes `{ object: 'list', data, totalCount }`.
+ */
+export function Paginated(item: Type<unknown>, options: PaginatedOptions = { filters: false }): MethodDecorator {
+  return applyDecorators(
+    SetMetadata(PAGINATED, options),
+    ApiExtraModels(item),
+    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 25 } }),
+    ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } }),
+    ApiOkResponse({
+      description: 'A page of results, newest first',
+      schema: {
+        type: 'object',
+        required: ['object', 'data', 'totalCount'],
+        properties: {
+          object: { type: 'string', enum: ['list'] },
+          data: { type: 'array', items: { $ref: getSchemaPath(item) } },
+          totalCount: { type: 'integer', minimum: 0 },
+        },
+      },
+    }),
+  );
+}
+
+function integerParameter(query: Request['query'], name: string, fallback: number, min: number, max: number): number {
+  const raw = query[name];
+  if (raw === undefined) return fallback;
+  const text = typeof raw === 'string' ? raw : undefined;
+  const value = text !== undefined && /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
+    throw ApiError.invalidParameter(name, `${name} must be ${range}`);
+  }
+  return value;
+}
+
+export function parsePageRequest(query: Request['query'], options: PaginatedOptions): PageRequest {
+  const limit = integerParameter(query, 'limit', MAX_PAGE_SIZE, 1, MAX_PAGE_SIZE);
+  const offset = integerParameter(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const filters: PageRequest['filters'] = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (key === 'limit' || key === 'offset') continue;
+    if (!options.filters) throw ApiError.invalidParameter(key, `Unknown query parameter ${key}`);
+    filters[key] = value as string | string[];
+  }
+  return { limit, offset, filters };
+}
+
+type PagedRequest = Request & { page?: PageRequest };
+
+/** Global interceptor behind `@Paginated`. */
+@Injectable()
+export class PaginationInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const options = this.reflector.get<PaginatedOptions | undefined>(PAGINATED, context.getHandler());
+    if (!options) return next.handle();
+    const request = context.switchToHttp().getRequest<PagedRequest>();
+    request.page = parsePageRequest(request.query, options);
+    return next
+      .handle()
+      .pipe(map((result: PageResult<unknown>) => ({ object: 'list', data: result.data, totalCount: result.totalCount })));
+  }
+}
+
+/** Handler parameter: the validated page request of a `@Paginated` route. */
+export const Page = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): PageRequest => context.switchToHttp().getRequest<PagedRequest>().page!,
+);

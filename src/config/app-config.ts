@@ -1,0 +1,102 @@
+import * as path from 'node:path';
+
+/**
+ * Typed, validated configuration read once from the environment (decisions §11).
+ * Provided to Nest as the `AppConfig` class so tests can override it with `overrideProvider`.
+ */
+export class AppConfig {
+  readonly nodeEnv: string;
+  readonly port: number;
+  /** Unset means: start an embedded PostgreSQL in `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly embeddedPostgresPort: number;
+  readonly redisUrl: string | undefined;
+  readonly adminToken: string | undefined;
+  readonly publicUrl: string;
+  readonly publicAppUrl: string | undefined;
+  readonly rateLimits: { read: number; write: number; search: number };
+  readonly authFailureLimit: { perMinute: number };
+  readonly uploadTtlSeconds: number;
+  readonly downloadUrlTtlSeconds: number;
+  readonly logLevel: string;
+  readonly trustProxy: boolean;
+
+  constructor(values: Omit<AppConfig, 'isProduction'>) {
+    Object.assign(this, values);
+  }
+
+  get isProduction(): boolean {
+    return this.nodeEnv === 'production';
+  }
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = (env[name] ?? '').toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+/** Reads and validates the environment; throws ConfigError with a message naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  }
+  return new AppConfig({
+    nodeEnv: env.NODE_ENV || 'development',
+    port,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(env.DATA_DIR || './.data'),
+    embeddedPostgresPort: integer(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    adminToken,
+    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
+    publicAppUrl: url(env, 'PUBLIC_APP_URL', ['http:', 'https:']),
+    rateLimits: {
+      read: integer(env, 'RATE_LIMIT_READ', 25, 1, 1_000_000),
+      write: integer(env, 'RATE_LIMIT_WRITE', 25, 1, 1_000_000),
+      search: integer(env, 'RATE_LIMIT_SEARCH', 25, 1, 1_000_000),
+    },
+    authFailureLimit: { perMinute: integer(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1_000_000) },
+    uploadTtlSeconds: integer(env, 'UPLOAD_TTL_SECONDS', 3600, 1, 7 * 24 * 3600),
+    downloadUrlTtlSeconds: integer(env, 'DOWNLOAD_URL_TTL_SECONDS', 900, 1, 7 * 24 * 3600),
+    logLevel,
+    trustProxy: flag(env, 'TRUST_PROXY'),
+  });
+}

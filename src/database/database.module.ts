@@ -1,0 +1,21 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../config/app-config';
+import { buildDataSourceOptions } from './data-source-options';
+import { Transactions } from './transactions';
+
+@Global()
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => {
+        if (!config.databaseUrl) throw new Error('the database URL must be resolved before the app module starts');
+        return { ...buildDataSourceOptions(config.databaseUrl), retryAttempts: 3, retryDelay: 1000 };
+      },
+    }),
+  ],
+  providers: [Transactions],
+  exports: [Transactions],
+})
+export class DatabaseModule {}

@@ -1,0 +1,22 @@
+import { DataSource } from 'typeorm';
+import { buildDataSourceOptions } from './data-source-options';
+
+/** Serialises migration runs of instances starting together. */
+const MIGRATION_LOCK = 727_001;
+
+/** Applies pending migrations under an advisory lock; returns the names applied. */
+export async function runMigrations(databaseUrl: string): Promise<string[]> {
+  const dataSource = new DataSource({ ...buildDataSourceOptions(databaseUrl), extra: { max: 1 } });
+  await dataSource.initialize();
+  try {
+    await dataSource.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      return applied.map((migration) => migration.name);
+    } finally {
+      await dataSource.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    await dataSource.destroy();
+  }
+}

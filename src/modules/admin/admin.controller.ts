@@ -1,0 +1,43 @@
+import { Body, Controller, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '../../common/auth/auth.decorators';
+import { EntityEnvelopeDto } from '../../records/entity-envelope';
+import { AdminService } from './admin.service';
+import {
+  CreateApiKeyDto,
+  CreatedApiKeyDto,
+  CreateMemberDto,
+  CreateWorkspaceDto,
+  RevokedApiKeyDto,
+  WorkspaceDto,
+} from './dto/admin.dto';
+
+@ApiTags('Operator')
+@Controller('admin/v1')
+export class AdminController {
+  constructor(private readonly admin: AdminService) {}
+
+  @Post('workspaces')
+  @AdminRoute({ summary: 'Create a workspace', response: WorkspaceDto })
+  createWorkspace(@Body() body: CreateWorkspaceDto): Promise<WorkspaceDto> {
+    return this.admin.createWorkspace(body.name);
+  }
+
+  @Post('workspaces/:workspaceId/members')
+  @AdminRoute({ summary: 'Add a member to a workspace', response: EntityEnvelopeDto, errors: [404, 409] })
+  createMember(@Param('workspaceId') workspaceId: string, @Body() body: CreateMemberDto): Promise<EntityEnvelopeDto> {
+    return this.admin.createMember(workspaceId, body);
+  }
+
+  @Post('workspaces/:workspaceId/api-keys')
+  @AdminRoute({ summary: 'Issue an API key (the key is shown once)', response: CreatedApiKeyDto, errors: [404] })
+  createApiKey(@Param('workspaceId') workspaceId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    return this.admin.createApiKey(workspaceId, body);
+  }
+
+  @Post('api-keys/:keyId/revoke')
+  @AdminRoute({ summary: 'Revoke an API key, effective at once', response: RevokedApiKeyDto, errors: [404] })
+  revokeApiKey(@Param('keyId') keyId: string): Promise<RevokedApiKeyDto> {
+    return this.admin.revokeApiKey(keyId);
+  }
+}

@@ -1,0 +1,92 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { ALL_SCOPES, SCOPES } from '../../../common/auth/scopes';
+import { MEMBER_ROLES, MemberRole } from '../../../database/entities/member.entity';
+
+export class CreateWorkspaceDto {
+  @ApiProperty({ example: 'Acme', minLength: 1, maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  name: string;
+}
+
+export class WorkspaceDto {
+  @ApiProperty({ example: 'wks_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+}
+
+export class CreateMemberDto {
+  @ApiProperty({ example: 'ada@example.com', maxLength: 320 })
+  @IsString()
+  @MaxLength(320)
+  @IsEmail({}, { message: 'email must be an email address' })
+  email: string;
+
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  firstName?: string;
+
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  lastName?: string;
+
+  @ApiPropertyOptional({ enum: MEMBER_ROLES, default: 'member' })
+  @IsOptional()
+  @IsIn(MEMBER_ROLES, { message: `role must be one of ${MEMBER_ROLES.join(', ')}` })
+  role?: MemberRole;
+}
+
+export const GRANTABLE_SCOPES = [ALL_SCOPES, ...SCOPES];
+
+export class CreateApiKeyDto {
+  @ApiProperty({ example: 'mem_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' })
+  @IsString()
+  memberId: string;
+
+  @ApiProperty({ type: [String], enum: GRANTABLE_SCOPES, example: ['notes:read', 'notes:create'] })
+  @IsArray()
+  @ArrayMaxSize(GRANTABLE_SCOPES.length)
+  @IsIn(GRANTABLE_SCOPES, { each: true, message: 'each scope must be a known scope or *' })
+  scopes: string[];
+
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+}
+
+export class CreatedApiKeyDto {
+  @ApiProperty({ example: 'key_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' })
+  id: string;
+
+  @ApiProperty({ description: 'The secret: shown once, never again', example: 'sk_…' })
+  key: string;
+
+  @ApiProperty({ type: [String] })
+  scopes: string[];
+
+  @ApiProperty()
+  memberId: string;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+}
+
+export class RevokedApiKeyDto {
+  @ApiProperty()
+  id: string;
+
+  @ApiProperty({ format: 'date-time' })
+  revokedAt: string;
+}

@@ -1,0 +1,36 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { DataSource } from 'typeorm';
+import { Public } from '../../common/auth/auth.decorators';
+import { ApiError } from '../../common/errors/api-error';
+import { ErrorResponseDto } from '../../common/errors/error-response.dto';
+
+export class HealthDto {
+  @ApiProperty({ enum: ['ok'] })
+  status: 'ok';
+}
+
+@ApiTags('Operations')
+@Controller('health')
+@Public()
+export class HealthController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @Get()
+  @ApiOkResponse({ type: HealthDto, description: 'The process is up' })
+  live(): HealthDto {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @ApiOkResponse({ type: HealthDto, description: 'The database answers' })
+  @ApiResponse({ status: 503, type: ErrorResponseDto, description: 'The database does not answer' })
+  async ready(): Promise<HealthDto> {
+    try {
+      await this.dataSource.query('SELECT 1');
+    } catch {
+      throw new ApiError(503, 'database_unavailable', 'The database is unavailable');
+    }
+    return { status: 'ok' };
+  }
+}

@@ -1,0 +1,32 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AuthContext, Caller } from '../../common/auth/auth-context';
+import { Endpoint } from '../../common/auth/auth.decorators';
+import { Page, PageRequest, PageResult, Paginated } from '../../common/pagination/pagination';
+import { EntityEnvelopeDto } from '../../records/entity-envelope';
+import { MembersService } from './members.service';
+
+@ApiTags('Members')
+@Controller('v1/members')
+export class MembersController {
+  constructor(private readonly members: MembersService) {}
+
+  @Get()
+  @Endpoint({ summary: 'List the members of the workspace', category: 'search', scopes: ['members:read'] })
+  @Paginated(EntityEnvelopeDto)
+  list(@Caller() caller: AuthContext, @Page() page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
+    return this.members.list(caller.workspaceId, page);
+  }
+
+  @Get(':id')
+  @Endpoint({
+    summary: 'Retrieve a member',
+    category: 'read',
+    scopes: ['members:read'],
+    response: EntityEnvelopeDto,
+    errors: [404],
+  })
+  get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<EntityEnvelopeDto> {
+    return this.members.get(caller.workspaceId, id);
+  }
+}

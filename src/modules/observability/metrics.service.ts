@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Prometheus metrics: request counts and latency by method, route pattern and status. */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer HTTP requests',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Express middleware; the route label is the matched pattern (`/v1/members/:id`), never the raw path. */
+  middleware(): RequestHandler {
+    return (request: Request, response: Response, next: NextFunction) => {
+      const started = process.hrtime.bigint();
+      response.once('finish', () => {
+        const route = request.route as { path?: string; methods?: Record<string, boolean> } | undefined;
+        // Nest answers unknown routes from a catch-all (`_all`) route: those are not a route.
+        const routePath = route?.methods?._all ? undefined : route?.path;
+        const labels = {
+          method: request.method,
+          route: routePath ? `${request.baseUrl}${routePath}` : 'unmatched',
+          status: String(response.statusCode),
+        };
+        this.requests.inc(labels);
+        this.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      });
+      next();
+    };
+  }
+}

@@ -1,0 +1,98 @@
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import type { ObjectTypeDefinition } from './object-type';
+import { VALUE_TYPES, ValueType } from './value-types';
+
+export class FieldValueDto {
+  @ApiProperty({
+    nullable: true,
+    description: 'string, number, boolean, array of string, Address or FullName; null when unset',
+    oneOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'array', items: { type: 'string' } },
+      { type: 'object' },
+    ],
+  })
+  value: unknown;
+
+  @ApiProperty({ enum: VALUE_TYPES })
+  valueType: ValueType;
+}
+
+export class RelationshipValueDto {
+  @ApiProperty({ enum: ['has_one', 'has_many'] })
+  cardinality: 'has_one' | 'has_many';
+
+  @ApiProperty({ example: 'account' })
+  objectType: string;
+
+  @ApiProperty({ type: [String] })
+  values: string[];
+}
+
+@ApiExtraModels(FieldValueDto, RelationshipValueDto)
+export class EntityEnvelopeDto {
+  @ApiProperty()
+  id: string;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  updatedAt: string | null;
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'URL of the entity in the web app' })
+  httpLink: string | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: { $ref: getSchemaPath(FieldValueDto) } })
+  fields: Record<string, FieldValueDto>;
+
+  @ApiProperty({ type: 'object', additionalProperties: { $ref: getSchemaPath(RelationshipValueDto) } })
+  relationships: Record<string, RelationshipValueDto>;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  externalId: string | null;
+}
+
+/** A record as stored, whatever its table: field values by key, linked ids by relationship key. */
+export interface StoredEntity {
+  id: string;
+  createdAt: Date;
+  updatedAt: Date | null;
+  externalId: string | null;
+  fields: Record<string, unknown>;
+  links: Record<string, string[]>;
+}
+
+/**
+ * The one mapper from stored records to the entity envelope (decisions §7): every field and
+ * relationship the type defines is present, unset fields read `null`, empty relationships `[]`.
+ */
+export function toEntityEnvelope(
+  type: ObjectTypeDefinition,
+  entity: StoredEntity,
+  publicAppUrl: string | undefined,
+): EntityEnvelopeDto {
+  const fields: Record<string, FieldValueDto> = {};
+  for (const field of type.fields) {
+    fields[field.key] = { value: entity.fields[field.key] ?? null, valueType: field.valueType };
+  }
+  const relationships: Record<string, RelationshipValueDto> = {};
+  for (const relationship of type.relationships) {
+    relationships[relationship.key] = {
+      cardinality: relationship.cardinality === 'HAS_ONE' ? 'has_one' : 'has_many',
+      objectType: relationship.objectType,
+      values: entity.links[relationship.key] ?? [],
+    };
+  }
+  return {
+    id: entity.id,
+    createdAt: entity.createdAt.toISOString(),
+    updatedAt: entity.updatedAt?.toISOString() ?? null,
+    httpLink: publicAppUrl ? `${publicAppUrl}/${type.slug}/${entity.id}` : null,
+    fields,
+    relationships,
+    externalId: entity.externalId,
+  };
+}
