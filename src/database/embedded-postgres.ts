@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
@@ -102,6 +102,9 @@ export async function startEmbeddedPostgres(options: {
 }): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => undefined);
   mkdirSync(options.dataDir, { recursive: true });
+  const runAsPostgresUser = process.getuid?.() === 0;
+  // As root the server runs as `postgres`, which must be able to reach its cluster directory.
+  if (runAsPostgresUser && (statSync(options.dataDir).mode & 0o011) !== 0o011) chmodSync(options.dataDir, 0o711);
   const clusterDir = path.join(options.dataDir, 'postgres');
   const credentials = loadOrCreateCredentials(path.join(options.dataDir, 'postgres-credentials.json'));
   const EmbeddedPostgres = await importWithoutExitHooks();
@@ -111,7 +114,7 @@ export async function startEmbeddedPostgres(options: {
     user: 'postgres',
     password: credentials.password,
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: runAsPostgresUser,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     onLog: () => undefined,
     onError: (error: unknown) => log(`embedded PostgreSQL: ${String(error)}`),

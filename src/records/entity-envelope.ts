@@ -1,17 +1,17 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import type { ObjectTypeDefinition } from './object-type';
-import { VALUE_TYPES, ValueType } from './value-types';
+import { VALUE_TYPES } from './value-types';
+import type { ValueType } from './value-types';
 
 export class FieldValueDto {
   @ApiProperty({
-    nullable: true,
     description: 'string, number, boolean, array of string, Address or FullName; null when unset',
-    oneOf: [
+    anyOf: [
       { type: 'string' },
       { type: 'number' },
       { type: 'boolean' },
       { type: 'array', items: { type: 'string' } },
-      { type: 'object' },
+      { type: 'object', nullable: true },
     ],
   })
   value: unknown;

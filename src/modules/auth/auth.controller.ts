@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiProperty, ApiTags } from '@nestjs/swagger';
-import { AuthContext, Caller } from '../../common/auth/auth-context';
+import { Caller } from '../../common/auth/auth-context';
+import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
 import { SCOPES } from '../../common/auth/scopes';
 

@@ -1,8 +1,10 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { AuthContext, Caller } from '../../common/auth/auth-context';
+import { Caller } from '../../common/auth/auth-context';
+import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
-import { Page, PageRequest, PageResult, Paginated } from '../../common/pagination/pagination';
+import { Page, Paginated } from '../../common/pagination/pagination';
+import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { MembersService } from './members.service';
 

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { ALL_SCOPES, SCOPES } from '../../../common/auth/scopes';
-import { MEMBER_ROLES, MemberRole } from '../../../database/entities/member.entity';
+import { MEMBER_ROLES } from '../../../database/entities/member.entity';
+import type { MemberRole } from '../../../database/entities/member.entity';
 
 export class CreateWorkspaceDto {
   @ApiProperty({ example: 'Acme', minLength: 1, maxLength: 200 })

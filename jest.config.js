@@ -1,0 +1,12 @@
+/** `npm test`: unit specs next to the code and e2e suites on a real PostgreSQL (embedded unless TEST_DATABASE_URL). */
+module.exports = {
+  testEnvironment: 'node',
+  rootDir: '.',
+  testRegex: ['src/.*\\.spec\\.ts$', 'test/e2e/.*\\.e2e-spec\\.ts$'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  maxWorkers: 2,
+  testTimeout: 30000,
+};

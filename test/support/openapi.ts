@@ -1,0 +1,69 @@
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { Response } from 'supertest';
+import { requestOf } from './request-of';
+
+type Operation = { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> };
+
+function rewriteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteRefs);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [
+        key,
+        key === '$ref' && typeof inner === 'string' ? inner.replace('#/components', 'openapi#/components') : rewriteRefs(inner),
+      ]),
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks real responses against the served OpenAPI document: the operation must exist, document the
+ * status, and its JSON schema must accept the body. Keeps the document truthful.
+ */
+export class OpenApiValidator {
+  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly matchers: { regex: RegExp; path: string }[];
+
+  constructor(private readonly document: OpenAPIObject) {
+    addFormats(this.ajv);
+    this.ajv.addSchema(rewriteRefs({ components: document.components }) as object, 'openapi');
+    this.matchers = Object.keys(document.paths).map((path) => ({
+      path,
+      regex: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }));
+  }
+
+  operationPath(actualPath: string): string | undefined {
+    const exact = this.matchers.find((matcher) => matcher.path === actualPath);
+    return (exact ?? this.matchers.find((matcher) => matcher.regex.test(actualPath)))?.path;
+  }
+
+  /** Throws with the schema errors when the response does not match the document. */
+  assert(response: Response): void {
+    const method = (requestOf(response).method ?? 'GET').toLowerCase();
+    const actualPath = new URL(requestOf(response).path, 'http://x').pathname;
+    const path = this.operationPath(actualPath);
+    if (!path) throw new Error(`${actualPath} is not in the OpenAPI document`);
+    const operation = (this.document.paths[path] as Record<string, Operation>)[method];
+    if (!operation) throw new Error(`${method.toUpperCase()} ${path} is not in the OpenAPI document`);
+    const documented = operation.responses[String(response.status)];
+    if (!documented) throw new Error(`${method.toUpperCase()} ${path} does not document status ${response.status}`);
+    const schema = documented.content?.['application/json']?.schema;
+    if (!schema) return;
+    const cacheKey = `${method} ${path} ${response.status}`;
+    let validate = this.compiled.get(cacheKey);
+    if (!validate) {
+      validate = this.ajv.compile(rewriteRefs(schema) as object);
+      this.compiled.set(cacheKey, validate);
+    }
+    if (!validate(response.body)) {
+      throw new Error(
+        `${method.toUpperCase()} ${path} ${response.status} does not match its schema: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(response.body)}`,
+      );
+    }
+  }
+}

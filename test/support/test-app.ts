@@ -1,0 +1,67 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { INestApplication, Type } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent';
+import { AppModule } from '../../src/app.module';
+import { configureApp, NEST_APP_OPTIONS } from '../../src/app.setup';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  document: OpenAPIObject;
+  http: TestAgent;
+  close(): Promise<void>;
+}
+
+export function testDatabaseUrl(): string {
+  const url = process.env.RESOLVED_TEST_DATABASE_URL;
+  if (!url) throw new Error('no test database: run the tests through jest with test/support/global-setup.ts');
+  return url;
+}
+
+/** The production AppModule and setup, on the test database, with env overrides. */
+export async function createTestApp(
+  options: { env?: Record<string, string>; controllers?: Type<unknown>[] } = {},
+): Promise<TestApp> {
+  const config = new AppConfig({
+    ...loadConfig({
+      LOG_LEVEL: 'silent',
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'records-app-')),
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      RATE_LIMIT_READ: '10000',
+      RATE_LIMIT_WRITE: '10000',
+      RATE_LIMIT_SEARCH: '10000',
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
+      ...options.env,
+    }),
+    databaseUrl: options.env?.DATABASE_URL ?? testDatabaseUrl(),
+  });
+  const moduleRef = await Test.createTestingModule({
+    imports: [AppModule.register(config)],
+    controllers: options.controllers ?? [],
+  }).compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>(NEST_APP_OPTIONS);
+  const document = configureApp(app, config);
+  await app.init();
+  return { app, config, document, http: request(app.getHttpServer()), close: () => app.close() };
+}
+
+/** Headers of an authenticated `/v1` call. */
+export function v1Headers(key: string): Record<string, string> {
+  return { Authorization: `Bearer ${key}`, 'Service-Version': SERVICE_VERSION };
+}
+
+export function adminHeaders(): Record<string, string> {
+  return { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+}
+
+export type { INestApplication };
