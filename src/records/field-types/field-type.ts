@@ -1,0 +1,59 @@
+import type { FieldDefinition } from '../object-type';
+import type { ValueType } from '../value-types';
+
+export const FILTER_OPERATORS = [
+  'equal',
+  'contains',
+  'startsWith',
+  'greaterThan',
+  'greaterThanOrEqual',
+  'lessThan',
+  'lessThanOrEqual',
+] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** Collects bind parameters for one SQL statement; `add` returns the placeholder (`$3`). */
+export interface SqlParameters {
+  add(value: unknown): string;
+}
+
+/** An OpenAPI 3.0 schema object (kept loose: the registry has no @nestjs/swagger import). */
+export type OpenApiSchema = Record<string, unknown>;
+
+/**
+ * Everything that depends on a value type, in one place (architecture: field-type registry).
+ * No NestJS or TypeORM imports: errors are thrown as ApiError from src/common/errors/api-error.
+ */
+export interface FieldType {
+  valueType: ValueType;
+  /**
+   * Validates and normalises a write value (never null/undefined: the caller handles clearing).
+   * Returns the JSON value to store in the record's `fields` jsonb. `param` names the input in
+   * errors (e.g. `fields.$title`). Wrong JSON type or a value outside an option set → 400
+   * `invalid_type`; well-typed but refused (bad email, URL, phone, date, length, range) → 422
+   * `invalid_value`.
+   */
+  write(value: unknown, field: FieldDefinition, param: string): unknown;
+  /** The `value` of the read shape `{ value, valueType }` for a stored value (never undefined). */
+  read(stored: unknown, field: FieldDefinition): unknown;
+  /** Allowed filter operators; empty when the type is not filterable. */
+  operators: readonly FilterOperator[];
+  /** The operator used when a filter names none (`equal` where allowed, else `contains`). */
+  defaultOperator?: FilterOperator;
+  /**
+   * SQL boolean expression for `fields -> key <operator> raw`, where `fieldsColumn` is the SQL of
+   * the jsonb column (e.g. `r.fields`) and `raw` the query-string value. Invalid raw values for the
+   * type → 400 `invalid_filter` with `param`. Only called with an operator from `operators`.
+   * Must not match unset values (negation is added by the caller).
+   */
+  filterSql(
+    fieldsColumn: string,
+    field: FieldDefinition,
+    operator: FilterOperator,
+    raw: string,
+    params: SqlParameters,
+    param: string,
+  ): string;
+  /** The write schema of the field in OpenAPI 3.0 (the read shape is generic). */
+  openApi(field: FieldDefinition): OpenApiSchema;
+}
