@@ -16,10 +16,14 @@ import { AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { AuthModule } from './modules/auth/auth.module';
+import { CrmModule } from './modules/crm/crm.module';
 import { HealthModule } from './modules/health/health.module';
 import { MembersModule } from './modules/members/members.module';
+import { NotesModule } from './modules/notes/notes.module';
 import { loggerOptions } from './modules/observability/logger-options';
 import { ObservabilityModule } from './modules/observability/observability.module';
+import { TasksModule } from './modules/tasks/tasks.module';
+import { RecordsModule } from './records/records.module';
 
 @Global()
 @Module({})
@@ -48,8 +52,12 @@ export class AppModule {
         ObservabilityModule,
         HealthModule,
         AuthModule,
+        RecordsModule,
         MembersModule,
         AdminModule,
+        CrmModule,
+        NotesModule,
+        TasksModule,
       ],
       providers: [
         AuthFailureLimiter,

@@ -17,6 +17,9 @@ export const ID_PREFIXES = {
   record: 'rec',
   workspace: 'wks',
   apiKey: 'key',
+  field: 'fld',
+  relationship: 'rel',
+  option: 'opt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

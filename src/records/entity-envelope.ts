@@ -1,4 +1,5 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { fieldTypeOf } from './field-types/registry';
 import type { ObjectTypeDefinition } from './object-type';
 import { VALUE_TYPES } from './value-types';
 import type { ValueType } from './value-types';
@@ -76,7 +77,9 @@ export function toEntityEnvelope(
 ): EntityEnvelopeDto {
   const fields: Record<string, FieldValueDto> = {};
   for (const field of type.fields) {
-    fields[field.key] = { value: entity.fields[field.key] ?? null, valueType: field.valueType };
+    const stored = entity.fields[field.key];
+    const value = stored === null || stored === undefined ? null : fieldTypeOf(field.valueType).read(stored, field);
+    fields[field.key] = { value, valueType: field.valueType };
   }
   const relationships: Record<string, RelationshipValueDto> = {};
   for (const relationship of type.relationships) {

@@ -27,6 +27,17 @@ export interface FieldDefinition {
   id?: string;
 }
 
+export type RelationshipOperation = 'add' | 'remove' | 'replace';
+
+/**
+ * Where a relationship's links live: every link is one `record_links` row named `link`, read from
+ * its source as the relationship and from its target as the inverse.
+ */
+export interface LinkBinding {
+  link: string;
+  side: 'source' | 'target';
+}
+
 export interface RelationshipDefinition {
   key: string;
   label: string;
@@ -34,8 +45,16 @@ export interface RelationshipDefinition {
   /** Slug of the related type. */
   objectType: string;
   description: string | null;
+  /** Not writable through the API at all (inverse sides, system-managed links). */
   readOnly: boolean;
   required: boolean;
+  /** Writable on create only (task `$createdBy`); an update is 422 `read_only_field`. */
+  createOnly?: boolean;
+  /** On create, when absent, links the calling key's member (note `$createdBy`, task `$createdBy`). */
+  defaultsToCaller?: boolean;
+  binding: LinkBinding;
+  /** On a writable inverse (account `$contact`): the source side holds one id, so adding moves it. */
+  inverseOfHasOne?: boolean;
   id?: string;
 }
 
@@ -45,4 +64,6 @@ export interface ObjectTypeDefinition {
   label: string;
   fields: FieldDefinition[];
   relationships: RelationshipDefinition[];
+  /** Operations an update may use on relationships (notes: add and remove only). */
+  updateOperations?: readonly RelationshipOperation[];
 }

@@ -2,11 +2,13 @@ import { Module } from '@nestjs/common';
 import { MembersModule } from '../members/members.module';
 import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
+import { ObjectTypesAdminController } from './object-types-admin.controller';
+import { ObjectTypesAdminService } from './object-types-admin.service';
 
 @Module({
   imports: [MembersModule],
-  controllers: [AdminController],
-  providers: [AdminService],
+  controllers: [AdminController, ObjectTypesAdminController],
+  providers: [AdminService, ObjectTypesAdminService],
   exports: [AdminService],
 })
 export class AdminModule {}

@@ -14,4 +14,5 @@ export const MEMBER_TYPE: ObjectTypeDefinition = {
     systemField('$role', 'Role', 'TEXT'),
   ],
   relationships: [],
+  updateOperations: [],
 };

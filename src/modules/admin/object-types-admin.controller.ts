@@ -1,0 +1,32 @@
+import { Body, Controller, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '../../common/auth/auth.decorators';
+import { DefinitionsDto } from '../../records/definitions.dto';
+import { AddFieldDto, AddRelationshipDto } from './dto/object-type-admin.dto';
+import { ObjectTypesAdminService } from './object-types-admin.service';
+
+@ApiTags('Operator')
+@Controller('admin/v1/workspaces/:workspaceId/object-types/:slug')
+export class ObjectTypesAdminController {
+  constructor(private readonly objectTypes: ObjectTypesAdminService) {}
+
+  @Post('fields')
+  @AdminRoute({ summary: 'Add a custom field to a type', response: DefinitionsDto, errors: [404, 409] })
+  addField(
+    @Param('workspaceId') workspaceId: string,
+    @Param('slug') slug: string,
+    @Body() body: AddFieldDto,
+  ): Promise<DefinitionsDto> {
+    return this.objectTypes.addField(workspaceId, slug, body);
+  }
+
+  @Post('relationships')
+  @AdminRoute({ summary: 'Add a custom relationship to a type', response: DefinitionsDto, errors: [404, 409] })
+  addRelationship(
+    @Param('workspaceId') workspaceId: string,
+    @Param('slug') slug: string,
+    @Body() body: AddRelationshipDto,
+  ): Promise<DefinitionsDto> {
+    return this.objectTypes.addRelationship(workspaceId, slug, body);
+  }
+}

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { recordTypeController } from '../../records/record-type.controller';
+
+/** Accounts, contacts and opportunities: the member types of lists and targets of links. */
+@Module({
+  controllers: [
+    recordTypeController({
+      slug: 'account',
+      path: 'accounts',
+      names: ['Accounts', 'account'],
+      scopes: { read: 'accounts:read', create: 'accounts:create', update: 'accounts:update' },
+    }),
+    recordTypeController({
+      slug: 'contact',
+      path: 'contacts',
+      names: ['Contacts', 'contact'],
+      scopes: { read: 'contacts:read', create: 'contacts:create', update: 'contacts:update' },
+    }),
+    recordTypeController({
+      slug: 'opportunity',
+      path: 'opportunities',
+      names: ['Opportunities', 'opportunity'],
+      scopes: { read: 'opportunities:read', create: 'opportunities:create', update: 'opportunities:update' },
+    }),
+  ],
+})
+export class CrmModule {}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { recordTypeController } from '../../records/record-type.controller';
+
+/** Notes: the records core with the note type; the author is the calling key's member. */
+@Module({
+  controllers: [
+    recordTypeController({
+      slug: 'note',
+      path: 'notes',
+      names: ['Notes', 'note'],
+      scopes: { read: 'notes:read', create: 'notes:create', update: 'notes:update' },
+    }),
+  ],
+})
+export class NotesModule {}

@@ -1,0 +1,24 @@
+import { IdKind, isIdOf, newId } from '../common/ids';
+
+const SYSTEM_ID_KINDS: Record<string, IdKind> = {
+  account: 'account',
+  contact: 'contact',
+  opportunity: 'opportunity',
+  member: 'member',
+  note: 'note',
+  task: 'task',
+  meeting: 'meeting',
+};
+
+/** System types have their own id prefix; every custom type's records are `rec_…`. */
+export function idKindOf(objectType: string): IdKind {
+  return SYSTEM_ID_KINDS[objectType] ?? 'record';
+}
+
+export function newRecordId(objectType: string): string {
+  return newId(idKindOf(objectType));
+}
+
+export function isRecordIdOf(objectType: string, value: unknown): value is string {
+  return isIdOf(idKindOf(objectType), value);
+}

@@ -1,0 +1,99 @@
+import { Body, Controller, Get, Param, Post, Type } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { Caller } from '../common/auth/auth-context';
+import type { AuthContext } from '../common/auth/auth-context';
+import { Endpoint } from '../common/auth/auth.decorators';
+import type { Scope } from '../common/auth/scopes';
+import { Page, Paginated } from '../common/pagination/pagination';
+import type { PageRequest, PageResult } from '../common/pagination/pagination';
+import { DefinitionsDto, toDefinitionsDto } from './definitions.dto';
+import { EntityEnvelopeDto } from './entity-envelope';
+import { RecordsService } from './records.service';
+import { RecordWriteDto } from './record-write.dto';
+
+export interface RecordRoutes {
+  /** Object type slug, e.g. `note`. */
+  slug: string;
+  /** Path under `/v1`, e.g. `notes`. */
+  path: string;
+  /** Display name, plural then singular, e.g. ['Notes', 'note']. */
+  names: [string, string];
+  scopes: { read: Scope; create: Scope; update: Scope };
+}
+
+/**
+ * The five routes every record type has (create, update, retrieve, list, definitions), built once
+ * for all of them: the controllers of notes, tasks, accounts, contacts and opportunities are this.
+ */
+export function recordTypeController(routes: RecordRoutes): Type<unknown> {
+  const [plural, singular] = routes.names;
+
+  @ApiTags(plural)
+  @Controller(`v1/${routes.path}`)
+  class RecordTypeController {
+    constructor(private readonly records: RecordsService) {}
+
+    @Get('definitions')
+    @Endpoint({
+      summary: `Field and relationship definitions of ${singular} records`,
+      category: 'read',
+      scopes: [routes.scopes.read],
+      response: DefinitionsDto,
+    })
+    async definitions(@Caller() caller: AuthContext): Promise<DefinitionsDto> {
+      return toDefinitionsDto(await this.records.definitionsOf(caller, routes.slug));
+    }
+
+    @Post()
+    @Endpoint({
+      summary: `Create a ${singular}`,
+      category: 'write',
+      scopes: [routes.scopes.create],
+      response: EntityEnvelopeDto,
+      errors: [409, 415, 422],
+    })
+    @ApiBody({ type: RecordWriteDto })
+    create(@Caller() caller: AuthContext, @Body() body: unknown): Promise<EntityEnvelopeDto> {
+      return this.records.create(caller, routes.slug, body);
+    }
+
+    @Post(':id')
+    @Endpoint({
+      summary: `Update a ${singular}: only the fields and relationships given change`,
+      category: 'write',
+      scopes: [routes.scopes.update],
+      response: EntityEnvelopeDto,
+      errors: [404, 409, 415, 422],
+    })
+    @ApiBody({ type: RecordWriteDto })
+    update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: unknown): Promise<EntityEnvelopeDto> {
+      return this.records.update(caller, routes.slug, id, body);
+    }
+
+    @Get(':id')
+    @Endpoint({
+      summary: `Retrieve a ${singular}`,
+      category: 'read',
+      scopes: [routes.scopes.read],
+      response: EntityEnvelopeDto,
+      errors: [404],
+    })
+    get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<EntityEnvelopeDto> {
+      return this.records.get(caller, routes.slug, id);
+    }
+
+    @Get()
+    @Endpoint({
+      summary: `List ${plural.toLowerCase()}, newest first, with ?key[operator]=value filters`,
+      category: 'search',
+      scopes: [routes.scopes.read],
+    })
+    @Paginated(EntityEnvelopeDto, { filters: true })
+    list(@Caller() caller: AuthContext, @Page() page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
+      return this.records.list(caller, routes.slug, page);
+    }
+  }
+
+  Object.defineProperty(RecordTypeController, 'name', { value: `${plural.replace(/\s/g, '')}Controller` });
+  return RecordTypeController;
+}

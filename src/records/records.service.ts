@@ -1,0 +1,285 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { AuthContext } from '../common/auth/auth-context';
+import { ApiError } from '../common/errors/api-error';
+import type { PageRequest, PageResult } from '../common/pagination/pagination';
+import { AppConfig } from '../config/app-config';
+import { Transactions } from '../database/transactions';
+import { DefinitionsService } from './definitions.service';
+import { EntityEnvelopeDto, StoredEntity, toEntityEnvelope } from './entity-envelope';
+import type { ObjectTypeDefinition, RelationshipDefinition } from './object-type';
+import { isRecordIdOf, newRecordId } from './record-ids';
+import { filterConditions, SqlParameterList } from './record-filters';
+import { LinkChange, readRecordWrite } from './record-write';
+
+interface RecordRow {
+  id: string;
+  fields: Record<string, unknown>;
+  external_id: string | null;
+  created_at: Date;
+  updated_at: Date | null;
+}
+
+interface LinkRow {
+  self: string;
+  link: string;
+  side: 'source' | 'target';
+  other: string;
+}
+
+const RECORD_COLUMNS = 'r.id, r.fields, r.external_id, r.created_at, r.updated_at';
+
+function withoutNulls(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
+}
+
+function columnsOf(side: 'source' | 'target'): { self: string; other: string } {
+  return side === 'source' ? { self: 'source_id', other: 'target_id' } : { self: 'target_id', other: 'source_id' };
+}
+
+/**
+ * Create, update, retrieve and list for every record type, driven by its definitions: one
+ * `records` row per record and one `record_links` row per link, read from both ends.
+ */
+@Injectable()
+export class RecordsService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly definitions: DefinitionsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  definitionsOf(caller: AuthContext, slug: string): Promise<ObjectTypeDefinition> {
+    return this.definitions.typeOf(caller.workspaceId, slug);
+  }
+
+  async create(caller: AuthContext, slug: string, body: unknown): Promise<EntityEnvelopeDto> {
+    const type = await this.definitions.typeOf(caller.workspaceId, slug);
+    const write = readRecordWrite(type, body, true);
+    for (const definition of type.relationships) {
+      if (definition.defaultsToCaller && !write.links.some((change) => change.definition === definition)) {
+        write.links.push({ definition, set: [caller.memberId], add: [], remove: [] });
+      }
+    }
+    return this.transactions.run(async (manager) => {
+      await this.verifyTargets(manager, caller.workspaceId, write.links);
+      const id = newRecordId(slug);
+      await this.checkUnique(manager, caller.workspaceId, type, id, write.fields);
+      await manager.query(
+        `INSERT INTO records (id, workspace_id, object_type, fields, external_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [id, caller.workspaceId, slug, JSON.stringify(withoutNulls(write.fields)), write.externalId ?? null, new Date()],
+      );
+      await this.applyLinks(manager, caller.workspaceId, id, write.links);
+      return this.retrieve(manager, caller.workspaceId, type, id);
+    });
+  }
+
+  async update(caller: AuthContext, slug: string, id: string, body: unknown): Promise<EntityEnvelopeDto> {
+    const type = await this.definitions.typeOf(caller.workspaceId, slug);
+    if (!isRecordIdOf(slug, id)) throw ApiError.notFound(type.label);
+    const write = readRecordWrite(type, body, false);
+    return this.transactions.run(async (manager) => {
+      const [current] = (await manager.query(
+        `SELECT fields FROM records WHERE id = $1 AND workspace_id = $2 AND object_type = $3 FOR UPDATE`,
+        [id, caller.workspaceId, slug],
+      )) as Pick<RecordRow, 'fields'>[];
+      if (!current) throw ApiError.notFound(type.label);
+      await this.verifyTargets(manager, caller.workspaceId, write.links);
+      await this.checkUnique(manager, caller.workspaceId, type, id, write.fields);
+      await manager.query(
+        `UPDATE records SET fields = $2, external_id = CASE WHEN $3 THEN $4 ELSE external_id END, updated_at = $5
+          WHERE id = $1`,
+        [
+          id,
+          JSON.stringify(withoutNulls({ ...current.fields, ...write.fields })),
+          write.externalId !== undefined,
+          write.externalId ?? null,
+          new Date(),
+        ],
+      );
+      await this.applyLinks(manager, caller.workspaceId, id, write.links);
+      return this.retrieve(manager, caller.workspaceId, type, id);
+    });
+  }
+
+  async get(caller: AuthContext, slug: string, id: string): Promise<EntityEnvelopeDto> {
+    const type = await this.definitions.typeOf(caller.workspaceId, slug);
+    if (!isRecordIdOf(slug, id)) throw ApiError.notFound(type.label);
+    return this.retrieve(this.transactions.manager, caller.workspaceId, type, id);
+  }
+
+  /** Newest first; a bounded number of queries whatever the page size: count, page, links. */
+  async list(caller: AuthContext, slug: string, page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
+    const type = await this.definitions.typeOf(caller.workspaceId, slug);
+    const params = new SqlParameterList();
+    const where = [
+      `r.workspace_id = ${params.add(caller.workspaceId)}`,
+      `r.object_type = ${params.add(slug)}`,
+      ...filterConditions(type, page.filters, params),
+    ].join(' AND ');
+    const manager = this.transactions.manager;
+    const [{ count }] = (await manager.query(`SELECT count(*)::int AS count FROM records r WHERE ${where}`, params.values)) as [
+      { count: number },
+    ];
+    const rows = (await manager.query(
+      `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where}
+        ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+      params.values,
+    )) as RecordRow[];
+    return { data: await this.toEnvelopes(manager, type, rows), totalCount: count };
+  }
+
+  private async retrieve(
+    manager: EntityManager,
+    workspaceId: string,
+    type: ObjectTypeDefinition,
+    id: string,
+  ): Promise<EntityEnvelopeDto> {
+    const rows = (await manager.query(
+      `SELECT ${RECORD_COLUMNS} FROM records r WHERE r.id = $1 AND r.workspace_id = $2 AND r.object_type = $3`,
+      [id, workspaceId, type.slug],
+    )) as RecordRow[];
+    if (rows.length === 0) throw ApiError.notFound(type.label);
+    return (await this.toEnvelopes(manager, type, rows))[0];
+  }
+
+  private async toEnvelopes(
+    manager: EntityManager,
+    type: ObjectTypeDefinition,
+    rows: RecordRow[],
+  ): Promise<EntityEnvelopeDto[]> {
+    if (rows.length === 0) return [];
+    const linksBySide = (side: 'source' | 'target') =>
+      type.relationships.filter((r) => r.binding.side === side).map((r) => r.binding.link);
+    const links = (await manager.query(
+      `SELECT source_id AS self, link, 'source' AS side, target_id AS other, created_at
+         FROM record_links WHERE source_id = ANY($1) AND link = ANY($2)
+       UNION ALL
+       SELECT target_id, link, 'target', source_id, created_at
+         FROM record_links WHERE target_id = ANY($1) AND link = ANY($3)
+       ORDER BY created_at, other`,
+      [rows.map((row) => row.id), linksBySide('source'), linksBySide('target')],
+    )) as LinkRow[];
+    const keyOf = new Map(type.relationships.map((r) => [`${r.binding.side}|${r.binding.link}`, r.key]));
+    const linked = new Map<string, Record<string, string[]>>();
+    for (const link of links) {
+      const key = keyOf.get(`${link.side}|${link.link}`)!;
+      const byKey = linked.get(link.self) ?? {};
+      (byKey[key] ??= []).push(link.other);
+      linked.set(link.self, byKey);
+    }
+    return rows.map((row) => {
+      const entity: StoredEntity = {
+        id: row.id,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+        externalId: row.external_id,
+        fields: row.fields,
+        links: linked.get(row.id) ?? {},
+      };
+      return toEntityEnvelope(type, entity, this.config.publicAppUrl);
+    });
+  }
+
+  /**
+   * `unique` fields (decisions §2: 409 `duplicate_value`). The advisory lock on the value makes two
+   * concurrent writes of the same value take turns, so the second sees the first's row.
+   */
+  private async checkUnique(
+    manager: EntityManager,
+    workspaceId: string,
+    type: ObjectTypeDefinition,
+    id: string,
+    fields: Record<string, unknown>,
+  ): Promise<void> {
+    for (const field of type.fields) {
+      const value = fields[field.key];
+      if (!field.typeConfiguration.unique || value === null || value === undefined) continue;
+      const probe = JSON.stringify({ [field.key]: value });
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        `unique:${workspaceId}:${type.slug}:${probe}`,
+      ]);
+      const taken = (await manager.query(
+        `SELECT 1 FROM records WHERE workspace_id = $1 AND object_type = $2 AND fields @> $3::jsonb AND id <> $4 LIMIT 1`,
+        [workspaceId, type.slug, probe, id],
+      )) as unknown[];
+      if (taken.length > 0) {
+        const param = `fields.${field.key}`;
+        throw new ApiError(409, 'duplicate_value', `Another ${type.slug} already has this ${field.key}`, param);
+      }
+    }
+  }
+
+  /** Every id written must exist in this workspace with the relationship's type (decisions §7). */
+  private async verifyTargets(manager: EntityManager, workspaceId: string, changes: LinkChange[]): Promise<void> {
+    for (const change of changes) {
+      const ids = [...(change.set ?? []), ...change.add];
+      if (ids.length === 0) continue;
+      const { objectType, key } = change.definition;
+      const param = `relationships.${key}`;
+      const missing = (id: string) =>
+        new ApiError(422, 'relationship_entity_missing', `No ${objectType} ${id} in this workspace`, param);
+      const malformed = ids.find((id) => !isRecordIdOf(objectType, id));
+      if (malformed !== undefined) throw missing(malformed);
+      const found = (
+        (objectType === 'member'
+          ? await manager.query(`SELECT id FROM members WHERE workspace_id = $1 AND id = ANY($2)`, [workspaceId, ids])
+          : await manager.query(
+              `SELECT id FROM records WHERE workspace_id = $1 AND object_type = $2 AND id = ANY($3)`,
+              [workspaceId, objectType, ids],
+            )) as { id: string }[]
+      ).map((row) => row.id);
+      const absent = ids.find((id) => !found.includes(id));
+      if (absent !== undefined) throw missing(absent);
+    }
+  }
+
+  private async applyLinks(
+    manager: EntityManager,
+    workspaceId: string,
+    recordId: string,
+    changes: LinkChange[],
+  ): Promise<void> {
+    for (const change of changes) {
+      const { link, side } = change.definition.binding;
+      const { self, other } = columnsOf(side);
+      const current = (
+        (await manager.query(`SELECT ${other} AS id FROM record_links WHERE ${self} = $1 AND link = $2`, [
+          recordId,
+          link,
+        ])) as { id: string }[]
+      ).map((row) => row.id);
+      const next = [
+        ...new Set(change.set ?? [...current.filter((id) => !change.remove.includes(id)), ...change.add]),
+      ];
+      this.checkCardinality(change.definition, next);
+      const removed = current.filter((id) => !next.includes(id));
+      const added = next.filter((id) => !current.includes(id));
+      if (removed.length > 0) {
+        await manager.query(`DELETE FROM record_links WHERE ${self} = $1 AND link = $2 AND ${other} = ANY($3)`, [
+          recordId,
+          link,
+          removed,
+        ]);
+      }
+      if (added.length === 0) continue;
+      if (side === 'target' && change.definition.inverseOfHasOne) {
+        // Each added record may link to one record only through this link: move it here.
+        await manager.query(`DELETE FROM record_links WHERE source_id = ANY($1) AND link = $2`, [added, link]);
+      }
+      await manager.query(
+        `INSERT INTO record_links (workspace_id, ${self}, link, ${other})
+         SELECT $1, $2, $3, unnest($4::text[]) ON CONFLICT DO NOTHING`,
+        [workspaceId, recordId, link, added],
+      );
+    }
+  }
+
+  private checkCardinality(definition: RelationshipDefinition, ids: string[]): void {
+    if (definition.cardinality === 'HAS_ONE' && ids.length > 1) {
+      const param = `relationships.${definition.key}`;
+      throw ApiError.invalidValue(param, `${param} holds at most one id`);
+    }
+  }
+}
