@@ -37,7 +37,7 @@ function freePort(): Promise<number> {
 }
 
 /** One workspace with `notes` notes spread over 1,000 accounts, seeded in bulk SQL. */
-async function seed(db: Client, notes: number): Promise<Workspace> {
+async function seed(db: Client, notes: number, batch: 1 | 2): Promise<Workspace> {
   const workspaceId = newId('workspace');
   const memberId = newId('member');
   const key = generateApiKeySecret();
@@ -52,9 +52,8 @@ async function seed(db: Client, notes: number): Promise<Workspace> {
     memberId,
     hashSecret(key),
   ]);
-  // Ids keep the prefix_ULID shape: 26 Crockford characters made from the row number.
-  const ulid = (prefix: string, seq: string) =>
-    `'${prefix}_' || '01' || lpad(upper(to_hex(${seq})), 24, '0')`;
+  // Ids keep the prefix_ULID shape: 26 Crockford characters made from the batch and row number.
+  const ulid = (prefix: string, seq: string) => `'${prefix}_01${batch}' || lpad(upper(to_hex(${seq})), 23, '0')`;
   await db.query(
     `INSERT INTO records (id, workspace_id, object_type, fields, created_at)
      SELECT ${ulid('acc', 'g')}, $1, 'account', jsonb_build_object('$name', 'Account ' || g), now() - interval '1 day'
@@ -76,6 +75,10 @@ async function seed(db: Client, notes: number): Promise<Workspace> {
      UNION ALL
      SELECT $1, ${ulid('note', 'g')}, 'note:$createdBy', $3 FROM generate_series(1, $2::int) g`,
     [workspaceId, notes, memberId],
+  );
+  await db.query(
+    `INSERT INTO record_counts (workspace_id, object_type, count) VALUES ($1, 'account', 1000), ($1, 'note', $2)`,
+    [workspaceId, notes],
   );
   const ids = await db.query(
     `SELECT (SELECT id FROM records WHERE workspace_id = $1 AND object_type = 'note' ORDER BY id LIMIT 1 OFFSET 500) AS note,
@@ -179,8 +182,8 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: url });
   await db.connect();
   console.log('seeding 1,000 and 100,000 notes…');
-  const small = await seed(db, 1_000);
-  const large = await seed(db, 100_000);
+  const small = await seed(db, 1_000, 1);
+  const large = await seed(db, 100_000, 2);
   await db.query('VACUUM ANALYZE');
   const port = await freePort();
   const stopService = await startService(url, port);

@@ -70,6 +70,11 @@ export class RecordsService {
          VALUES ($1, $2, $3, $4, $5, $6)`,
         [id, caller.workspaceId, slug, JSON.stringify(withoutNulls(write.fields)), write.externalId ?? null, new Date()],
       );
+      await manager.query(
+        `INSERT INTO record_counts (workspace_id, object_type, count) VALUES ($1, $2, 1)
+         ON CONFLICT (workspace_id, object_type) DO UPDATE SET count = record_counts.count + 1`,
+        [caller.workspaceId, slug],
+      );
       await this.applyLinks(manager, caller.workspaceId, id, write.links);
       return this.retrieve(manager, caller.workspaceId, type, id);
     });
@@ -119,9 +124,13 @@ export class RecordsService {
       ...filterConditions(type, page.filters, params),
     ].join(' AND ');
     const manager = this.transactions.manager;
-    const [{ count }] = (await manager.query(`SELECT count(*)::int AS count FROM records r WHERE ${where}`, params.values)) as [
-      { count: number },
-    ];
+    const filtered = Object.keys(page.filters).length > 0;
+    const [{ count }] = (await manager.query(
+      filtered
+        ? `SELECT count(*)::int AS count FROM records r WHERE ${where}`
+        : `SELECT coalesce((SELECT count::int FROM record_counts WHERE workspace_id = $1 AND object_type = $2), 0) AS count`,
+      filtered ? params.values : params.values.slice(0, 2),
+    )) as [{ count: number }];
     const rows = (await manager.query(
       `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where}
         ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,

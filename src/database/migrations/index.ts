@@ -1,5 +1,6 @@
 import { Foundation1763769600000 } from './1763769600000-foundation';
 import { RecordsCore1763773200000 } from './1763773200000-records-core';
+import { RecordCounts1763776800000 } from './1763776800000-record-counts';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
-export const MIGRATIONS = [Foundation1763769600000, RecordsCore1763773200000];
+export const MIGRATIONS = [Foundation1763769600000, RecordsCore1763773200000, RecordCounts1763776800000];
