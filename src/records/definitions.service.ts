@@ -28,6 +28,12 @@ interface RelationshipRow {
   inverse_label: string;
 }
 
+/** A workspace, with the metadata version its caller saw when known. */
+export interface WorkspaceRef {
+  workspaceId: string;
+  metadataVersion?: number;
+}
+
 interface CachedWorkspace {
   version: number;
   types: Map<string, ObjectTypeDefinition>;
@@ -52,25 +58,33 @@ export class DefinitionsService {
   constructor(private readonly transactions: Transactions) {}
 
   /** The type `slug` of the workspace; unknown → 404. */
-  async typeOf(workspaceId: string, slug: string): Promise<ObjectTypeDefinition> {
-    const type = (await this.typesOf(workspaceId)).get(slug);
+  async typeOf(workspace: WorkspaceRef, slug: string): Promise<ObjectTypeDefinition> {
+    const type = (await this.typesOf(workspace)).get(slug);
     if (!type) throw ApiError.notFound('Object type');
     return type;
   }
 
-  async typesOf(workspaceId: string): Promise<Map<string, ObjectTypeDefinition>> {
-    const manager = this.transactions.manager;
-    const [row] = (await manager.query(`SELECT metadata_version FROM workspaces WHERE id = $1`, [workspaceId])) as {
-      metadata_version: number;
-    }[];
-    const version = row?.metadata_version ?? 0;
+  /**
+   * `metadataVersion` comes with the caller (read by the authentication query), so a request pays
+   * no metadata query while the cache is current. Operator routes pass none and read it.
+   */
+  async typesOf({ workspaceId, metadataVersion }: WorkspaceRef): Promise<Map<string, ObjectTypeDefinition>> {
+    const version = metadataVersion ?? (await this.currentVersion(workspaceId));
     const cached = this.cache.get(workspaceId);
-    if (cached && cached.version === version) return cached.types;
+    // A request authenticated just before a change may carry the older version: the newer cache serves it.
+    if (cached && cached.version >= version) return cached.types;
     const types = await this.load(workspaceId);
     this.cache.delete(workspaceId);
     this.cache.set(workspaceId, { version, types });
     if (this.cache.size > MAX_CACHED_WORKSPACES) this.cache.delete(this.cache.keys().next().value!);
     return types;
+  }
+
+  private async currentVersion(workspaceId: string): Promise<number> {
+    const [row] = (await this.transactions.manager.query(`SELECT metadata_version FROM workspaces WHERE id = $1`, [
+      workspaceId,
+    ])) as { metadata_version: number }[];
+    return row?.metadata_version ?? 0;
   }
 
   /** Marks the workspace's definitions changed; call inside the transaction that changes them. */

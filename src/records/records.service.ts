@@ -50,11 +50,11 @@ export class RecordsService {
   ) {}
 
   definitionsOf(caller: AuthContext, slug: string): Promise<ObjectTypeDefinition> {
-    return this.definitions.typeOf(caller.workspaceId, slug);
+    return this.definitions.typeOf(caller, slug);
   }
 
   async create(caller: AuthContext, slug: string, body: unknown): Promise<EntityEnvelopeDto> {
-    const type = await this.definitions.typeOf(caller.workspaceId, slug);
+    const type = await this.definitions.typeOf(caller, slug);
     const write = readRecordWrite(type, body, true);
     for (const definition of type.relationships) {
       if (definition.defaultsToCaller && !write.links.some((change) => change.definition === definition)) {
@@ -81,7 +81,7 @@ export class RecordsService {
   }
 
   async update(caller: AuthContext, slug: string, id: string, body: unknown): Promise<EntityEnvelopeDto> {
-    const type = await this.definitions.typeOf(caller.workspaceId, slug);
+    const type = await this.definitions.typeOf(caller, slug);
     if (!isRecordIdOf(slug, id)) throw ApiError.notFound(type.label);
     const write = readRecordWrite(type, body, false);
     return this.transactions.run(async (manager) => {
@@ -109,14 +109,14 @@ export class RecordsService {
   }
 
   async get(caller: AuthContext, slug: string, id: string): Promise<EntityEnvelopeDto> {
-    const type = await this.definitions.typeOf(caller.workspaceId, slug);
+    const type = await this.definitions.typeOf(caller, slug);
     if (!isRecordIdOf(slug, id)) throw ApiError.notFound(type.label);
     return this.retrieve(this.transactions.manager, caller.workspaceId, type, id);
   }
 
   /** Newest first; a bounded number of queries whatever the page size: count, page, links. */
   async list(caller: AuthContext, slug: string, page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
-    const type = await this.definitions.typeOf(caller.workspaceId, slug);
+    const type = await this.definitions.typeOf(caller, slug);
     const params = new SqlParameterList();
     const where = [
       `r.workspace_id = ${params.add(caller.workspaceId)}`,

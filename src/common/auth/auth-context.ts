@@ -9,6 +9,10 @@ export interface AuthContext {
   workspaceId: string;
   memberId: string;
   memberRole: MemberRole;
+  /** Meeting privacy (organiser, attendee) is decided by the member's email. */
+  memberEmail: string;
+  /** `workspaces.metadata_version` as of this request: the key of the definitions cache. */
+  metadataVersion: number;
   scopes: ReadonlySet<Scope>;
 }
 

@@ -55,10 +55,17 @@ export class AuthGuard implements CanActivate {
   }
 
   private async lookUp(secret: string): Promise<AuthContext | undefined> {
-    const rows: { id: string; workspace_id: string; member_id: string; scopes: string[]; role: MemberRole }[] =
-      await this.dataSource.query(
-        `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role
-           FROM api_keys k JOIN members m ON m.id = k.member_id
+    const rows: {
+      id: string;
+      workspace_id: string;
+      member_id: string;
+      scopes: string[];
+      role: MemberRole;
+      email: string;
+      metadata_version: number;
+    }[] = await this.dataSource.query(
+        `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
+           FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
           WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
         [hashSecret(secret)],
       );
@@ -69,6 +76,8 @@ export class AuthGuard implements CanActivate {
       workspaceId: row.workspace_id,
       memberId: row.member_id,
       memberRole: row.role,
+      memberEmail: row.email,
+      metadataVersion: row.metadata_version,
       scopes: new Set(expandScopes(row.scopes)),
     };
   }

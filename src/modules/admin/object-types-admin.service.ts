@@ -78,7 +78,7 @@ export class ObjectTypesAdminService {
       const type = await this.typeOf(workspaceId, slug);
       if (keyTaken(type, input.key)) throw duplicateKey(slug, input.key, 'key');
       const target =
-        input.objectType === 'member' ? undefined : (await this.definitions.typesOf(workspaceId)).get(input.objectType);
+        input.objectType === 'member' ? undefined : (await this.definitions.typesOf({ workspaceId })).get(input.objectType);
       if (input.objectType !== 'member' && !target) {
         throw ApiError.invalidValue('objectType', `No object type ${input.objectType} in this workspace`);
       }
@@ -111,11 +111,11 @@ export class ObjectTypesAdminService {
       ((await this.transactions.manager.query(`SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE`, [workspaceId])) as unknown[])
         .length > 0;
     if (!exists) throw ApiError.notFound('Workspace');
-    return this.definitions.typeOf(workspaceId, slug);
+    return this.definitions.typeOf({ workspaceId }, slug);
   }
 
   private async changed(workspaceId: string, slug: string): Promise<DefinitionsDto> {
     await this.definitions.bumpVersion(workspaceId);
-    return toDefinitionsDto(await this.definitions.typeOf(workspaceId, slug));
+    return toDefinitionsDto(await this.definitions.typeOf({ workspaceId }, slug));
   }
 }
