@@ -1,11 +1,14 @@
 import type { NestApplicationOptions } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
+import { pinoHttp } from 'pino-http';
 import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
+import { ErrorResponseDto } from './common/errors/error-response.dto';
 import { jsonBody } from './common/http/json-body.middleware';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
+import { httpLoggerOptions } from './modules/observability/logger-options';
 import { MetricsService } from './modules/observability/metrics.service';
 
 /** Nest application options: our own JSON body parser replaces Nest's (see jsonBody). */
@@ -14,6 +17,32 @@ export const NEST_APP_OPTIONS: NestApplicationOptions = { bodyParser: false, buf
 function sortedDocument(document: OpenAPIObject): OpenAPIObject {
   const paths = Object.fromEntries(Object.entries(document.paths).sort(([a], [b]) => a.localeCompare(b)));
   return { ...document, paths };
+}
+
+const BODY_PARSER_ERRORS: Record<string, string> = {
+  '400': 'Bad request: invalid JSON, parameter, filter or Service-Version header',
+  '413': 'Body larger than 1 MiB',
+  '415': 'Body is not application/json',
+};
+
+/**
+ * The JSON body parser guards every `/v1` and operator route (decisions §1), before any decorator
+ * has a say: every operation that takes a body can answer its 400, 413 and 415.
+ */
+function documentBodyParserErrors(document: OpenAPIObject): OpenAPIObject {
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!/^\/(v1|admin)\//.test(path)) continue;
+    for (const operation of [item.post, item.put, item.patch]) {
+      if (!operation) continue;
+      for (const [status, description] of Object.entries(BODY_PARSER_ERRORS)) {
+        operation.responses[status] ??= {
+          description,
+          content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) } } },
+        };
+      }
+    }
+  }
+  return document;
 }
 
 export function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
@@ -29,7 +58,10 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key (sk_…)' }, API_KEY_SECURITY)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Operator ADMIN_TOKEN' }, ADMIN_SECURITY)
     .build();
-  return sortedDocument(SwaggerModule.createDocument(app, builder, { operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` }));
+  const document = SwaggerModule.createDocument(app, builder, {
+    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+  });
+  return documentBodyParserErrors(sortedDocument(document));
 }
 
 /** Everything main.ts and the e2e tests both need on top of AppModule. */
@@ -38,6 +70,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   app.use(app.get(MetricsService).middleware());
+  // Request id and access log before the body parser, whose refusals are requests too.
+  app.use(pinoHttp(httpLoggerOptions(config)));
   app.use(['/v1', '/admin'], jsonBody());
   const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {

@@ -5,6 +5,7 @@ import { ApiError, ERROR_TYPES, ErrorStatus } from './api-error';
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
 
 function isDatabaseUnavailable(error: unknown): boolean {
+  if (error === null || typeof error !== 'object') return false; // `throw undefined` is a 500, not a crash here
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string') {
     return error instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(error.message);

@@ -64,7 +64,8 @@ function integerParameter(query: Request['query'], name: string, fallback: numbe
   const raw = query[name];
   if (raw === undefined) return fallback;
   const text = typeof raw === 'string' ? raw : undefined;
-  const value = text !== undefined && /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+  // Up to 16 digits: enough for Number.MAX_SAFE_INTEGER, beyond which the range check refuses.
+  const value = text !== undefined && /^\d{1,16}$/.test(text) ? Number(text) : NaN;
   if (!(value >= min && value <= max)) {
     const range = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
     throw ApiError.invalidParameter(name, `${name} must be ${range}`);

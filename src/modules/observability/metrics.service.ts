@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { isCatchAllRoute } from '../../common/http/allowed-methods';
 
 /** Prometheus metrics: request counts and latency by method, route pattern and status. */
 @Injectable()
@@ -30,8 +31,8 @@ export class MetricsService {
       const started = process.hrtime.bigint();
       response.once('finish', () => {
         const route = request.route as { path?: string; methods?: Record<string, boolean> } | undefined;
-        // Nest answers unknown routes from a catch-all (`_all`) route: those are not a route.
-        const routePath = route?.methods?._all ? undefined : route?.path;
+        // Catch-all routes (Nest's not-found handler, middleware bound to every route) are not a route.
+        const routePath = isCatchAllRoute(route) ? undefined : route?.path;
         const labels = {
           method: request.method,
           route: routePath ? `${request.baseUrl}${routePath}` : 'unmatched',

@@ -1,0 +1,101 @@
+import { BadRequestException, ForbiddenException, HttpException, InternalServerErrorException, NotFoundException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { ApiError } from './api-error';
+import { toApiError } from './to-api-error';
+
+/** A QueryFailedError as TypeORM raises it from pg: the driver error carries SQLSTATE and detail. */
+function queryFailed(code: string): QueryFailedError {
+  const driverError = Object.assign(new Error(`driver message for ${code}: relation "secret_table"`), {
+    code,
+    detail: 'Key (email)=(ada@example.com) already exists.',
+    constraint: 'members_workspace_email_key',
+  });
+  return new QueryFailedError('INSERT INTO secret_table (email) VALUES ($1)', ['ada@example.com'], driverError);
+}
+
+function leaks(error: ApiError): string {
+  return JSON.stringify([error.message, error.param, error.headers]);
+}
+
+describe('toApiError', () => {
+  it('passes an ApiError through unchanged', () => {
+    const error = new ApiError(422, 'invalid_value', 'no');
+    expect(toApiError(error)).toBe(error);
+  });
+
+  it('maps a 23505 unique violation to 409 duplicate_value, without the SQL, constraint or value', () => {
+    const error = toApiError(queryFailed('23505'))!;
+    expect([error.status, error.code]).toEqual([409, 'duplicate_value']);
+    expect(leaks(error)).not.toMatch(/secret_table|members_workspace_email_key|ada@example\.com|INSERT|driver/);
+  });
+
+  it.each(['40001', '40P01'])('maps SQLSTATE %s (serialization failure, deadlock) to 409 conflict', (code) => {
+    const error = toApiError(queryFailed(code))!;
+    expect([error.status, error.code]).toEqual([409, 'conflict']);
+    expect(leaks(error)).not.toMatch(/secret_table|driver/);
+  });
+
+  it.each(['08000', '08001', '08003', '08006', '57P01', '57P02', '57P03'])(
+    'maps SQLSTATE %s (connection lost, server shutting down) to 503 database_unavailable with Retry-After',
+    (code) => {
+      const error = toApiError(queryFailed(code))!;
+      expect([error.status, error.code]).toEqual([503, 'database_unavailable']);
+      expect(error.headers).toEqual({ 'Retry-After': '1' });
+      expect(leaks(error)).not.toMatch(/secret_table|driver/);
+    },
+  );
+
+  it.each(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'])(
+    'maps a %s socket error to 503 database_unavailable',
+    (code) => {
+      const error = toApiError(Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code }))!;
+      expect([error.status, error.code]).toEqual([503, 'database_unavailable']);
+      expect(error.message).not.toContain('5432');
+    },
+  );
+
+  it.each(['Connection terminated unexpectedly', 'timeout exceeded when trying to connect'])(
+    'maps the pg pool error "%s" to 503 database_unavailable',
+    (message) => {
+      expect(toApiError(new Error(message))?.status).toBe(503);
+    },
+  );
+
+  it.each(['42P01', '42601', '22P02', '23503', '57014'])('leaves SQLSTATE %s to the caller (a 500)', (code) => {
+    expect(toApiError(queryFailed(code))).toBeUndefined();
+  });
+
+  it.each([
+    ['a plain Error', new Error('boom')],
+    ['an Error with another code', Object.assign(new Error('x'), { code: 'ERR_SOMETHING' })],
+    ['a string', 'boom'],
+    ['a number', 42],
+    ['null', null],
+    ['undefined', undefined],
+    ['an object', { message: 'x' }],
+  ])('leaves %s to the caller (a 500), without throwing', (_case, thrown) => {
+    expect(toApiError(thrown)).toBeUndefined();
+  });
+
+  it('maps Nest’s 404 to not_found for the route', () => {
+    const error = toApiError(new NotFoundException('Cannot GET /secret'))!;
+    expect([error.status, error.code, error.message]).toEqual([404, 'not_found', 'Route not found']);
+  });
+
+  it.each([
+    [new BadRequestException('bad'), 400, 'bad_request'],
+    [new ForbiddenException(), 403, 'forbidden'],
+    [new HttpException('too big', 413), 413, 'payload_too_large'],
+  ])('maps a Nest HttpException below 500 to its status and type', (exception, status, type) => {
+    const error = toApiError(exception)!;
+    expect(error.status).toBe(status);
+    expect(error.toBody().error.type).toBe(type);
+  });
+
+  it.each([new InternalServerErrorException('db password is hunter2'), new HttpException('x', 418), new HttpException('x', 502)])(
+    'leaves a Nest HttpException of status 500+ or unknown status to the caller',
+    (exception) => {
+      expect(toApiError(exception)).toBeUndefined();
+    },
+  );
+});

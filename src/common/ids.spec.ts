@@ -1,0 +1,70 @@
+import { ID_PREFIXES, IdKind, isIdOf, newId } from './ids';
+
+const KINDS = Object.keys(ID_PREFIXES) as IdKind[];
+
+describe('ids', () => {
+  it('has the prefixes of decisions §3', () => {
+    expect(ID_PREFIXES).toEqual(
+      expect.objectContaining({
+        account: 'acc',
+        contact: 'con',
+        opportunity: 'opp',
+        member: 'mem',
+        note: 'note',
+        task: 'task',
+        meeting: 'mtg',
+        list: 'lst',
+        file: 'fil',
+        record: 'rec',
+        workspace: 'wks',
+        apiKey: 'key',
+      }),
+    );
+  });
+
+  it.each(KINDS)('makes %s ids of the form prefix_ULID that isIdOf recognises', (kind) => {
+    const id = newId(kind);
+    expect(id).toMatch(new RegExp(`^${ID_PREFIXES[kind]}_[0-9A-HJKMNP-TV-Z]{26}$`));
+    expect(isIdOf(kind, id)).toBe(true);
+  });
+
+  it('does not take an id of one kind for another', () => {
+    for (const kind of KINDS) {
+      for (const other of KINDS.filter((k) => ID_PREFIXES[k] !== ID_PREFIXES[kind])) {
+        expect({ kind, other, is: isIdOf(kind, newId(other)) }).toEqual({ kind, other, is: false });
+      }
+    }
+  });
+
+  it.each([
+    ['lower case', (id: string) => id.toLowerCase().replace(/^mem_/, 'mem_')],
+    ['one character short', (id: string) => id.slice(0, -1)],
+    ['one character long', (id: string) => `${id}0`],
+    ['a letter outside Crockford base32 (U)', (id: string) => `${id.slice(0, -1)}U`],
+    ['no separator', (id: string) => id.replace('_', '')],
+    ['surrounding space', (id: string) => ` ${id}`],
+    ['a trailing newline', (id: string) => `${id}\n`],
+  ])('refuses an id with %s', (_case, change) => {
+    expect(isIdOf('member', change(newId('member')))).toBe(false);
+  });
+
+  it.each([undefined, null, 42, {}, ['mem_01JD6Y3Z8Q0N5V4W7X2C9B1A3E']])('refuses the non-string %p', (value) => {
+    expect(isIdOf('member', value)).toBe(false);
+  });
+
+  it('makes ids that sort in creation order, even within one millisecond, across kinds', () => {
+    const ids = Array.from({ length: 2000 }, (_unused, i) => newId(KINDS[i % KINDS.length]));
+    const ulids = ids.map((id) => id.slice(id.indexOf('_') + 1));
+    expect(new Set(ulids).size).toBe(ulids.length);
+    expect([...ulids].sort()).toEqual(ulids);
+  });
+
+  it('stamps the ULID with the creation time', () => {
+    const before = Date.now();
+    const ulid = newId('note').slice(5);
+    const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+    const time = [...ulid.slice(0, 10)].reduce((value, char) => value * 32 + alphabet.indexOf(char), 0);
+    expect(time).toBeGreaterThanOrEqual(before);
+    expect(time).toBeLessThanOrEqual(Date.now());
+  });
+});

@@ -1,0 +1,115 @@
+import * as path from 'node:path';
+import { ConfigError, loadConfig } from './app-config';
+
+function configError(env: NodeJS.ProcessEnv): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error(`${JSON.stringify(env)} was accepted`);
+}
+
+describe('loadConfig', () => {
+  it('has the defaults of decisions §11', () => {
+    const config = loadConfig({});
+    expect({ ...config }).toEqual({
+      nodeEnv: 'development',
+      port: 3000,
+      databaseUrl: undefined,
+      dataDir: path.resolve('./.data'),
+      embeddedPostgresPort: 54329,
+      redisUrl: undefined,
+      adminToken: undefined,
+      publicUrl: 'http://localhost:3000',
+      publicAppUrl: undefined,
+      rateLimits: { read: 25, write: 25, search: 25 },
+      authFailureLimit: { perMinute: 30 },
+      uploadTtlSeconds: 3600,
+      downloadUrlTtlSeconds: 900,
+      logLevel: 'info',
+      trustProxy: false,
+    });
+    expect(config.isProduction).toBe(false);
+  });
+
+  it('treats empty variables as unset', () => {
+    const empty = loadConfig({ PORT: '', DATABASE_URL: '', REDIS_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: '', RATE_LIMIT_READ: '' });
+    expect({ ...empty }).toEqual({ ...loadConfig({}) });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u:p@db:5432/records',
+      DATA_DIR: '/var/lib/records',
+      EMBEDDED_POSTGRES_PORT: '6000',
+      REDIS_URL: 'redis://cache:6379/1',
+      ADMIN_TOKEN: '0123456789abcdef',
+      PUBLIC_URL: 'https://api.example.com/',
+      PUBLIC_APP_URL: 'https://app.example.com//',
+      RATE_LIMIT_READ: '10',
+      RATE_LIMIT_WRITE: '5',
+      RATE_LIMIT_SEARCH: '2',
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '3',
+      UPLOAD_TTL_SECONDS: '60',
+      DOWNLOAD_URL_TTL_SECONDS: '30',
+      LOG_LEVEL: 'warn',
+      TRUST_PROXY: 'true',
+    });
+    expect({ ...config }).toEqual({
+      nodeEnv: 'production',
+      port: 8080,
+      databaseUrl: 'postgres://u:p@db:5432/records',
+      dataDir: '/var/lib/records',
+      embeddedPostgresPort: 6000,
+      redisUrl: 'redis://cache:6379/1',
+      adminToken: '0123456789abcdef',
+      publicUrl: 'https://api.example.com',
+      publicAppUrl: 'https://app.example.com',
+      rateLimits: { read: 10, write: 5, search: 2 },
+      authFailureLimit: { perMinute: 3 },
+      uploadTtlSeconds: 60,
+      downloadUrlTtlSeconds: 30,
+      logLevel: 'warn',
+      trustProxy: true,
+    });
+    expect(config.isProduction).toBe(true);
+  });
+
+  it('derives PUBLIC_URL from PORT', () => {
+    expect(loadConfig({ PORT: '4000' }).publicUrl).toBe('http://localhost:4000');
+  });
+
+  it.each([
+    [{ TRUST_PROXY: '1' }, true],
+    [{ TRUST_PROXY: 'TRUE' }, true],
+    [{ TRUST_PROXY: '0' }, false],
+    [{ TRUST_PROXY: 'false' }, false],
+  ])('reads the flag %p', (env, expected) => {
+    expect(loadConfig(env).trustProxy).toBe(expected);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT must be an integer between 0 and 65535, got "abc"'],
+    [{ PORT: '65536' }, 'PORT must be an integer between 0 and 65535, got "65536"'],
+    [{ PORT: '80.5' }, 'PORT must be an integer between 0 and 65535, got "80.5"'],
+    [{ RATE_LIMIT_READ: '0' }, 'RATE_LIMIT_READ must be an integer between 1 and 1000000, got "0"'],
+    [{ RATE_LIMIT_WRITE: '-5' }, 'RATE_LIMIT_WRITE must be an integer between 1 and 1000000, got "-5"'],
+    [{ RATE_LIMIT_SEARCH: 'many' }, 'RATE_LIMIT_SEARCH must be an integer between 1 and 1000000, got "many"'],
+    [{ AUTH_FAILURE_LIMIT_PER_MINUTE: '0' }, 'AUTH_FAILURE_LIMIT_PER_MINUTE must be an integer between 1 and 1000000, got "0"'],
+    [{ UPLOAD_TTL_SECONDS: '604801' }, 'UPLOAD_TTL_SECONDS must be an integer between 1 and 604800, got "604801"'],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
+    [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 16 characters'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL must be a URL, got "not a url"'],
+    [{ DATABASE_URL: 'mysql://db/records' }, 'DATABASE_URL must use postgres: or postgresql:, got "mysql:"'],
+    [{ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL must use redis: or rediss:, got "http:"'],
+    [{ PUBLIC_URL: 'ftp://files' }, 'PUBLIC_URL must use http: or https:, got "ftp:"'],
+    [{ PUBLIC_APP_URL: 'app.example.com' }, 'PUBLIC_APP_URL must be a URL, got "app.example.com"'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY must be true or false, got "yes"'],
+  ])('refuses %p with a ConfigError naming the variable', (env, message) => {
+    expect(configError(env)).toBe(message);
+  });
+});

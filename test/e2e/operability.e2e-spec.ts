@@ -1,0 +1,196 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
+import { createWorkspace, TestWorkspace } from '../support/factories';
+import { OpenApiValidator } from '../support/openapi';
+import { controllerOperations, servedRoutes } from '../support/routes';
+import { createTestApp, TestApp, v1Headers } from '../support/test-app';
+
+const ERROR_SCHEMA = { $ref: '#/components/schemas/ErrorResponseDto' };
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+type Paths = OpenAPIObject['paths'];
+type Operation = NonNullable<Paths[string]['get']>;
+type ParameterObject = { name: string; in: string; required?: boolean; schema?: unknown };
+type ResponseObject = { content?: Record<string, { schema?: unknown }> };
+
+/** Every operation of the document as `METHOD /path` → operation. */
+function documentOperations(document: OpenAPIObject): Map<string, Operation> {
+  const operations = new Map<string, Operation>();
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = (item as Record<string, Operation | undefined>)[method];
+      if (operation) operations.set(`${method.toUpperCase()} ${path}`, operation);
+    }
+  }
+  return operations;
+}
+
+function expectErrorResponses(route: string, operation: Operation, statuses: number[]): void {
+  for (const status of statuses) {
+    const response = operation.responses[String(status)] as ResponseObject | undefined;
+    expect({ route, status, schema: response?.content?.['application/json']?.schema }).toEqual({
+      route,
+      status,
+      schema: ERROR_SCHEMA,
+    });
+  }
+}
+
+describe('operability: health, metrics, docs', () => {
+  let t: TestApp;
+  let ws: TestWorkspace;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ws = await createWorkspace(t.http);
+  });
+  afterAll(() => t.close());
+
+  describe('health', () => {
+    it('GET /health answers 200 without credentials', async () => {
+      const response = await t.http.get('/health');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ status: 'ok' });
+      new OpenApiValidator(t.document).assert(response);
+    });
+
+    it('GET /health/ready answers 200 when the database answers', async () => {
+      const response = await t.http.get('/health/ready');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ status: 'ok' });
+      new OpenApiValidator(t.document).assert(response);
+    });
+  });
+
+  describe('metrics', () => {
+    it('GET /metrics counts requests by route pattern, never by raw id', async () => {
+      for (let i = 0; i < 3; i += 1) {
+        expect((await t.http.get(`/v1/members/${ws.memberId}`).set(v1Headers(ws.key))).status).toBe(200);
+      }
+      await t.http.get('/v1/members/mem_01JD6Y3Z8Q0N5V4W7X2C9B1A3E').set(v1Headers(ws.key));
+      await t.http.get(`/nope/${ws.memberId}`);
+
+      const response = await t.http.get('/metrics');
+      expect(response.status).toBe(200);
+      const [mediaType, ...parameters] = response.headers['content-type'].split(/;\s*/);
+      expect(mediaType).toBe('text/plain');
+      expect(parameters).toContain('version=0.0.4');
+      const text = response.text;
+      expect(text).toMatch(/^# HELP http_requests_total /m);
+      expect(text).toMatch(/^# TYPE http_requests_total counter$/m);
+      expect(text).toMatch(/^# TYPE http_request_duration_seconds histogram$/m);
+      const count = (labels: string) =>
+        Number(new RegExp(`^http_requests_total\\{${labels.replace(/[{}]/g, '\\$&')}\\} (\\d+)$`, 'm').exec(text)?.[1]);
+      expect(count('method="GET",route="/v1/members/:id",status="200"')).toBeGreaterThanOrEqual(3);
+      expect(count('method="GET",route="/v1/members/:id",status="404"')).toBeGreaterThanOrEqual(1);
+      expect(count('method="GET",route="unmatched",status="404"')).toBeGreaterThanOrEqual(1);
+      expect(text).not.toContain(ws.memberId);
+      expect(text).not.toContain('mem_01JD6Y3Z8Q0N5V4W7X2C9B1A3E');
+      expect(text).not.toContain('{*path}');
+      // Process metrics too.
+      expect(text).toMatch(/^process_cpu_seconds_total /m);
+    });
+  });
+
+  describe('docs', () => {
+    it('GET /docs serves Swagger UI', async () => {
+      const response = await t.http.get('/docs').redirects(1);
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.text).toContain('swagger-ui');
+    });
+
+    it('GET /docs-json serves the document the app was built with, a valid OpenAPI 3 document', async () => {
+      const response = await t.http.get('/docs-json');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual(JSON.parse(JSON.stringify(t.document)));
+      expect(response.body.openapi).toMatch(/^3\./);
+      await expect(SwaggerParser.validate(structuredClone(response.body))).resolves.toBeDefined();
+    });
+
+    it('documents exactly the routes the app serves', async () => {
+      const served = servedRoutes(t.app);
+      const documented = [...documentOperations(t.document).keys()].sort();
+      expect(documented).toEqual(served);
+      expect(controllerOperations(t.app).map((operation) => operation.route)).toEqual(served);
+      // The foundation's routes at least.
+      expect(served).toEqual(
+        expect.arrayContaining([
+          'GET /health',
+          'GET /health/ready',
+          'GET /metrics',
+          'GET /v1/auth/validate',
+          'GET /v1/members',
+          'GET /v1/members/{id}',
+          'POST /admin/v1/workspaces',
+          'POST /admin/v1/workspaces/{workspaceId}/members',
+          'POST /admin/v1/workspaces/{workspaceId}/api-keys',
+          'POST /admin/v1/api-keys/{keyId}/revoke',
+        ]),
+      );
+    });
+
+    it('spells path parameters {name}, declares each one, and keeps every public path under /v1', async () => {
+      for (const [route, operation] of documentOperations(t.document)) {
+        const path = route.split(' ')[1];
+        expect({ route, colon: path.includes(':') }).toEqual({ route, colon: false });
+        const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+        const declared = ((operation.parameters ?? []) as ParameterObject[])
+          .filter((parameter) => parameter.in === 'path')
+          .map((parameter) => parameter.name);
+        expect({ route, declared: declared.sort() }).toEqual({ route, declared: [...names].sort() });
+        expect(path).toMatch(/^\/(v1\/|admin\/v1\/|health(\/|$)|metrics$)/);
+      }
+    });
+
+    it('documents every API-key operation under /v1 with bearer security, Service-Version and its errors', async () => {
+      const document = t.document;
+      expect(document.components?.securitySchemes?.apiKey).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+      const operations = documentOperations(document);
+      const apiKeyOperations = controllerOperations(t.app).filter((operation) => operation.auth === 'apiKey');
+      expect(apiKeyOperations.length).toBeGreaterThanOrEqual(3);
+      for (const { route, scopes } of apiKeyOperations) {
+        expect(route).toMatch(/^[A-Z]+ \/v1\//);
+        const operation = operations.get(route)!;
+        expect({ route, security: operation.security }).toEqual({ route, security: [{ apiKey: [] }] });
+        const version = ((operation.parameters ?? []) as ParameterObject[]).find(
+          (parameter) => parameter.in === 'header' && parameter.name === 'Service-Version',
+        );
+        expect({ route, version }).toEqual({
+          route,
+          version: expect.objectContaining({ required: true, schema: { type: 'string', enum: [SERVICE_VERSION] } }),
+        });
+        const statuses = [400, 401, 429, 500];
+        if (scopes.length > 0) statuses.push(403);
+        if (route.includes('{')) statuses.push(404);
+        if (route.startsWith('POST ')) statuses.push(413, 415, 422);
+        expectErrorResponses(route, operation, statuses);
+        expect((operation.responses['200'] as ResponseObject | undefined)?.content?.['application/json']).toBeDefined();
+      }
+    });
+
+    it('documents operator routes with the admin token and their errors, without Service-Version', async () => {
+      const operations = documentOperations(t.document);
+      const adminOperations = controllerOperations(t.app).filter((operation) => operation.auth === 'admin');
+      expect(adminOperations.length).toBeGreaterThanOrEqual(4);
+      for (const { route } of adminOperations) {
+        expect(route).toMatch(/^POST \/admin\/v1\//);
+        const operation = operations.get(route)!;
+        expect({ route, security: operation.security }).toEqual({ route, security: [{ adminToken: [] }] });
+        const headers = ((operation.parameters ?? []) as ParameterObject[]).filter((p) => p.in === 'header');
+        expect(headers).toEqual([]);
+        const statuses = [400, 401, 413, 415, 422, 500];
+        if (route.includes('{')) statuses.push(404);
+        expectErrorResponses(route, operation, statuses);
+      }
+    });
+
+    it('documents the public operations without security', async () => {
+      const operations = documentOperations(t.document);
+      for (const { route } of controllerOperations(t.app).filter((operation) => operation.auth === 'public')) {
+        expect({ route, security: operations.get(route)!.security }).toEqual({ route, security: undefined });
+      }
+    });
+  });
+});

@@ -1,0 +1,31 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export { sleep };
+
+/** Starts `count` calls of `run` at once and waits for all of them. */
+export function concurrently<T>(count: number, run: (index: number) => PromiseLike<T>): Promise<T[]> {
+  return Promise.all(Array.from({ length: count }, (_unused, index) => run(index)));
+}
+
+/**
+ * A door a test-only handler waits at, so that a test can act while a request is certainly in
+ * flight (no guessing with timers): `arrived` resolves when a handler reaches the door, `open()`
+ * lets every waiting handler go on.
+ */
+export class Gate {
+  private opened = false;
+  private waiting: (() => void)[] = [];
+  private onArrival?: () => void;
+  readonly arrived = new Promise<void>((resolve) => (this.onArrival = resolve));
+
+  async pass(): Promise<void> {
+    this.onArrival?.();
+    if (this.opened) return;
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  open(): void {
+    this.opened = true;
+    for (const resolve of this.waiting.splice(0)) resolve();
+  }
+}

@@ -1,0 +1,66 @@
+import { RequestMethod, Type } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AUTH_MODE, AuthMode, REQUIRED_SCOPES } from '../../src/common/auth/auth.decorators';
+import { isCatchAllRoute } from '../../src/common/http/allowed-methods';
+
+/** `METHOD /path/{param}`: one route, in OpenAPI's spelling of parameters. */
+export type RouteKey = string;
+
+function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/** Paths SwaggerModule serves itself (the UI and its assets): routes, but not operations. */
+const DOCS_PATH = /^\/docs(-json|-yaml)?(\/|$)/;
+
+/** Every route the Express app serves, from its router, other than the docs and catch-alls. */
+export function servedRoutes(app: NestExpressApplication): RouteKey[] {
+  const router = (app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router;
+  const routes = new Set<RouteKey>();
+  for (const { route } of router.stack) {
+    if (!route || isCatchAllRoute(route) || DOCS_PATH.test(route.path)) continue;
+    for (const [method, enabled] of Object.entries(route.methods)) {
+      if (enabled) routes.add(`${method.toUpperCase()} ${openApiPath(route.path)}`);
+    }
+  }
+  return [...routes].sort();
+}
+
+export interface ControllerOperation {
+  route: RouteKey;
+  auth: AuthMode;
+  scopes: string[];
+}
+
+function joinPath(...parts: string[]): string {
+  return `/${parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+}
+
+/** Every handler of every controller the app mounted, with the auth mode and scopes it declares. */
+export function controllerOperations(app: NestExpressApplication): ControllerOperation[] {
+  const operations: ControllerOperation[] = [];
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as Type<unknown>;
+      const prefix = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
+      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+        const handler = (controller.prototype as Record<string, unknown>)[name];
+        if (name === 'constructor' || typeof handler !== 'function') continue;
+        const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
+        if (path === undefined) continue;
+        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+        operations.push({
+          route: `${method} ${openApiPath(joinPath(prefix, path))}`,
+          auth:
+            (Reflect.getMetadata(AUTH_MODE, handler) as AuthMode | undefined) ??
+            (Reflect.getMetadata(AUTH_MODE, controller) as AuthMode | undefined) ??
+            'apiKey',
+          scopes: (Reflect.getMetadata(REQUIRED_SCOPES, handler) as string[] | undefined) ?? [],
+        });
+      }
+    }
+  }
+  return operations.sort((a, b) => (a.route < b.route ? -1 : a.route > b.route ? 1 : 0));
+}
