@@ -18,8 +18,10 @@ import { AdminModule } from './modules/admin/admin.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { CrmModule } from './modules/crm/crm.module';
 import { HealthModule } from './modules/health/health.module';
+import { ListsModule } from './modules/lists/lists.module';
 import { MembersModule } from './modules/members/members.module';
 import { NotesModule } from './modules/notes/notes.module';
+import { ObjectsModule } from './modules/objects/objects.module';
 import { loggerOptions } from './modules/observability/logger-options';
 import { ObservabilityModule } from './modules/observability/observability.module';
 import { TasksModule } from './modules/tasks/tasks.module';
@@ -58,6 +60,8 @@ export class AppModule {
         CrmModule,
         NotesModule,
         TasksModule,
+        ObjectsModule,
+        ListsModule,
       ],
       providers: [
         AuthFailureLimiter,

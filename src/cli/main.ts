@@ -5,14 +5,20 @@ import { AppModule } from '../app.module';
 import { resolveDatabase } from '../bootstrap/database-url';
 import { AppConfig, loadConfig } from '../config/app-config';
 import { runMigrations } from '../database/migrate';
+import { readFileSync } from 'node:fs';
+import type { INestApplicationContext } from '@nestjs/common';
+import { validateEntry } from '../common/validation/validation.pipe';
 import { AdminService } from '../modules/admin/admin.service';
-import type { MemberRole } from '../database/entities/member.entity';
+import { CreateApiKeyDto, CreateMemberDto, CreateWorkspaceDto } from '../modules/admin/dto/admin.dto';
+import { CreateObjectTypeDto } from '../modules/admin/dto/object-type-admin.dto';
+import { ObjectTypesAdminService } from '../modules/admin/object-types-admin.service';
 
 const USAGE = `usage: npm run cli -- <command> [options]
   workspace:create --name NAME
   member:create    --workspace WKS_ID --email EMAIL [--first-name F] [--last-name L] [--role admin|member]
   key:create       --workspace WKS_ID --member MEM_ID --scopes 'notes:read,notes:create' | '*' [--name NAME]
-  key:revoke       --key KEY_ID`;
+  key:revoke       --key KEY_ID
+  object-type:create --workspace WKS_ID --file TYPE.json   (the body of POST /admin/v1/workspaces/{id}/object-types)`;
 
 type Options = Record<string, string | undefined>;
 
@@ -22,22 +28,36 @@ function required(options: Options, name: string): string {
   return value;
 }
 
-const COMMANDS: Record<string, (admin: AdminService, options: Options) => Promise<unknown>> = {
-  'workspace:create': (admin, o) => admin.createWorkspace(required(o, 'name')),
-  'member:create': (admin, o) =>
-    admin.createMember(required(o, 'workspace'), {
-      email: required(o, 'email'),
-      firstName: o['first-name'],
-      lastName: o['last-name'],
-      role: o.role as MemberRole | undefined,
-    }),
-  'key:create': (admin, o) =>
-    admin.createApiKey(required(o, 'workspace'), {
-      memberId: required(o, 'member'),
-      scopes: required(o, 'scopes').split(',').map((scope) => scope.trim()),
-      name: o.name,
-    }),
-  'key:revoke': (admin, o) => admin.revokeApiKey(required(o, 'key')),
+/** Each command validates its input with the operator API's own DTOs, then calls its service. */
+const COMMANDS: Record<string, (app: INestApplicationContext, options: Options) => Promise<unknown>> = {
+  'workspace:create': (app, o) =>
+    app.get(AdminService).createWorkspace(validateEntry(CreateWorkspaceDto, { name: required(o, 'name') }, 'options').name),
+  'member:create': (app, o) =>
+    app.get(AdminService).createMember(
+      required(o, 'workspace'),
+      validateEntry(
+        CreateMemberDto,
+        { email: required(o, 'email'), firstName: o['first-name'], lastName: o['last-name'], role: o.role },
+        'options',
+      ),
+    ),
+  'key:create': (app, o) =>
+    app.get(AdminService).createApiKey(
+      required(o, 'workspace'),
+      validateEntry(
+        CreateApiKeyDto,
+        { memberId: required(o, 'member'), scopes: required(o, 'scopes').split(',').map((s) => s.trim()), name: o.name },
+        'options',
+      ),
+    ),
+  'key:revoke': (app, o) => app.get(AdminService).revokeApiKey(required(o, 'key')),
+  'object-type:create': (app, o) =>
+    app
+      .get(ObjectTypesAdminService)
+      .createType(
+        required(o, 'workspace'),
+        validateEntry(CreateObjectTypeDto, JSON.parse(readFileSync(required(o, 'file'), 'utf8')), 'body'),
+      ),
 };
 
 /** The operator API from a shell, on the service's database (DATABASE_URL or the embedded one). */
@@ -45,7 +65,7 @@ async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     options: Object.fromEntries(
-      ['name', 'workspace', 'email', 'first-name', 'last-name', 'role', 'member', 'scopes', 'key'].map((name) => [
+      ['name', 'workspace', 'email', 'first-name', 'last-name', 'role', 'member', 'scopes', 'key', 'file'].map((name) => [
         name,
         { type: 'string' as const },
       ]),
@@ -62,7 +82,7 @@ async function main(): Promise<void> {
       { logger: false },
     );
     try {
-      process.stdout.write(`${JSON.stringify(await command(app.get(AdminService), values), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(await command(app, values), null, 2)}\n`);
     } finally {
       await app.close();
     }

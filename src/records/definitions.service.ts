@@ -99,6 +99,13 @@ export class DefinitionsService {
   private async load(workspaceId: string): Promise<Map<string, ObjectTypeDefinition>> {
     const manager = this.transactions.manager;
     const types = new Map(SYSTEM_RECORD_TYPES.map((type) => [type.slug, cloneType(type)]));
+    const customTypes = (await manager.query(
+      `SELECT slug, label FROM object_types WHERE workspace_id = $1 ORDER BY created_at, slug`,
+      [workspaceId],
+    )) as { slug: string; label: string }[];
+    for (const { slug, label } of customTypes) {
+      types.set(slug, { slug, label, custom: true, fields: [], relationships: [] });
+    }
     const fields = (await manager.query(
       `SELECT id, object_type, key, label, value_type, description, type_configuration, required
          FROM field_definitions WHERE workspace_id = $1 ORDER BY created_at, id`,

@@ -64,6 +64,8 @@ export interface ObjectTypeDefinition {
   label: string;
   fields: FieldDefinition[];
   relationships: RelationshipDefinition[];
+  /** A workspace-defined type, served under `/v1/objects/{entitySlug}`. */
+  custom?: boolean;
   /** Operations an update may use on relationships (notes: add and remove only). */
   updateOperations?: readonly RelationshipOperation[];
 }

@@ -23,11 +23,12 @@ export interface RecordWrite {
   externalId?: string | null;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function idList(value: unknown, param: string): string[] {
+/** An id or an array of ids, as relationship writes take them. */
+export function idList(value: unknown, param: string): string[] {
   const ids = Array.isArray(value) ? value : [value];
   if (ids.length === 0 && Array.isArray(value)) return [];
   for (const id of ids) {

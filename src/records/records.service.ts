@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { EntityManager, QueryFailedError } from 'typeorm';
 import type { AuthContext } from '../common/auth/auth-context';
 import { ApiError } from '../common/errors/api-error';
 import type { PageRequest, PageResult } from '../common/pagination/pagination';
@@ -31,6 +31,15 @@ const RECORD_COLUMNS = 'r.id, r.fields, r.external_id, r.created_at, r.updated_a
 
 function withoutNulls(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
+}
+
+/** A taken `externalId` (unique index `records_external_id_key`): 409 naming `externalId` (decisions §2). */
+function externalIdConflict(error: unknown): never {
+  const constraint = error instanceof QueryFailedError ? (error.driverError as { constraint?: string }).constraint : undefined;
+  if (constraint === 'records_external_id_key') {
+    throw new ApiError(409, 'duplicate_value', 'Another record of this type already has this externalId', 'externalId');
+  }
+  throw error;
 }
 
 function columnsOf(side: 'source' | 'target'): { self: string; other: string } {
@@ -69,7 +78,7 @@ export class RecordsService {
         `INSERT INTO records (id, workspace_id, object_type, fields, external_id, created_at)
          VALUES ($1, $2, $3, $4, $5, $6)`,
         [id, caller.workspaceId, slug, JSON.stringify(withoutNulls(write.fields)), write.externalId ?? null, new Date()],
-      );
+      ).catch(externalIdConflict);
       await manager.query(
         `INSERT INTO record_counts (workspace_id, object_type, count) VALUES ($1, $2, 1)
          ON CONFLICT (workspace_id, object_type) DO UPDATE SET count = record_counts.count + 1`,
@@ -102,7 +111,7 @@ export class RecordsService {
           write.externalId ?? null,
           new Date(),
         ],
-      );
+      ).catch(externalIdConflict);
       await this.applyLinks(manager, caller.workspaceId, id, write.links);
       return this.retrieve(manager, caller.workspaceId, type, id);
     });
@@ -137,6 +146,19 @@ export class RecordsService {
       params.values,
     )) as RecordRow[];
     return { data: await this.toEnvelopes(manager, type, rows), totalCount: count };
+  }
+
+  /** Envelopes of the records `ids` of type `slug`, in the order given (missing ids are skipped). */
+  async getMany(caller: AuthContext, slug: string, ids: string[]): Promise<EntityEnvelopeDto[]> {
+    const type = await this.definitions.typeOf(caller, slug);
+    const manager = this.transactions.manager;
+    const rows = (await manager.query(
+      `SELECT ${RECORD_COLUMNS} FROM records r WHERE r.id = ANY($1) AND r.workspace_id = $2 AND r.object_type = $3`,
+      [ids, caller.workspaceId, slug],
+    )) as RecordRow[];
+    const position = new Map(ids.map((id, index) => [id, index]));
+    rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+    return this.toEnvelopes(manager, type, rows);
   }
 
   private async retrieve(

@@ -1,4 +1,6 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidationPipe } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { ValidationError, validateSync } from 'class-validator';
 import { ApiError } from '../errors/api-error';
 
 /** Constraints that say "wrong JSON type or outside an enum" (400), as opposed to a refused value (422). */
@@ -27,9 +29,11 @@ export function validationError(errors: ValidationError[]): ApiError {
   const names = Object.keys(constraints);
   if (names.includes('whitelistValidation')) return ApiError.unknownField(param);
   if (error.value === undefined || error.value === null) return ApiError.missing(param);
-  const message = constraints[names[0]] ?? `${param} is invalid`;
-  if (names.some((name) => TYPE_CONSTRAINTS.has(name))) return new ApiError(400, 'invalid_type', message, param);
-  return new ApiError(422, 'invalid_value', message, param);
+  // Every failed constraint of the member is reported (no stopAtFirstError: class-validator runs
+  // the decorators bottom-up, so `@IsString() @Length()` would report the length of a number).
+  const typeConstraint = names.find((name) => TYPE_CONSTRAINTS.has(name));
+  if (typeConstraint) return new ApiError(400, 'invalid_type', constraints[typeConstraint], param);
+  return new ApiError(422, 'invalid_value', constraints[names[0]] ?? `${param} is invalid`, param);
 }
 
 /** The global pipe for static bodies and queries: whitelisted, transformed, our error body. */
@@ -38,8 +42,29 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
-    stopAtFirstError: true,
     validationError: { target: false, value: true },
     exceptionFactory: validationError,
   });
+}
+
+/**
+ * Validates one entry of a map-shaped body member (e.g. `fields.priority` of a type definition)
+ * with the same rules and error mapping as the global pipe, naming it `param` in errors.
+ */
+export function validateEntry<T extends object>(type: new () => T, value: unknown, param: string): T {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw ApiError.invalidType(param, 'an object');
+  const instance = plainToInstance(type, value);
+  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) {
+    const [property, ...rest] = param.split('.');
+    throw validationError([wrapUnder(rest, property, errors)]);
+  }
+  return instance;
+}
+
+function wrapUnder(path: string[], property: string, children: ValidationError[]): ValidationError {
+  const error = new ValidationError();
+  error.property = property;
+  error.children = path.length ? [wrapUnder(path.slice(1), path[0], children)] : children;
+  return error;
 }

@@ -1,6 +1,12 @@
 import { Foundation1763769600000 } from './1763769600000-foundation';
 import { RecordsCore1763773200000 } from './1763773200000-records-core';
 import { RecordCounts1763776800000 } from './1763776800000-record-counts';
+import { CustomTypesAndLists1763784000000 } from './1763784000000-custom-types-and-lists';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
-export const MIGRATIONS = [Foundation1763769600000, RecordsCore1763773200000, RecordCounts1763776800000];
+export const MIGRATIONS = [
+  Foundation1763769600000,
+  RecordsCore1763773200000,
+  RecordCounts1763776800000,
+  CustomTypesAndLists1763784000000,
+];

@@ -1,16 +1,23 @@
 import { Body, Controller, Param, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '../../common/auth/auth.decorators';
 import { DefinitionsDto } from '../../records/definitions.dto';
-import { AddFieldDto, AddRelationshipDto } from './dto/object-type-admin.dto';
+import { AddFieldDto, AddRelationshipDto, CreateObjectTypeDto } from './dto/object-type-admin.dto';
 import { ObjectTypesAdminService } from './object-types-admin.service';
 
 @ApiTags('Operator')
-@Controller('admin/v1/workspaces/:workspaceId/object-types/:slug')
+@ApiExtraModels(AddFieldDto, AddRelationshipDto)
+@Controller('admin/v1/workspaces/:workspaceId/object-types')
 export class ObjectTypesAdminController {
   constructor(private readonly objectTypes: ObjectTypesAdminService) {}
 
-  @Post('fields')
+  @Post()
+  @AdminRoute({ summary: 'Create a custom object type', response: DefinitionsDto, errors: [404, 409] })
+  createType(@Param('workspaceId') workspaceId: string, @Body() body: CreateObjectTypeDto): Promise<DefinitionsDto> {
+    return this.objectTypes.createType(workspaceId, body);
+  }
+
+  @Post(':slug/fields')
   @AdminRoute({ summary: 'Add a custom field to a type', response: DefinitionsDto, errors: [404, 409] })
   addField(
     @Param('workspaceId') workspaceId: string,
@@ -20,7 +27,7 @@ export class ObjectTypesAdminController {
     return this.objectTypes.addField(workspaceId, slug, body);
   }
 
-  @Post('relationships')
+  @Post(':slug/relationships')
   @AdminRoute({ summary: 'Add a custom relationship to a type', response: DefinitionsDto, errors: [404, 409] })
   addRelationship(
     @Param('workspaceId') workspaceId: string,

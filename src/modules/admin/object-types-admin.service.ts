@@ -5,7 +5,14 @@ import { Transactions } from '../../database/transactions';
 import { DefinitionsDto, toDefinitionsDto } from '../../records/definitions.dto';
 import { DefinitionsService } from '../../records/definitions.service';
 import type { ObjectTypeDefinition, TypeConfiguration } from '../../records/object-type';
-import { AddFieldDto, AddRelationshipDto, TypeConfigurationInputDto } from './dto/object-type-admin.dto';
+import { validateEntry } from '../../common/validation/validation.pipe';
+import { RESERVED_TYPE_SLUGS } from '../../records/system-types';
+import {
+  AddFieldDto,
+  AddRelationshipDto,
+  CreateObjectTypeDto,
+  TypeConfigurationInputDto,
+} from './dto/object-type-admin.dto';
 
 const SELECT_TYPES = new Set(['SINGLE_SELECT', 'MULTI_SELECT']);
 
@@ -17,11 +24,12 @@ function duplicateKey(slug: string, key: string, param: string): ApiError {
   return new ApiError(409, 'duplicate_slug', `${slug} already has a field or relationship ${key}`, param);
 }
 
-function typeConfigurationOf(input: AddFieldDto): TypeConfiguration {
+function typeConfigurationOf(input: AddFieldDto, prefix: string): TypeConfiguration {
+  const param = (name: string) => (prefix ? `${prefix}.${name}` : name);
   const given: TypeConfigurationInputDto = input.typeConfiguration ?? {};
   const configuration: TypeConfiguration = { ...given, options: undefined };
   if (SELECT_TYPES.has(input.valueType)) {
-    if (!given.options?.length) throw ApiError.missing('typeConfiguration.options');
+    if (!given.options?.length) throw ApiError.missing(param('typeConfiguration.options'));
     const options = given.options.map((option) => ({
       id: option.id ?? newId('option'),
       label: option.label,
@@ -30,18 +38,18 @@ function typeConfigurationOf(input: AddFieldDto): TypeConfiguration {
     for (const [index, option] of options.entries()) {
       const clash = options.findIndex((other) => other.id === option.id || other.label === option.label);
       if (clash !== index) {
-        throw ApiError.invalidValue(`typeConfiguration.options.${index}`, 'option ids and labels must be unique');
+        throw ApiError.invalidValue(param(`typeConfiguration.options.${index}`), 'option ids and labels must be unique');
       }
     }
     configuration.options = options;
   } else if (given.options) {
-    throw ApiError.invalidValue('typeConfiguration.options', `options apply to SINGLE_SELECT and MULTI_SELECT only`);
+    throw ApiError.invalidValue(param('typeConfiguration.options'), 'options apply to SINGLE_SELECT and MULTI_SELECT only');
   }
   if (input.unique) configuration.unique = true;
   return Object.fromEntries(Object.entries(configuration).filter(([, value]) => value !== undefined));
 }
 
-/** Operator API: custom fields and relationships on a workspace's types (decisions §6). */
+/** Operator API: custom object types, and custom fields and relationships on any type (decisions §6). */
 @Injectable()
 export class ObjectTypesAdminService {
   constructor(
@@ -49,69 +57,132 @@ export class ObjectTypesAdminService {
     private readonly definitions: DefinitionsService,
   ) {}
 
-  addField(workspaceId: string, slug: string, input: AddFieldDto): Promise<DefinitionsDto> {
+  /** A custom type with its fields and relationships, all or nothing. */
+  createType(workspaceId: string, input: CreateObjectTypeDto): Promise<DefinitionsDto> {
     return this.transactions.run(async (manager) => {
-      const type = await this.typeOf(workspaceId, slug);
-      if (keyTaken(type, input.key)) throw duplicateKey(slug, input.key, 'key');
-      await manager.query(
-        `INSERT INTO field_definitions
-           (id, workspace_id, object_type, key, label, value_type, description, type_configuration, required)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          newId('field'),
-          workspaceId,
-          slug,
-          input.key,
-          input.label,
-          input.valueType,
-          input.description ?? null,
-          JSON.stringify(typeConfigurationOf(input)),
-          input.required ?? false,
-        ],
-      );
+      await this.lockWorkspace(workspaceId);
+      if (RESERVED_TYPE_SLUGS.has(input.slug)) {
+        throw new ApiError(409, 'duplicate_slug', `${input.slug} is a system type`, 'slug');
+      }
+      const inserted = (await manager.query(
+        `INSERT INTO object_types (workspace_id, slug, label) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING slug`,
+        [workspaceId, input.slug, input.label],
+      )) as unknown[];
+      if (inserted.length === 0) {
+        throw new ApiError(409, 'duplicate_slug', `This workspace already has a type ${input.slug}`, 'slug');
+      }
+      const types = await this.workingCopy(workspaceId);
+      const created: ObjectTypeDefinition = { slug: input.slug, label: input.label, custom: true, fields: [], relationships: [] };
+      types.set(input.slug, created);
+      for (const [key, raw] of Object.entries(input.fields ?? {})) {
+        const field = validateEntry(AddFieldDto, { ...(raw as object), key }, `fields.${key}`);
+        await this.insertField(workspaceId, created, field, `fields.${key}`);
+        created.fields.push({ key } as ObjectTypeDefinition['fields'][number]);
+      }
+      for (const [key, raw] of Object.entries(input.relationships ?? {})) {
+        const relationship = validateEntry(AddRelationshipDto, { ...(raw as object), key }, `relationships.${key}`);
+        await this.insertRelationship(workspaceId, created, types, relationship, `relationships.${key}`);
+        created.relationships.push({ key } as ObjectTypeDefinition['relationships'][number]);
+      }
+      return this.changed(workspaceId, input.slug);
+    });
+  }
+
+  addField(workspaceId: string, slug: string, input: AddFieldDto): Promise<DefinitionsDto> {
+    return this.transactions.run(async () => {
+      await this.lockWorkspace(workspaceId);
+      const type = (await this.workingCopy(workspaceId)).get(slug);
+      if (!type) throw ApiError.notFound('Object type');
+      await this.insertField(workspaceId, type, input, '');
       return this.changed(workspaceId, slug);
     });
   }
 
   addRelationship(workspaceId: string, slug: string, input: AddRelationshipDto): Promise<DefinitionsDto> {
-    return this.transactions.run(async (manager) => {
-      const type = await this.typeOf(workspaceId, slug);
-      if (keyTaken(type, input.key)) throw duplicateKey(slug, input.key, 'key');
-      const target =
-        input.objectType === 'member' ? undefined : (await this.definitions.typesOf({ workspaceId })).get(input.objectType);
-      if (input.objectType !== 'member' && !target) {
-        throw ApiError.invalidValue('objectType', `No object type ${input.objectType} in this workspace`);
-      }
-      const inverseKey = input.inverseKey ?? `${slug}_${input.key}`.slice(0, 63);
-      if (target && keyTaken(target, inverseKey)) throw duplicateKey(input.objectType, inverseKey, 'inverseKey');
-      await manager.query(
-        `INSERT INTO relationship_definitions
-           (id, workspace_id, object_type, key, label, cardinality, target_type, description, inverse_key, inverse_label)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          newId('relationship'),
-          workspaceId,
-          slug,
-          input.key,
-          input.label,
-          input.cardinality,
-          input.objectType,
-          input.description ?? null,
-          inverseKey,
-          input.inverseLabel ?? `${type.label} (${input.label})`,
-        ],
-      );
+    return this.transactions.run(async () => {
+      await this.lockWorkspace(workspaceId);
+      const types = await this.workingCopy(workspaceId);
+      const type = types.get(slug);
+      if (!type) throw ApiError.notFound('Object type');
+      await this.insertRelationship(workspaceId, type, types, input, '');
       return this.changed(workspaceId, slug);
     });
   }
 
-  private async typeOf(workspaceId: string, slug: string): Promise<ObjectTypeDefinition> {
+  private async insertField(workspaceId: string, type: ObjectTypeDefinition, input: AddFieldDto, prefix: string) {
+    const param = (name: string) => (prefix ? `${prefix}.${name}` : name);
+    if (keyTaken(type, input.key)) throw duplicateKey(type.slug, input.key, param('key'));
+    await this.transactions.manager.query(
+      `INSERT INTO field_definitions
+         (id, workspace_id, object_type, key, label, value_type, description, type_configuration, required)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        newId('field'),
+        workspaceId,
+        type.slug,
+        input.key,
+        input.label,
+        input.valueType,
+        input.description ?? null,
+        JSON.stringify(typeConfigurationOf(input, prefix)),
+        input.required ?? false,
+      ],
+    );
+  }
+
+  private async insertRelationship(
+    workspaceId: string,
+    type: ObjectTypeDefinition,
+    types: Map<string, ObjectTypeDefinition>,
+    input: AddRelationshipDto,
+    prefix: string,
+  ) {
+    const param = (name: string) => (prefix ? `${prefix}.${name}` : name);
+    if (keyTaken(type, input.key)) throw duplicateKey(type.slug, input.key, param('key'));
+    const target = input.objectType === 'member' ? undefined : types.get(input.objectType);
+    if (input.objectType !== 'member' && !target) {
+      throw ApiError.invalidValue(param('objectType'), `No object type ${input.objectType} in this workspace`);
+    }
+    const inverseKey = input.inverseKey ?? `${type.slug}_${input.key}`.slice(0, 63);
+    if (target && keyTaken(target, inverseKey)) throw duplicateKey(input.objectType, inverseKey, param('inverseKey'));
+    await this.transactions.manager.query(
+      `INSERT INTO relationship_definitions
+         (id, workspace_id, object_type, key, label, cardinality, target_type, description, inverse_key, inverse_label)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        newId('relationship'),
+        workspaceId,
+        type.slug,
+        input.key,
+        input.label,
+        input.cardinality,
+        input.objectType,
+        input.description ?? null,
+        inverseKey,
+        input.inverseLabel ?? `${type.label} (${input.label})`,
+      ],
+    );
+    target?.relationships.push({ key: inverseKey } as ObjectTypeDefinition['relationships'][number]);
+  }
+
+  /**
+   * The workspace's types, copied: the checks below add keys to them as they go, and the cached
+   * definitions must not change before (or unless) the transaction commits.
+   */
+  private async workingCopy(workspaceId: string): Promise<Map<string, ObjectTypeDefinition>> {
+    const types = await this.definitions.typesOf({ workspaceId });
+    return new Map(
+      [...types].map(([slug, type]) => [slug, { ...type, fields: [...type.fields], relationships: [...type.relationships] }]),
+    );
+  }
+
+  /** Definition changes of one workspace take turns, so two cannot both take a key. */
+  private async lockWorkspace(workspaceId: string): Promise<void> {
     const exists =
       isIdOf('workspace', workspaceId) &&
       ((await this.transactions.manager.query(`SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE`, [workspaceId])) as unknown[])
         .length > 0;
     if (!exists) throw ApiError.notFound('Workspace');
-    return this.definitions.typeOf({ workspaceId }, slug);
   }
 
   private async changed(workspaceId: string, slug: string): Promise<DefinitionsDto> {

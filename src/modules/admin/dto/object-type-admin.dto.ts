@@ -6,6 +6,7 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -147,4 +148,34 @@ export class AddRelationshipDto {
   @IsString()
   @Length(1, 200)
   inverseLabel?: string;
+}
+
+export class CreateObjectTypeDto {
+  @ApiProperty({ example: 'project', description: 'Matches ^[a-z][a-z0-9_]{1,62}$; not a system type' })
+  @IsString()
+  @Matches(/^[a-z][a-z0-9_]{1,62}$/, { message: 'slug must match ^[a-z][a-z0-9_]{1,62}$' })
+  slug: string;
+
+  @ApiProperty({ example: 'Project' })
+  @IsString()
+  @Length(1, 200)
+  label: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/AddFieldDto' },
+    description: 'Field key → definition (the key inside each definition is taken from the map)',
+  })
+  @IsOptional()
+  @IsObject()
+  fields?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/AddRelationshipDto' },
+    description: 'Relationship key → definition',
+  })
+  @IsOptional()
+  @IsObject()
+  relationships?: Record<string, unknown>;
 }

@@ -1,0 +1,108 @@
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { Caller } from '../../common/auth/auth-context';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { Endpoint } from '../../common/auth/auth.decorators';
+import { Page, Paginated } from '../../common/pagination/pagination';
+import type { PageRequest, PageResult } from '../../common/pagination/pagination';
+import { DefinitionsDto } from '../../records/definitions.dto';
+import { EntityEnvelopeDto } from '../../records/entity-envelope';
+import { RecordWriteDto } from '../../records/record-write.dto';
+import { ObjectTypeListDto } from './objects.dto';
+import { ObjectsService } from './objects.service';
+
+@ApiTags('Custom objects')
+@Controller('v1/objects')
+export class ObjectsController {
+  constructor(private readonly objects: ObjectsService) {}
+
+  @Get()
+  @Endpoint({
+    summary: 'List the custom object types (not paged)',
+    category: 'read',
+    scopes: ['objects:read'],
+    response: ObjectTypeListDto,
+  })
+  types(@Caller() caller: AuthContext): Promise<ObjectTypeListDto> {
+    return this.objects.types(caller);
+  }
+
+  @Get(':entitySlug/definitions')
+  @Endpoint({
+    summary: 'Field and relationship definitions of a custom type',
+    category: 'read',
+    scopes: ['objects:read'],
+    response: DefinitionsDto,
+    errors: [404],
+  })
+  definitions(@Caller() caller: AuthContext, @Param('entitySlug') slug: string): Promise<DefinitionsDto> {
+    return this.objects.definitionsOf(caller, slug);
+  }
+
+  @Post(':entitySlug/values')
+  @Endpoint({
+    summary: 'Create a custom object record',
+    category: 'write',
+    scopes: ['objects:create'],
+    response: EntityEnvelopeDto,
+    errors: [404, 409, 415, 422],
+  })
+  @ApiBody({ type: RecordWriteDto })
+  create(
+    @Caller() caller: AuthContext,
+    @Param('entitySlug') slug: string,
+    @Body() body: unknown,
+  ): Promise<EntityEnvelopeDto> {
+    return this.objects.create(caller, slug, body);
+  }
+
+  @Get(':entitySlug/values/:id')
+  @Endpoint({
+    summary: 'Retrieve a custom object record',
+    category: 'read',
+    scopes: ['objects:read'],
+    response: EntityEnvelopeDto,
+    errors: [404],
+  })
+  get(
+    @Caller() caller: AuthContext,
+    @Param('entitySlug') slug: string,
+    @Param('id') id: string,
+  ): Promise<EntityEnvelopeDto> {
+    return this.objects.get(caller, slug, id);
+  }
+
+  @Post(':entitySlug/values/:id')
+  @Endpoint({
+    summary: 'Update a custom object record: only the fields and relationships given change',
+    category: 'write',
+    scopes: ['objects:update'],
+    response: EntityEnvelopeDto,
+    errors: [404, 409, 415, 422],
+  })
+  @ApiBody({ type: RecordWriteDto })
+  update(
+    @Caller() caller: AuthContext,
+    @Param('entitySlug') slug: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<EntityEnvelopeDto> {
+    return this.objects.update(caller, slug, id, body);
+  }
+
+  @Get(':entitySlug')
+  @Endpoint({
+    summary: 'List the records of a custom type, newest first, with ?key[operator]=value filters',
+    category: 'search',
+    scopes: ['objects:read'],
+    errors: [404],
+  })
+  @Paginated(EntityEnvelopeDto, { filters: true })
+  list(
+    @Caller() caller: AuthContext,
+    @Param('entitySlug') slug: string,
+    @Page() page: PageRequest,
+  ): Promise<PageResult<EntityEnvelopeDto>> {
+    return this.objects.list(caller, slug, page);
+  }
+}

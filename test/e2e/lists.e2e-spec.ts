@@ -1,0 +1,150 @@
+import { expectError } from '../support/errors';
+import { createKey, createWorkspace, TestWorkspace } from '../support/factories';
+import { OpenApiValidator } from '../support/openapi';
+import { createTestApp, TestApp, v1Headers } from '../support/test-app';
+
+const MEMBER_TYPES = [
+  { objectType: 'account', key: '$accounts', path: 'accounts', scope: 'accounts:read', body: { fields: { $name: 'Acme' } } },
+  { objectType: 'contact', key: '$contacts', path: 'contacts', scope: 'contacts:read', body: { fields: { $name: { firstName: 'Ada' } } } },
+] as const;
+
+describe('lists', () => {
+  let t: TestApp;
+  let openapi: OpenApiValidator;
+  let ws: TestWorkspace;
+  let other: TestWorkspace;
+
+  const post = (path: string, body: unknown, key = ws.key) => t.http.post(path).set(v1Headers(key)).send(body as object);
+  const get = (path: string, key = ws.key) => t.http.get(path).set(v1Headers(key));
+  const record = async (path: string, body: unknown, key = ws.key): Promise<string> => {
+    const response = await post(`/v1/${path}`, body, key);
+    expect(response.status).toBe(200);
+    return response.body.id;
+  };
+  const opportunity = async (key = ws.key) => {
+    const account = await record('accounts', { fields: { $name: 'For deal' } }, key);
+    return record('opportunities', { fields: { $name: 'Deal', $stage: 'WON' }, relationships: { $account: account } }, key);
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    openapi = new OpenApiValidator(t.document);
+    ws = await createWorkspace(t.http);
+    other = await createWorkspace(t.http);
+  });
+  afterAll(() => t.close());
+
+  it.each(MEMBER_TYPES)('holds $objectType records, newest membership first, listed once', async ({ objectType, key, path, body }) => {
+    const [a, b, c] = [await record(path, body), await record(path, body), await record(path, body)];
+    const created = await post('/v1/lists', { fields: { $name: 'Targets', $objectType: `$${objectType}` }, relationships: { [key]: [a, b, a] } });
+    expect(created.status).toBe(200);
+    openapi.assert(created);
+    expect(created.body).toEqual({
+      id: expect.stringMatching(/^lst_[0-9A-Z]{26}$/),
+      createdAt: expect.any(String),
+      fields: {
+        $name: { value: 'Targets', valueType: 'TEXT' },
+        $objectType: { value: objectType, valueType: 'SINGLE_SELECT' },
+      },
+      httpLink: null,
+    });
+    const listId = created.body.id;
+    const updated = await post(`/v1/lists/${listId}`, { fields: { $name: 'Renamed' }, relationships: { [key]: { add: [c, b], remove: a } } });
+    expect(updated.status).toBe(200);
+    openapi.assert(updated);
+    expect(updated.body.fields.$name.value).toBe('Renamed');
+    const members = await get(`/v1/lists/${listId}/${path}`);
+    expect(members.status).toBe(200);
+    openapi.assert(members);
+    expect(members.body.totalCount).toBe(2);
+    expect(members.body.data.map((m: { id: string }) => m.id)).toEqual([c, b]);
+    expect(members.body.data[0].fields).toBeDefined();
+    const page = await get(`/v1/lists/${listId}/${path}?limit=1&offset=1`);
+    expect(page.body.data.map((m: { id: string }) => m.id)).toEqual([b]);
+    expect(page.body.totalCount).toBe(2);
+  });
+
+  it('holds opportunities too', async () => {
+    const deal = await opportunity();
+    const list = await post('/v1/lists', { fields: { $name: 'Deals', $objectType: 'opportunity' }, relationships: { $opportunities: deal } });
+    expect(list.status).toBe(200);
+    const members = await get(`/v1/lists/${list.body.id}/opportunities`);
+    expect(members.body.data.map((m: { id: string }) => m.id)).toEqual([deal]);
+  });
+
+  it('refuses mismatched member keys on create and update, and a changed $objectType', async () => {
+    const account = await record('accounts', { fields: { $name: 'A' } });
+    expectError(
+      await post('/v1/lists', { fields: { $name: 'L', $objectType: 'contact' }, relationships: { $accounts: account } }),
+      422,
+      'object_type_mismatch',
+      'relationships.$accounts',
+    );
+    const list = (await post('/v1/lists', { fields: { $name: 'L', $objectType: 'account' } })).body.id;
+    expectError(await post(`/v1/lists/${list}`, { relationships: { $contacts: { add: account } } }), 422, 'object_type_mismatch');
+    expectError(await post(`/v1/lists/${list}`, { relationships: { $accounts: { replace: account } } }), 400, 'invalid_operation');
+    expectError(await post(`/v1/lists/${list}`, { fields: { $objectType: 'contact' } }), 422, 'read_only_field', 'fields.$objectType');
+    expectError(await post(`/v1/lists/${list}`, { relationships: { $people: { add: account } } }), 400, 'unknown_relationship');
+    expectError(await get(`/v1/lists/${list}/contacts`), 422, 'object_type_mismatch');
+  });
+
+  it('requires $name and $objectType, validates them and the member ids', async () => {
+    const contact = await record('contacts', { fields: {} });
+    expectError(await post('/v1/lists', { fields: { $objectType: 'account' } }), 422, 'parameter_missing', 'fields.$name');
+    expectError(await post('/v1/lists', { fields: { $name: 'x' } }), 422, 'parameter_missing', 'fields.$objectType');
+    expectError(await post('/v1/lists', { fields: { $name: 'x', $objectType: 'note' } }), 400, 'invalid_type', 'fields.$objectType');
+    expectError(await post('/v1/lists', { fields: { $name: 3, $objectType: 'account' } }), 400, 'invalid_type', 'fields.$name');
+    expectError(await post('/v1/lists', { fields: { $name: 'x', $objectType: 'account', $color: 'red' } }), 400, 'unknown_field');
+    expectError(
+      await post('/v1/lists', { fields: { $name: 'x', $objectType: 'account' }, relationships: { $accounts: contact } }),
+      422,
+      'relationship_entity_missing',
+      'relationships.$accounts',
+    );
+    const foreign = await record('accounts', { fields: { $name: 'F' } }, other.key);
+    expectError(
+      await post('/v1/lists', { fields: { $name: 'x', $objectType: 'account' }, relationships: { $accounts: [foreign] } }),
+      422,
+      'relationship_entity_missing',
+    );
+    const many = Array.from({ length: 26 }, () => foreign);
+    expectError(
+      await post('/v1/lists', { fields: { $name: 'x', $objectType: 'account' }, relationships: { $accounts: many } }),
+      422,
+      'relationship_write_limit_exceeded',
+    );
+  });
+
+  it('lists lists newest first, with only limit and offset', async () => {
+    const fresh = await createWorkspace(t.http);
+    const ids = [];
+    for (const name of ['one', 'two', 'three']) {
+      ids.push((await post('/v1/lists', { fields: { $name: name, $objectType: 'contact' } }, fresh.key)).body.id);
+    }
+    const page = await get('/v1/lists?limit=2', fresh.key);
+    expect(page.status).toBe(200);
+    openapi.assert(page);
+    expect(page.body).toMatchObject({ object: 'list', totalCount: 3 });
+    expect(page.body.data.map((l: { id: string }) => l.id)).toEqual([ids[2], ids[1]]);
+    expectError(await get('/v1/lists?$name=one', fresh.key), 400, 'invalid_parameter');
+  });
+
+  it('keeps workspaces apart', async () => {
+    const foreign = (await post('/v1/lists', { fields: { $name: 'secret', $objectType: 'account' } }, other.key)).body.id;
+    expectError(await get(`/v1/lists/${foreign}`), 404, 'not_found');
+    expectError(await get(`/v1/lists/${foreign}/accounts`), 404, 'not_found');
+    expectError(await post(`/v1/lists/${foreign}`, { fields: { $name: 'x' } }), 404, 'not_found');
+    expectError(await get('/v1/lists/lst_nope'), 404, 'not_found');
+  });
+
+  it('needs both scopes on membership routes', async () => {
+    const list = (await post('/v1/lists', { fields: { $name: 'L', $objectType: 'account' } })).body.id;
+    const listsOnly = await createKey(t.http, ws.workspaceId, ws.memberId, ['lists:read']);
+    const accountsOnly = await createKey(t.http, ws.workspaceId, ws.memberId, ['accounts:read']);
+    const both = await createKey(t.http, ws.workspaceId, ws.memberId, ['lists:read', 'accounts:read']);
+    expectError(await get(`/v1/lists/${list}/accounts`, listsOnly.key), 403, 'insufficient_scope');
+    expectError(await get(`/v1/lists/${list}/accounts`, accountsOnly.key), 403, 'insufficient_scope');
+    expect((await get(`/v1/lists/${list}/accounts`, both.key)).status).toBe(200);
+    expectError(await post('/v1/lists', { fields: { $name: 'x', $objectType: 'account' } }, both.key), 403, 'insufficient_scope');
+  });
+});
