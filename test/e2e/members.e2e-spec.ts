@@ -123,6 +123,24 @@ describe('members (GET /v1/members, GET /v1/members/{id})', () => {
     }
   });
 
+  it('filters members like records (decisions §8)', async () => {
+    const fresh = await createWorkspace(t.http);
+    const grace = await createMember(t.http, fresh.workspaceId, { firstName: 'Grace', lastName: 'Hopper', email: 'grace@navy.example' });
+    const ids = async (query: string) => {
+      const response = await get(`/v1/members?${query}`, fresh.key);
+      expect(response.status).toBe(200);
+      openapi.assert(response);
+      return { ids: response.body.data.map((member: { id: string }) => member.id), total: response.body.totalCount };
+    };
+    expect(await ids('$role=member')).toEqual({ ids: [grace.id], total: 1 });
+    expect(await ids('$role=admin')).toEqual({ ids: [fresh.memberId], total: 1 });
+    expect(await ids(`${encodeURIComponent('$email[contains]')}=NAVY`)).toEqual({ ids: [grace.id], total: 1 });
+    expect(await ids(`${encodeURIComponent('$name[startsWith]')}=Hop`)).toEqual({ ids: [grace.id], total: 1 });
+    expect(await ids(`${encodeURIComponent('$role[-equal]')}=member`)).toEqual({ ids: [fresh.memberId], total: 1 });
+    expectError(await get('/v1/members?$email[startsWith]=g', fresh.key), 400, 'invalid_filter');
+    expectError(await get('/v1/members?$phone=1', fresh.key), 400, 'unknown_field');
+  });
+
   it('checks the scope before it looks the member up: no 404 without the scope', async () => {
     const noScope = await createKey(t.http, ws.workspaceId, ws.memberId, ['notes:read']);
     expectError(await get('/v1/members/not-an-id', noScope.key), 403, 'insufficient_scope');

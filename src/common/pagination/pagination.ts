@@ -79,6 +79,9 @@ export function parsePageRequest(query: Request['query'], options: PaginatedOpti
   const filters: PageRequest['filters'] = {};
   for (const [key, value] of Object.entries(query)) {
     if (key === 'limit' || key === 'offset') continue;
+    // `limit[]=1` or `offset[gt]=2` are malformed paging parameters, not filters.
+    const base = key.replace(/\[.*$/, '');
+    if (base === 'limit' || base === 'offset') throw ApiError.invalidParameter(key, `${base} must be a single integer`);
     if (!options.filters) throw ApiError.invalidParameter(key, `Unknown query parameter ${key}`);
     filters[key] = value as string | string[];
   }

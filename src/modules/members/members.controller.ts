@@ -14,8 +14,12 @@ export class MembersController {
   constructor(private readonly members: MembersService) {}
 
   @Get()
-  @Endpoint({ summary: 'List the members of the workspace', category: 'search', scopes: ['members:read'] })
-  @Paginated(EntityEnvelopeDto)
+  @Endpoint({
+    summary: 'List the members of the workspace, newest first, with ?key[operator]=value filters',
+    category: 'search',
+    scopes: ['members:read'],
+  })
+  @Paginated(EntityEnvelopeDto, { filters: true })
   list(@Caller() caller: AuthContext, @Page() page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
     return this.members.list(caller.workspaceId, page);
   }

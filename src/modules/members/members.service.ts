@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../../common/errors/api-error';
 import { newId, isIdOf } from '../../common/ids';
@@ -6,6 +7,7 @@ import { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { MemberEntity, MemberRole } from '../../database/entities/member.entity';
 import { Transactions } from '../../database/transactions';
 import { EntityEnvelopeDto, StoredEntity, toEntityEnvelope } from '../../records/entity-envelope';
+import { filterConditions, SqlParameterList } from '../../records/record-filters';
 import { MEMBER_TYPE } from './member.type';
 
 function toStoredEntity(member: MemberEntity): StoredEntity {
@@ -45,14 +47,33 @@ export class MembersService {
     return this.toEnvelope(member);
   }
 
+  /**
+   * Newest first, with the record filters of decisions §8: members are presented to the filter
+   * engine as rows with the same `fields` document their envelope shows.
+   */
   async list(workspaceId: string, page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
-    const [members, totalCount] = await this.transactions.manager.findAndCount(MemberEntity, {
-      where: { workspaceId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: page.limit,
-      skip: page.offset,
-    });
-    return { data: members.map((member) => this.toEnvelope(member)), totalCount };
+    const params = new SqlParameterList();
+    const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...filterConditions(MEMBER_TYPE, page.filters, params)];
+    const source = `(SELECT m.*, jsonb_strip_nulls(jsonb_build_object(
+        '$email', lower(m.email),
+        '$name', nullif(jsonb_strip_nulls(jsonb_build_object('firstName', m.first_name, 'lastName', m.last_name)), '{}'::jsonb),
+        '$role', m.role)) AS fields
+      FROM members m) r`;
+    const manager = this.transactions.manager;
+    const [{ count }] = (await manager.query(
+      `SELECT count(*)::int AS count FROM ${source} WHERE ${where.join(' AND ')}`,
+      params.values,
+    )) as [{ count: number }];
+    const ids = (
+      (await manager.query(
+        `SELECT r.id FROM ${source} WHERE ${where.join(' AND ')}
+          ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+        params.values,
+      )) as { id: string }[]
+    ).map((row) => row.id);
+    const members = ids.length ? await manager.findBy(MemberEntity, { id: In(ids) }) : [];
+    const byId = new Map(members.map((member) => [member.id, member]));
+    return { data: ids.map((id) => this.toEnvelope(byId.get(id)!)), totalCount: count };
   }
 
   /** Operator API: a new member; an email already in the workspace is 409 `duplicate_value`. */
