@@ -108,7 +108,11 @@ function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean):
     if (!definition) {
       throw new ApiError(400, 'unknown_relationship', `${param} is not a known relationship`, param);
     }
-    if (value === null || value === undefined) throw ApiError.invalidType(param, 'an id or an array of ids');
+    if (value === null || value === undefined) {
+      // A required relationship given as null is missing (decisions §2), not mistyped.
+      if (isCreate && definition.required) throw ApiError.missing(param);
+      throw ApiError.invalidType(param, 'an id or an array of ids');
+    }
     changes.push(readLinkChange(type, definition, value, isCreate));
   }
   const total = changes.reduce((sum, c) => sum + (c.set?.length ?? 0) + c.add.length + c.remove.length, 0);

@@ -177,7 +177,20 @@ describe('custom object types and records', () => {
 
   it('enforces unique fields with 409 duplicate_value, also under concurrency', async () => {
     const fresh = await createWorkspace(t.http);
-    await defineType(fresh.workspaceId, { slug: 'badge', label: 'Badge', fields: { code: { label: 'Code', valueType: 'TEXT', unique: true } } });
+    await defineType(fresh.workspaceId, {
+      slug: 'badge',
+      label: 'Badge',
+      fields: {
+        code: { label: 'Code', valueType: 'TEXT', unique: true },
+        holder: { label: 'Holder', valueType: 'FULL_NAME', unique: true },
+        aliases: { label: 'Aliases', valueType: 'TEXT', unique: true, typeConfiguration: { multipleValues: true } },
+      },
+    });
+    // Objects are unique by equality, not containment; multiple values per element.
+    expect((await post('/v1/objects/badge/values', { fields: { holder: { firstName: 'Ada', lastName: 'L' }, aliases: ['x', 'y'] } }, fresh.key)).status).toBe(200);
+    expect((await post('/v1/objects/badge/values', { fields: { holder: { firstName: 'Ada' }, aliases: ['z'] } }, fresh.key)).status).toBe(200);
+    expectError(await post('/v1/objects/badge/values', { fields: { holder: { firstName: 'Ada' } } }, fresh.key), 409, 'duplicate_value', 'fields.holder');
+    expectError(await post('/v1/objects/badge/values', { fields: { aliases: ['q', 'y'] } }, fresh.key), 409, 'duplicate_value', 'fields.aliases');
     expect((await post('/v1/objects/badge/values', { fields: { code: 'A1' } }, fresh.key)).status).toBe(200);
     expectError(await post('/v1/objects/badge/values', { fields: { code: 'A1' } }, fresh.key), 409, 'duplicate_value', 'fields.code');
     const racers = await Promise.all(

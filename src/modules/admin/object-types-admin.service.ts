@@ -15,6 +15,8 @@ import {
 } from './dto/object-type-admin.dto';
 
 const SELECT_TYPES = new Set(['SINGLE_SELECT', 'MULTI_SELECT']);
+/** A field value is never an array of numbers or booleans (spec: Field value): no multiple values for these. */
+const SINGLE_VALUED_TYPES = new Set(['NUMBER', 'CURRENCY', 'CHECKBOX']);
 
 function keyTaken(type: ObjectTypeDefinition, key: string): boolean {
   return type.fields.some((f) => f.key === key) || type.relationships.some((r) => r.key === key);
@@ -44,6 +46,9 @@ function typeConfigurationOf(input: AddFieldDto, prefix: string): TypeConfigurat
     configuration.options = options;
   } else if (given.options) {
     throw ApiError.invalidValue(param('typeConfiguration.options'), 'options apply to SINGLE_SELECT and MULTI_SELECT only');
+  }
+  if (given.multipleValues && SINGLE_VALUED_TYPES.has(input.valueType)) {
+    throw ApiError.invalidValue(param('typeConfiguration.multipleValues'), `${input.valueType} fields hold one value`);
   }
   if (input.unique) configuration.unique = true;
   return Object.fromEntries(Object.entries(configuration).filter(([, value]) => value !== undefined));
@@ -144,7 +149,10 @@ export class ObjectTypesAdminService {
       throw ApiError.invalidValue(param('objectType'), `No object type ${input.objectType} in this workspace`);
     }
     const inverseKey = input.inverseKey ?? `${type.slug}_${input.key}`.slice(0, 63);
-    if (target && keyTaken(target, inverseKey)) throw duplicateKey(input.objectType, inverseKey, param('inverseKey'));
+    // On a relationship of a type to itself, the inverse lands on the same type as the key.
+    if (target && (keyTaken(target, inverseKey) || (target.slug === type.slug && inverseKey === input.key))) {
+      throw duplicateKey(input.objectType, inverseKey, param('inverseKey'));
+    }
     await this.transactions.manager.query(
       `INSERT INTO relationship_definitions
          (id, workspace_id, object_type, key, label, cardinality, target_type, description, inverse_key, inverse_label)
