@@ -30,6 +30,9 @@ describe('loadConfig', () => {
       downloadUrlTtlSeconds: 900,
       logLevel: 'info',
       trustProxy: false,
+      fileUrlSecret: undefined,
+      s3: undefined,
+      fileSweepIntervalSeconds: 300,
     });
     expect(config.isProduction).toBe(false);
   });
@@ -58,6 +61,14 @@ describe('loadConfig', () => {
       DOWNLOAD_URL_TTL_SECONDS: '30',
       LOG_LEVEL: 'warn',
       TRUST_PROXY: 'true',
+      FILE_URL_SECRET: 'f'.repeat(32),
+      S3_BUCKET: 'records',
+      S3_ENDPOINT: 'https://s3.example.com/',
+      S3_REGION: 'eu-west-3',
+      S3_ACCESS_KEY_ID: 'AKIA',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_FORCE_PATH_STYLE: 'true',
+      FILE_SWEEP_INTERVAL_SECONDS: '0',
     });
     expect({ ...config }).toEqual({
       nodeEnv: 'production',
@@ -75,8 +86,27 @@ describe('loadConfig', () => {
       downloadUrlTtlSeconds: 30,
       logLevel: 'warn',
       trustProxy: true,
+      fileUrlSecret: 'f'.repeat(32),
+      s3: {
+        bucket: 'records',
+        endpoint: 'https://s3.example.com',
+        region: 'eu-west-3',
+        credentials: { accessKeyId: 'AKIA', secretAccessKey: 'secret' },
+        forcePathStyle: true,
+      },
+      fileSweepIntervalSeconds: 0,
     });
     expect(config.isProduction).toBe(true);
+  });
+
+  it('stores files in S3 with S3_BUCKET alone: AWS endpoint, us-east-1 and the default credential chain', () => {
+    expect(loadConfig({ S3_BUCKET: 'records' }).s3).toEqual({
+      bucket: 'records',
+      endpoint: undefined,
+      region: 'us-east-1',
+      credentials: undefined,
+      forcePathStyle: false,
+    });
   });
 
   it('derives PUBLIC_URL from PORT', () => {
@@ -109,6 +139,12 @@ describe('loadConfig', () => {
     [{ PUBLIC_URL: 'ftp://files' }, 'PUBLIC_URL must use http: or https:, got "ftp:"'],
     [{ PUBLIC_APP_URL: 'app.example.com' }, 'PUBLIC_APP_URL must be a URL, got "app.example.com"'],
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY must be true or false, got "yes"'],
+    [{ FILE_URL_SECRET: 'short' }, 'FILE_URL_SECRET must be at least 32 characters'],
+    [{ FILE_SWEEP_INTERVAL_SECONDS: '-1' }, 'FILE_SWEEP_INTERVAL_SECONDS must be an integer between 0 and 86400, got "-1"'],
+    [{ S3_ENDPOINT: 'http://s3' }, 'S3_ENDPOINT is set but S3_BUCKET is not; set S3_BUCKET to store files in S3'],
+    [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'AKIA' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together'],
+    [{ S3_BUCKET: 'b', S3_ENDPOINT: 's3.example.com' }, 'S3_ENDPOINT must be a URL, got "s3.example.com"'],
+    [{ S3_BUCKET: 'b', S3_FORCE_PATH_STYLE: 'yes' }, 'S3_FORCE_PATH_STYLE must be true or false, got "yes"'],
   ])('refuses %p with a ConfigError naming the variable', (env, message) => {
     expect(configError(env)).toBe(message);
   });

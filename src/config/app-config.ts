@@ -19,6 +19,12 @@ export class AppConfig {
   readonly authFailureLimit: { perMinute: number };
   readonly uploadTtlSeconds: number;
   readonly downloadUrlTtlSeconds: number;
+  /** Key of the local upload and download URL signatures; unset → derived (see resolveFileUrlSecret). */
+  readonly fileUrlSecret: string | undefined;
+  /** S3-compatible file storage; unset → files under `dataDir/files`. */
+  readonly s3: S3Settings | undefined;
+  /** How often expired and cancelled uploads lose their bytes; 0 disables the sweep. */
+  readonly fileSweepIntervalSeconds: number;
   readonly logLevel: string;
   readonly trustProxy: boolean;
 
@@ -29,6 +35,16 @@ export class AppConfig {
   get isProduction(): boolean {
     return this.nodeEnv === 'production';
   }
+}
+
+export interface S3Settings {
+  bucket: string;
+  /** Unset → AWS's own endpoint for the region. */
+  endpoint: string | undefined;
+  region: string;
+  /** Both unset → the AWS SDK's default credential chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -67,6 +83,28 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
+function s3Settings(env: NodeJS.ProcessEnv): S3Settings | undefined {
+  const bucket = env.S3_BUCKET || undefined;
+  const related = ['S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'];
+  if (!bucket) {
+    const stray = related.find((name) => env[name]);
+    if (stray) throw new ConfigError(`${stray} is set but S3_BUCKET is not; set S3_BUCKET to store files in S3`);
+    return undefined;
+  }
+  const accessKeyId = env.S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  }
+  return {
+    bucket,
+    endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+    region: env.S3_REGION || 'us-east-1',
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE'),
+  };
+}
+
 /** Reads and validates the environment; throws ConfigError with a message naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -77,6 +115,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  }
+  const fileUrlSecret = env.FILE_URL_SECRET || undefined;
+  if (fileUrlSecret !== undefined && fileUrlSecret.length < 32) {
+    throw new ConfigError('FILE_URL_SECRET must be at least 32 characters');
   }
   return new AppConfig({
     nodeEnv: env.NODE_ENV || 'development',
@@ -96,6 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     authFailureLimit: { perMinute: integer(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1_000_000) },
     uploadTtlSeconds: integer(env, 'UPLOAD_TTL_SECONDS', 3600, 1, 7 * 24 * 3600),
     downloadUrlTtlSeconds: integer(env, 'DOWNLOAD_URL_TTL_SECONDS', 900, 1, 7 * 24 * 3600),
+    fileUrlSecret,
+    s3: s3Settings(env),
+    fileSweepIntervalSeconds: integer(env, 'FILE_SWEEP_INTERVAL_SECONDS', 300, 0, 24 * 3600),
     logLevel,
     trustProxy: flag(env, 'TRUST_PROXY'),
   });

@@ -1,6 +1,7 @@
 import { Foundation1763769600000 } from './1763769600000-foundation';
 import { RecordsCore1763773200000 } from './1763773200000-records-core';
 import { RecordCounts1763776800000 } from './1763776800000-record-counts';
+import { Files1763780400000 } from './1763780400000-files';
 import { CustomTypesAndLists1763784000000 } from './1763784000000-custom-types-and-lists';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
@@ -8,5 +9,6 @@ export const MIGRATIONS = [
   Foundation1763769600000,
   RecordsCore1763773200000,
   RecordCounts1763776800000,
+  Files1763780400000,
   CustomTypesAndLists1763784000000,
 ];

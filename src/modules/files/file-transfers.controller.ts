@@ -1,0 +1,96 @@
+import { pipeline } from 'node:stream/promises';
+import { applyDecorators, Controller, Get, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../../common/auth/auth.decorators';
+import { ErrorResponseDto } from '../../common/errors/error-response.dto';
+import { FileTransfersService } from './file-transfers.service';
+import { contentDisposition } from './storage/file-storage';
+
+function SignedUrl(): MethodDecorator {
+  return applyDecorators(
+    ApiParam({ name: 'id', description: 'File id' }),
+    ApiQuery({ name: 'expires', required: true, schema: { type: 'integer' }, description: 'Expiry, unix seconds (signed)' }),
+    ApiQuery({ name: 'signature', required: true, schema: { type: 'string' }, description: 'HMAC-SHA256, base64url' }),
+  );
+}
+
+function error(status: number, description: string): MethodDecorator {
+  return ApiResponse({ status, description, type: ErrorResponseDto });
+}
+
+/**
+ * The byte routes of the local storage driver, at the URLs that `POST /v1/files` and
+ * `GET /v1/files/{id}/url` return: outside `/v1`, authorised by their signature alone
+ * (decisions §1, §10). The body is the file's bytes, streamed; no JSON parser runs here.
+ */
+@ApiTags('File transfers')
+@Controller()
+@Public()
+export class FileTransfersController {
+  constructor(private readonly transfers: FileTransfersService) {}
+
+  @Put('uploads/:id')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Upload the bytes of a PENDING file (the uploadUrl of POST /v1/files)',
+    description:
+      'No Authorization or Service-Version header. Send exactly the uploadHeaders (Content-Type equal to the ' +
+      'file\'s mimeType) and at most sizeBytes bytes. A second upload before completion replaces the first.',
+  })
+  @SignedUrl()
+  @ApiConsumes('*/*')
+  @ApiBody({ required: true, schema: { type: 'string', format: 'binary' } })
+  @ApiOkResponse({
+    description: 'Stored; complete the file with POST /v1/files/{id}/complete',
+    headers: { ETag: { description: 'MD5 of the stored bytes, quoted', schema: { type: 'string' } } },
+  })
+  @error(403, 'invalid_signature: not a URL this service issued, or expired')
+  @error(404, 'Files are stored in S3: this route serves nothing')
+  @error(409, 'invalid_state: the file is not PENDING')
+  @error(413, 'payload_too_large: more bytes than sizeBytes')
+  @error(415, 'unsupported_media_type: Content-Type is not the signed mimeType')
+  @error(500, 'Unexpected error')
+  async upload(
+    @Param('id') id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<void> {
+    const { md5 } = await this.transfers.upload(id, request);
+    response.setHeader('ETag', `"${md5}"`);
+  }
+
+  @Get('downloads/:id')
+  @ApiOperation({
+    summary: 'Download the bytes of a COMPLETED file (the url of GET /v1/files/{id}/url)',
+    description: 'No Authorization or Service-Version header. Served with the file\'s Content-Type, as an attachment.',
+  })
+  @SignedUrl()
+  @ApiOkResponse({
+    description: 'The bytes',
+    content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+    headers: {
+      'Content-Disposition': {
+        description: "attachment; filename=\"…\"; filename*=UTF-8''…",
+        schema: { type: 'string' },
+      },
+    },
+  })
+  @error(403, 'invalid_signature: not a URL this service issued, or expired')
+  @error(404, 'No such file')
+  @error(500, 'Unexpected error')
+  async download(@Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const { file, size, open } = await this.transfers.download(id, request);
+    response.status(200);
+    response.setHeader('Content-Type', file.mimeType);
+    response.setHeader('Content-Length', String(size));
+    response.setHeader('Content-Disposition', contentDisposition(file.filename));
+    response.setHeader('X-Content-Type-Options', 'nosniff');
+    response.setHeader('Cache-Control', 'private, no-store');
+    if (request.method === 'HEAD') {
+      response.end();
+      return;
+    }
+    await pipeline(open(), response).catch(() => response.destroy());
+  }
+}

@@ -1,0 +1,137 @@
+import type { ReadStream } from 'node:fs';
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { ApiError } from '../../common/errors/api-error';
+import { isIdOf } from '../../common/ids';
+import { Transactions } from '../../database/transactions';
+import { FileRecord, FilesRepository } from './files.repository';
+import { FileStorage, unixSeconds } from './storage/file-storage';
+import type { SignedAction } from './storage/file-url-signer';
+import { LocalFileStorage } from './storage/local-file-storage';
+
+function invalidSignature(message: string): ApiError {
+  return new ApiError(403, 'invalid_signature', message);
+}
+
+/** How much of a refused body is still read (and discarded) so the client can see the answer. */
+const LINGER_BYTES = 1024 * 1024;
+const LINGER_MS = 2000;
+
+/**
+ * After refusing a body before its end: discard what is already in flight, for at most a second
+ * or so and a MiB, then close the connection. Closing at once would make the client's kernel see a
+ * reset instead of our answer (a lingering close, as HTTP servers do); reading on would let a client
+ * push an unbounded body through.
+ */
+function lingerThenClose(request: Request): void {
+  const close = () => request.socket.destroy();
+  const timer = setTimeout(close, LINGER_MS);
+  timer.unref();
+  let discarded = 0;
+  request.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_BYTES) close();
+  });
+  request.once('end', () => clearTimeout(timer));
+  request.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * The local driver's signed routes (decisions §10): outside `/v1`, without API key, version,
+ * scope, rate limit or JSON parser; the signature in the URL is the authorisation. Anything that
+ * is not a URL this service issued, or one past its expiry, is 403 `invalid_signature`.
+ */
+@Injectable()
+export class FileTransfersService {
+  constructor(
+    private readonly storage: FileStorage,
+    private readonly files: FilesRepository,
+    private readonly transactions: Transactions,
+  ) {}
+
+  /**
+   * Streams the body into the file's storage: the content type must be the signed one (415), the
+   * body at most `sizeBytes` long (413; reading stops soon after), the file PENDING (409), checked again
+   * under the row lock when the bytes are put in place. Returns the MD5 of the bytes (the ETag).
+   */
+  async upload(id: string, request: Request): Promise<{ md5: string }> {
+    try {
+      const storage = this.local();
+      const file = await this.signedFile(id, request, (found) => ({
+        action: 'upload',
+        fileId: found.id,
+        contentType: found.mimeType,
+        sizeBytes: found.sizeBytes,
+      }));
+      this.assertPending(file);
+      const contentType = request.headers['content-type']?.trim();
+      if (contentType !== file.mimeType) {
+        throw new ApiError(
+          415,
+          'unsupported_media_type',
+          `Send the bytes with Content-Type: ${file.mimeType}, as signed (got ${contentType ?? 'none'})`,
+          'Content-Type',
+        );
+      }
+      const declared = Number(request.headers['content-length'] ?? 0);
+      if (declared > file.sizeBytes) {
+        throw new ApiError(413, 'payload_too_large', `Content-Length ${declared} exceeds the file's sizeBytes (${file.sizeBytes})`);
+      }
+      const received = await storage.receive(file, request, file.sizeBytes);
+      try {
+        await this.transactions.run(async (manager) => {
+          const current = await this.files.findById(file.id, manager);
+          if (!current) throw ApiError.notFound('File');
+          this.assertPending(current);
+          await storage.place(received, file);
+        });
+      } finally {
+        await storage.discard(received); // a no-op once placed
+      }
+      return { md5: received.md5 };
+    } catch (error) {
+      if (!request.complete) lingerThenClose(request);
+      throw error;
+    }
+  }
+
+  /** The bytes of a COMPLETED file, with what the response headers need. */
+  async download(id: string, request: Request): Promise<{ file: FileRecord; size: number; open: () => ReadStream }> {
+    const storage = this.local();
+    const file = await this.signedFile(id, request, (found) => ({ action: 'download', fileId: found.id }));
+    const size = file.status === 'COMPLETED' ? await storage.sizeOf(file) : null;
+    if (size === null) throw ApiError.notFound('File');
+    return { file, size, open: () => storage.open(file) };
+  }
+
+  /** With S3 storage the bytes never pass through the service: these routes serve nothing. */
+  private local(): LocalFileStorage {
+    if (this.storage instanceof LocalFileStorage) return this.storage;
+    throw new ApiError(404, 'not_found', 'Files are stored in S3; use the URLs the API returns');
+  }
+
+  private async signedFile(
+    id: string,
+    request: Request,
+    signed: (file: FileRecord) => SignedAction,
+  ): Promise<FileRecord> {
+    const { expires, signature } = request.query;
+    if (typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string') {
+      throw invalidSignature('The URL is not signed: expires and signature are required');
+    }
+    if (Number(expires) <= unixSeconds()) {
+      throw invalidSignature(`The URL expired at ${new Date(Number(expires) * 1000).toISOString()}`);
+    }
+    const file = isIdOf('file', id) ? await this.files.findById(id) : undefined;
+    if (!file || !this.local().signer.verify(signed(file), Number(expires), signature)) {
+      throw invalidSignature('The URL signature is not valid');
+    }
+    return file;
+  }
+
+  private assertPending(file: FileRecord): void {
+    if (file.status !== 'PENDING') {
+      throw new ApiError(409, 'invalid_state', `Only a PENDING file can be uploaded; this file is ${file.status}`);
+    }
+  }
+}

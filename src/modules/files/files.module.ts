@@ -1,0 +1,39 @@
+import { Module, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { FileSweeper } from './file-sweeper';
+import { FileTransfersController } from './file-transfers.controller';
+import { FileTransfersService } from './file-transfers.service';
+import { FilesController } from './files.controller';
+import { FilesRepository } from './files.repository';
+import { FilesService } from './files.service';
+import { FileStorage } from './storage/file-storage';
+import { FileUrlSigner, resolveFileUrlSecret } from './storage/file-url-signer';
+import { LocalFileStorage } from './storage/local-file-storage';
+import { S3FileStorage } from './storage/s3-file-storage';
+
+/** The storage driver of decisions §10: S3 when S3_BUCKET is set, else the local one. */
+function createStorage(config: AppConfig): FileStorage {
+  if (config.s3) return new S3FileStorage(config.s3);
+  return new LocalFileStorage(config.dataDir, config.publicUrl, new FileUrlSigner(resolveFileUrlSecret(config)));
+}
+
+/** Files: two-step uploads on pluggable storage, download URLs, and the sweep of dead uploads. */
+@Module({
+  controllers: [FilesController, FileTransfersController],
+  providers: [
+    { provide: FileStorage, inject: [AppConfig], useFactory: createStorage },
+    FilesRepository,
+    FilesService,
+    FileTransfersService,
+    FileSweeper,
+  ],
+  exports: [FilesService, FilesRepository],
+})
+export class FilesModule implements OnApplicationShutdown {
+  constructor(private readonly storage: FileStorage) {}
+
+  /** After the providers' own hooks (the sweep stops first). */
+  onApplicationShutdown(): void {
+    this.storage.close();
+  }
+}

@@ -1,0 +1,194 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { Transactions } from '../../database/transactions';
+import { meetingFullAccessSql, TRANSCRIPT_LINK } from '../meetings/meeting-access';
+import type { FileDto, FileStatus } from './dto/file.dto';
+import type { StoredFile } from './storage/file-storage';
+
+/** A `files` row as read, with its status at the moment of reading. */
+export interface FileRecord extends StoredFile {
+  memberId: string;
+  /** The stored status, EXPIRED when a PENDING file's deadline has passed. */
+  status: FileStatus;
+  createdAt: Date;
+  /** The upload deadline, kept after completion or cancellation. */
+  deadline: Date;
+  completedAt: Date | null;
+}
+
+interface FileRow {
+  id: string;
+  workspace_id: string;
+  member_id: string;
+  filename: string;
+  mime_type: string;
+  size_bytes: string;
+  status: 'PENDING' | 'COMPLETED' | 'CANCELLED';
+  storage_key: string;
+  created_at: Date;
+  expires_at: Date;
+  completed_at: Date | null;
+  expired: boolean;
+}
+
+/**
+ * Every read decides EXPIRED with the database clock at the statement, the clock that also
+ * stamps deadlines, so a status is exact at any moment and the same for every instance.
+ */
+const COLUMNS = `f.id, f.workspace_id, f.member_id, f.filename, f.mime_type, f.size_bytes, f.status, f.storage_key,
+  f.created_at, f.expires_at, f.completed_at,
+  (f.status = 'PENDING' AND f.expires_at <= statement_timestamp()) AS expired`;
+
+/**
+ * decisions §9: a file attached as transcript to a meeting that the caller sees at METADATA
+ * access does not exist for that caller. `$1` is the workspace, `$2` the member id, `$3` the email.
+ */
+const VISIBLE_TO_CALLER = `NOT EXISTS (
+  SELECT 1 FROM record_links transcript JOIN records meeting ON meeting.id = transcript.source_id
+   WHERE transcript.target_id = f.id AND transcript.link = '${TRANSCRIPT_LINK}'
+     AND transcript.workspace_id = $1 AND meeting.object_type = 'meeting'
+     AND NOT ${meetingFullAccessSql('meeting', '$2', '$3')})`;
+
+function toRecord(row: FileRow): FileRecord {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    memberId: row.member_id,
+    filename: row.filename,
+    mimeType: row.mime_type,
+    sizeBytes: Number(row.size_bytes),
+    status: row.expired ? 'EXPIRED' : row.status,
+    storageKey: row.storage_key,
+    createdAt: row.created_at,
+    deadline: row.expires_at,
+    completedAt: row.completed_at,
+  };
+}
+
+/** The response shape (decisions §10): `expiresAt` only while the upload is open. */
+export function toFileDto(file: FileRecord): FileDto {
+  return {
+    id: file.id,
+    createdAt: file.createdAt.toISOString(),
+    completedAt: file.completedAt?.toISOString() ?? null,
+    expiresAt: file.status === 'PENDING' ? file.deadline.toISOString() : null,
+    filename: file.filename,
+    mimeType: file.mimeType,
+    sizeBytes: file.sizeBytes,
+    status: file.status,
+  };
+}
+
+function callerParams(caller: AuthContext): string[] {
+  return [caller.workspaceId, caller.memberId, caller.memberEmail.toLowerCase()];
+}
+
+/** SQL of the `files` table; the service decides, this reads and writes. */
+@Injectable()
+export class FilesRepository {
+  constructor(private readonly transactions: Transactions) {}
+
+  async insert(file: {
+    id: string;
+    workspaceId: string;
+    memberId: string;
+    filename: string;
+    mimeType: string;
+    sizeBytes: number;
+    storageKey: string;
+    ttlSeconds: number;
+  }): Promise<FileRecord> {
+    const rows: FileRow[] = await this.transactions.manager.query(
+      `INSERT INTO files AS f (id, workspace_id, member_id, filename, mime_type, size_bytes, status, storage_key,
+                          created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, statement_timestamp(),
+               date_trunc('second', statement_timestamp()) + make_interval(secs => $8))
+       RETURNING ${COLUMNS}`,
+      [
+        file.id,
+        file.workspaceId,
+        file.memberId,
+        file.filename,
+        file.mimeType,
+        file.sizeBytes,
+        file.storageKey,
+        file.ttlSeconds,
+      ],
+    );
+    return toRecord(rows[0]);
+  }
+
+  /** The file as the caller may see it; with `lockWith`, its row is locked in that transaction. */
+  async findVisible(caller: AuthContext, id: string, lockWith?: EntityManager): Promise<FileRecord | undefined> {
+    const rows: FileRow[] = await (lockWith ?? this.transactions.manager).query(
+      `SELECT ${COLUMNS} FROM files f
+        WHERE f.id = $4 AND f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}
+        ${lockWith ? 'FOR UPDATE OF f' : ''}`,
+      [...callerParams(caller), id],
+    );
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async page(caller: AuthContext, limit: number, offset: number): Promise<{ files: FileRecord[]; totalCount: number }> {
+    const manager = this.transactions.manager;
+    const where = `f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}`;
+    const rows: FileRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM files f WHERE ${where} ORDER BY f.created_at DESC, f.id DESC LIMIT $4 OFFSET $5`,
+      [...callerParams(caller), limit, offset],
+    );
+    const [{ count }]: { count: string }[] = await manager.query(
+      `SELECT count(*) AS count FROM files f WHERE ${where}`,
+      callerParams(caller),
+    );
+    return { files: rows.map(toRecord), totalCount: Number(count) };
+  }
+
+  /** Any file by id, for the signed routes (the signature is the authorisation); see findVisible. */
+  async findById(id: string, lockWith?: EntityManager): Promise<FileRecord | undefined> {
+    const rows: FileRow[] = await (lockWith ?? this.transactions.manager).query(
+      `SELECT ${COLUMNS} FROM files f WHERE f.id = $1 ${lockWith ? 'FOR UPDATE OF f' : ''}`,
+      [id],
+    );
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async markCompleted(manager: EntityManager, id: string, md5: string | undefined): Promise<FileRecord> {
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows]: [FileRow[], number] = await manager.query(
+      `UPDATE files f SET status = 'COMPLETED', completed_at = statement_timestamp(), md5 = $2
+        WHERE f.id = $1 RETURNING ${COLUMNS}`,
+      [id, md5 ?? null],
+    );
+    return toRecord(rows[0]);
+  }
+
+  async markCancelled(manager: EntityManager, id: string): Promise<FileRecord> {
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows]: [FileRow[], number] = await manager.query(
+      `UPDATE files f SET status = 'CANCELLED', cancelled_at = statement_timestamp()
+        WHERE f.id = $1 RETURNING ${COLUMNS}`,
+      [id],
+    );
+    return toRecord(rows[0]);
+  }
+
+  /**
+   * Files whose upload URL is dead (deadline passed) and whose leftovers were not yet deleted,
+   * locked and skipped by other instances sweeping at the same time.
+   */
+  async lockSweepable(manager: EntityManager, batch: number): Promise<FileRecord[]> {
+    const rows: FileRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM files f
+        WHERE f.swept_at IS NULL AND f.expires_at <= statement_timestamp()
+        ORDER BY f.expires_at
+        LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [batch],
+    );
+    return rows.map(toRecord);
+  }
+
+  async markSwept(manager: EntityManager, ids: string[]): Promise<void> {
+    await manager.query(`UPDATE files SET swept_at = statement_timestamp() WHERE id = ANY($1)`, [ids]);
+  }
+}

@@ -1,0 +1,129 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, ReadStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { ApiError } from '../../../common/errors/api-error';
+import { FileStorage, StoredFile, UploadTarget } from './file-storage';
+import { FileUrlSigner } from './file-url-signer';
+
+export interface ReceivedUpload {
+  /** A partial file beside the final one, to `place` or `discard`. */
+  partial: string;
+  bytes: number;
+  md5: string;
+}
+
+/**
+ * The default driver: bytes under `DATA_DIR/files/{workspaceId}/{fileId}`, uploaded and downloaded
+ * through the service's own signed routes (`PUT /uploads/{id}`, `GET /downloads/{id}`). An upload
+ * streams to a partial file that replaces the final one by rename, so a reader never sees half a
+ * file; the service refuses uploads to a file that is no longer PENDING, so committing is a no-op.
+ */
+export class LocalFileStorage extends FileStorage {
+  readonly driver = 'local' as const;
+  private readonly root: string;
+  private readonly partials: string;
+
+  constructor(
+    dataDir: string,
+    private readonly publicUrl: string,
+    readonly signer: FileUrlSigner,
+  ) {
+    super();
+    this.root = path.join(dataDir, 'files');
+    this.partials = path.join(this.root, '.partial');
+  }
+
+  pathOf(file: Pick<StoredFile, 'storageKey'>): string {
+    return path.join(this.root, file.storageKey);
+  }
+
+  async uploadTarget(file: StoredFile, expires: number): Promise<UploadTarget> {
+    const query = this.signer.query(
+      { action: 'upload', fileId: file.id, contentType: file.mimeType, sizeBytes: file.sizeBytes },
+      expires,
+    );
+    return { url: `${this.publicUrl}/uploads/${file.id}?${query}`, headers: { 'content-type': file.mimeType } };
+  }
+
+  async commit(file: StoredFile): Promise<number | null> {
+    return this.sizeOf(file);
+  }
+
+  /** Size of the stored bytes, or null when there are none. */
+  async sizeOf(file: StoredFile): Promise<number | null> {
+    try {
+      return (await stat(this.pathOf(file))).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async md5(file: StoredFile): Promise<string> {
+    const hash = createHash('md5');
+    for await (const chunk of createReadStream(this.pathOf(file))) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  }
+
+  async downloadUrl(file: StoredFile, expires: number): Promise<string> {
+    return `${this.publicUrl}/downloads/${file.id}?${this.signer.query({ action: 'download', fileId: file.id }, expires)}`;
+  }
+
+  async deleteAll(file: StoredFile): Promise<void> {
+    await rm(this.pathOf(file), { force: true });
+  }
+
+  async deleteUploadLeftovers(): Promise<void> {
+    // Uploads land in place, and only while the file is PENDING: nothing is left behind.
+  }
+
+  open(file: StoredFile): ReadStream {
+    return createReadStream(this.pathOf(file));
+  }
+
+  /**
+   * Streams `body` into a partial file, with backpressure and never holding more than a chunk.
+   * Past `limit` bytes it stops reading (the body is left unread, not destroyed, so that the
+   * caller can still answer 413) and deletes what it wrote.
+   */
+  async receive(file: StoredFile, body: Readable, limit: number): Promise<ReceivedUpload> {
+    await mkdir(this.partials, { recursive: true });
+    const partial = path.join(this.partials, `${file.id}.${randomBytes(6).toString('hex')}`);
+    const out = createWriteStream(partial, { flags: 'wx' });
+    const hash = createHash('md5');
+    let bytes = 0;
+    try {
+      for await (const chunk of body.iterator({ destroyOnReturn: false })) {
+        const buffer = chunk as Buffer;
+        bytes += buffer.length;
+        if (bytes > limit) {
+          throw new ApiError(413, 'payload_too_large', `The body is longer than the file's sizeBytes (${limit})`);
+        }
+        hash.update(buffer);
+        if (!out.write(buffer)) await once(out, 'drain');
+      }
+      out.end();
+      await finished(out);
+    } catch (error) {
+      out.destroy();
+      await rm(partial, { force: true });
+      throw error;
+    }
+    return { partial, bytes, md5: hash.digest('hex') };
+  }
+
+  /** Makes a received upload the file's bytes, atomically replacing an earlier upload. */
+  async place(upload: ReceivedUpload, file: StoredFile): Promise<void> {
+    const target = this.pathOf(file);
+    await mkdir(path.dirname(target), { recursive: true });
+    await rename(upload.partial, target);
+  }
+
+  async discard(upload: ReceivedUpload): Promise<void> {
+    await rm(upload.partial, { force: true });
+  }
+}

@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Settings } from '../../../config/app-config';
+import { contentDisposition, FileStorage, StoredFile, UploadTarget, unixSeconds } from './file-storage';
+
+function isNotFound(error: unknown): boolean {
+  return (
+    error instanceof S3ServiceException &&
+    (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata?.httpStatusCode === 404)
+  );
+}
+
+/**
+ * An S3-compatible bucket. The client uploads with a presigned PUT to `uploads/{key}` whose
+ * signature covers `content-type` and `content-length`: the server refuses another type or another
+ * number of bytes. `commit` copies the upload to `files/{key}`, which only the service writes, so
+ * the upload URL (valid until the session's deadline, whatever happens to the file) can never
+ * change a completed file's bytes; the sweep deletes the upload copy once that URL is dead.
+ * Checksums only when required (Ceph radosgw and other S3 servers refuse the SDK's default ones).
+ */
+export class S3FileStorage extends FileStorage {
+  readonly driver = 's3' as const;
+  readonly client: S3Client;
+  readonly bucket: string;
+
+  constructor(settings: S3Settings) {
+    super();
+    this.bucket = settings.bucket;
+    this.client = new S3Client({
+      region: settings.region,
+      endpoint: settings.endpoint,
+      forcePathStyle: settings.forcePathStyle,
+      credentials: settings.credentials,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  uploadKey(file: StoredFile): string {
+    return `uploads/${file.storageKey}`;
+  }
+
+  objectKey(file: StoredFile): string {
+    return `files/${file.storageKey}`;
+  }
+
+  async uploadTarget(file: StoredFile, expires: number): Promise<UploadTarget> {
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: this.uploadKey(file),
+      ContentType: file.mimeType,
+      ContentLength: file.sizeBytes,
+    });
+    const url = await getSignedUrl(this.client, command, {
+      expiresIn: Math.max(1, expires - unixSeconds()),
+      signableHeaders: new Set(['content-type', 'content-length']),
+    });
+    return { url, headers: { 'content-type': file.mimeType } };
+  }
+
+  async commit(file: StoredFile): Promise<number | null> {
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: this.objectKey(file),
+          CopySource: encodeURI(`${this.bucket}/${this.uploadKey(file)}`),
+          ContentType: file.mimeType,
+          MetadataDirective: 'REPLACE',
+        }),
+      );
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+    const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(file) }));
+    return head.ContentLength ?? 0;
+  }
+
+  async md5(file: StoredFile): Promise<string> {
+    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(file) }));
+    const hash = createHash('md5');
+    for await (const chunk of object.Body as Readable) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  }
+
+  async downloadUrl(file: StoredFile, expires: number): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: this.objectKey(file),
+      ResponseContentType: file.mimeType,
+      ResponseContentDisposition: contentDisposition(file.filename),
+    });
+    return getSignedUrl(this.client, command, { expiresIn: Math.max(1, expires - unixSeconds()) });
+  }
+
+  async deleteAll(file: StoredFile): Promise<void> {
+    await this.delete(this.uploadKey(file));
+    await this.delete(this.objectKey(file));
+  }
+
+  async deleteUploadLeftovers(file: StoredFile): Promise<void> {
+    await this.delete(this.uploadKey(file));
+  }
+
+  override close(): void {
+    this.client.destroy();
+  }
+
+  /** Deleting a key that does not exist succeeds in S3. */
+  private async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+}

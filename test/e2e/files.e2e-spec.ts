@@ -1,0 +1,154 @@
+import { existsSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Response } from 'supertest';
+import { ByteResponse, md5, md5Of, patternChunks, sendBytes } from '../support/byte-http';
+import { expectError } from '../support/errors';
+import { createWorkspace, TestWorkspace } from '../support/factories';
+import {
+  describeFilesContract,
+  download,
+  FilesApp,
+  filesClient,
+  FilesDriver,
+  startFilesApp,
+  upload,
+  UploadRefusal,
+} from '../support/files-contract';
+
+/** Our error body, from the service's own signed routes. */
+function expectOurError(response: ByteResponse, status: number, code: string): void {
+  expectError(response as unknown as Response, status, code);
+}
+
+const LOCAL_REFUSALS: Record<UploadRefusal, [number, string]> = {
+  signature: [403, 'invalid_signature'],
+  expired: [403, 'invalid_signature'],
+  content_type: [415, 'unsupported_media_type'],
+  too_large: [413, 'payload_too_large'],
+};
+
+const localDriver: FilesDriver = {
+  name: 'local',
+  env: () => ({}),
+  async storedBytes(t, file) {
+    return existsSync(path.join(t.config.dataDir, 'files', file.workspaceId, file.id));
+  },
+  expectUploadRefused(response, reason) {
+    expectOurError(response, ...LOCAL_REFUSALS[reason]);
+  },
+  expectDownloadRefused(response) {
+    expectOurError(response, 403, 'invalid_signature');
+  },
+  expectShortUpload(response) {
+    expect(response.status).toBe(200);
+  },
+  expectLateUpload(response) {
+    expectOurError(response, 409, 'invalid_state');
+  },
+};
+
+describeFilesContract(localDriver);
+
+describe('files on the local storage driver: what only it has', () => {
+  let t: FilesApp;
+  let ws: TestWorkspace;
+  let api: ReturnType<typeof filesClient>;
+
+  beforeAll(async () => {
+    t = await startFilesApp(localDriver);
+    ws = await createWorkspace(t.http);
+    api = filesClient(t, ws.key);
+  });
+  afterAll(() => t?.close());
+
+  /** Samples this process's RSS (the service runs in it) while `work` runs; returns the peak growth. */
+  async function peakRssGrowth(work: () => Promise<unknown>): Promise<{ growth: number; result: unknown }> {
+    const baseline = process.memoryUsage.rss();
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 2);
+    try {
+      const result = await work();
+      peak = Math.max(peak, process.memoryUsage.rss());
+      return { growth: peak - baseline, result };
+    } finally {
+      clearInterval(sampler);
+    }
+  }
+
+  it('streams a 20 MB upload with flat memory, and the download too', async () => {
+    const size = 20 * 1024 * 1024;
+    const chunks = patternChunks(size); // produced on demand from one reused 64 KiB block
+    const digest = await md5Of(chunks);
+    const uploadOne = async () => {
+      const file = await api.created({ filename: 'big.bin', mimeType: 'application/octet-stream', sizeBytes: size });
+      const put = await upload(t, file, chunks);
+      expect(put.status).toBe(200);
+      expect(put.headers.etag).toBe(`"${digest}"`);
+      return file;
+    };
+    // Two uploads first: the allocator's first growth (socket, stream and hash buffers, whose
+    // garbage the next GC frees) is not what is measured; the process then stays at that level.
+    await uploadOne();
+    await uploadOne();
+    const measured = await peakRssGrowth(uploadOne);
+    const file = measured.result as { id: string };
+    process.stdout.write(`20 MB upload: peak RSS growth ${(measured.growth / 1024 / 1024).toFixed(1)} MB\n`);
+    expect(measured.growth).toBeLessThan(15 * 1024 * 1024);
+    expect((await api.complete(file.id, { md5: digest })).body.status).toBe('COMPLETED');
+    expect(existsSync(path.join(t.config.dataDir, 'files', ws.workspaceId, file.id))).toBe(true);
+    // The client here keeps the downloaded bytes, so only they are checked.
+    const got = await sendBytes((await api.url(file.id)).body.url);
+    expect(got.raw.length).toBe(size);
+    expect(md5(got.raw)).toBe(digest);
+  }, 60_000);
+
+  it('serves downloads as attachments that browsers do not sniff, and answers HEAD without a body', async () => {
+    const file = await api.created({ filename: 'page.html', mimeType: 'text/html', sizeBytes: 15 });
+    expect((await upload(t, file, '<script></script>'.slice(0, 15))).status).toBe(200);
+    await api.complete(file.id);
+    const { url } = (await api.url(file.id)).body;
+    const got = await download(t, url);
+    expect(got.headers['content-type']).toBe('text/html');
+    expect(got.headers['x-content-type-options']).toBe('nosniff');
+    expect(got.headers['content-length']).toBe('15');
+    expect(got.headers['content-disposition']).toBe(`attachment; filename="page.html"; filename*=UTF-8''page.html`);
+    const head = await sendBytes(url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.raw.length).toBe(0);
+    expect(head.headers['content-length']).toBe('15');
+  });
+
+  it('sweeps by itself every FILE_SWEEP_INTERVAL_SECONDS', async () => {
+    const sweeping = await startFilesApp(localDriver, { FILE_SWEEP_INTERVAL_SECONDS: '1', UPLOAD_TTL_SECONDS: '1' });
+    try {
+      const client = filesClient(sweeping, ws.key);
+      const file = await client.created({ filename: 'gone.txt', mimeType: 'text/plain', sizeBytes: 4 });
+      expect((await upload(sweeping, file, 'gone')).status).toBe(200);
+      const stored = path.join(sweeping.config.dataDir, 'files', ws.workspaceId, file.id);
+      expect(existsSync(stored)).toBe(true);
+      for (let waited = 0; waited < 10_000 && existsSync(stored); waited += 100) await sleep(100);
+      expect(existsSync(stored)).toBe(false);
+      expect((await client.get(file.id)).body.status).toBe('EXPIRED');
+    } finally {
+      await sweeping.close();
+    }
+  });
+
+  it('refuses unsigned URLs and ids of the wrong shape with 403, leaving no partial file behind', async () => {
+    const file = await api.created({ filename: 'u.txt', mimeType: 'text/plain', sizeBytes: 2 });
+    const base = file.uploadUrl.split('?')[0];
+    expectOurError(await sendBytes(base, { method: 'PUT', headers: file.uploadHeaders, body: 'ok' }), 403, 'invalid_signature');
+    const wrongShape = file.uploadUrl.replace(file.id, 'fil_nope');
+    expectOurError(await sendBytes(wrongShape, { method: 'PUT', headers: file.uploadHeaders, body: 'ok' }), 403, 'invalid_signature');
+    expectOurError(await sendBytes(base.replace('/uploads/', '/downloads/')), 403, 'invalid_signature');
+    // Without Content-Type.
+    expectOurError(await sendBytes(file.uploadUrl, { method: 'PUT', body: 'ok' }), 415, 'unsupported_media_type');
+    const partials = path.join(t.config.dataDir, 'files', '.partial');
+    expect(existsSync(partials) ? readdirSync(partials) : []).toEqual([]);
+    // GET on the upload route is a 405 naming PUT.
+    const wrongMethod = await sendBytes(file.uploadUrl);
+    expectOurError(wrongMethod, 405, 'method_not_allowed');
+    expect(wrongMethod.headers.allow).toBe('PUT');
+  });
+});
