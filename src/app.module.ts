@@ -17,8 +17,10 @@ import { DatabaseModule } from './database/database.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { CrmModule } from './modules/crm/crm.module';
+import { FilesModule } from './modules/files/files.module';
 import { HealthModule } from './modules/health/health.module';
 import { ListsModule } from './modules/lists/lists.module';
+import { MeetingsModule } from './modules/meetings/meetings.module';
 import { MembersModule } from './modules/members/members.module';
 import { NotesModule } from './modules/notes/notes.module';
 import { ObjectsModule } from './modules/objects/objects.module';
@@ -58,10 +60,12 @@ export class AppModule {
         MembersModule,
         AdminModule,
         CrmModule,
+        FilesModule,
         NotesModule,
         TasksModule,
         ObjectsModule,
         ListsModule,
+        MeetingsModule,
       ],
       providers: [
         AuthFailureLimiter,

@@ -8,6 +8,7 @@ const SYSTEM_ID_KINDS: Record<string, IdKind> = {
   note: 'note',
   task: 'task',
   meeting: 'meeting',
+  file: 'file',
 };
 
 /** System types have their own id prefix; every custom type's records are `rec_…`. */

@@ -16,18 +16,31 @@ interface RecordRow {
   id: string;
   fields: Record<string, unknown>;
   external_id: string | null;
-  created_at: Date;
-  updated_at: Date | null;
+  created_at: Date | string;
+  updated_at: Date | string | null;
+  /** [side, link, other record id], in link order. */
+  links: ['source' | 'target', string, string][];
 }
 
-interface LinkRow {
-  self: string;
-  link: string;
-  side: 'source' | 'target';
-  other: string;
-}
+/** Link targets that are not records but rows of their own tables. */
+const OWN_TABLE_TARGETS: Record<string, string | undefined> = { member: 'members', file: 'files' };
 
 const RECORD_COLUMNS = 'r.id, r.fields, r.external_id, r.created_at, r.updated_at';
+
+/**
+ * A `links` column for `records r`: every link of the type's relationships, from both ends, in the
+ * order they were made. Read with the rows themselves, so that no page needs a query per record.
+ */
+function linksColumn(type: ObjectTypeDefinition, params: SqlParameterList): string {
+  const links = (side: 'source' | 'target') =>
+    params.add(type.relationships.filter((r) => r.binding.side === side).map((r) => r.binding.link));
+  return `(SELECT coalesce(json_agg(json_build_array(l.side, l.link, l.other) ORDER BY l.created_at, l.other), '[]'::json)
+      FROM (SELECT 'source' AS side, link, target_id AS other, created_at FROM record_links
+             WHERE source_id = r.id AND link = ANY(${links('source')})
+            UNION ALL
+            SELECT 'target', link, source_id, created_at FROM record_links
+             WHERE target_id = r.id AND link = ANY(${links('target')})) l) AS links`;
+}
 
 function withoutNulls(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
@@ -123,42 +136,62 @@ export class RecordsService {
     return this.retrieve(this.transactions.manager, caller.workspaceId, type, id);
   }
 
-  /** Newest first; a bounded number of queries whatever the page size: count, page, links. */
-  async list(caller: AuthContext, slug: string, page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
+  /**
+   * Newest first; a bounded number of queries whatever the page size: count, page, links.
+   * `restrict` may add a condition on `records r` given the filtered keys (meeting privacy).
+   */
+  async list(
+    caller: AuthContext,
+    slug: string,
+    page: PageRequest,
+    restrict?: (params: SqlParameterList, filteredKeys: string[]) => string | undefined,
+  ): Promise<PageResult<EntityEnvelopeDto>> {
     const type = await this.definitions.typeOf(caller, slug);
     const params = new SqlParameterList();
-    const where = [
+    const conditions = [
       `r.workspace_id = ${params.add(caller.workspaceId)}`,
       `r.object_type = ${params.add(slug)}`,
       ...filterConditions(type, page.filters, params),
-    ].join(' AND ');
-    const manager = this.transactions.manager;
+    ];
+    const restriction = restrict?.(params, Object.keys(page.filters).map((name) => name.replace(/\[.*$/, '')));
+    if (restriction) conditions.push(restriction);
+    const where = conditions.join(' AND ');
     const filtered = Object.keys(page.filters).length > 0;
-    const [{ count }] = (await manager.query(
-      filtered
-        ? `SELECT count(*)::int AS count FROM records r WHERE ${where}`
-        : `SELECT coalesce((SELECT count::int FROM record_counts WHERE workspace_id = $1 AND object_type = $2), 0) AS count`,
-      filtered ? params.values : params.values.slice(0, 2),
-    )) as [{ count: number }];
-    const rows = (await manager.query(
-      `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where}
-        ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+    const count = filtered
+      ? `SELECT count(*)::int FROM records r WHERE ${where}`
+      : `SELECT coalesce((SELECT count::int FROM record_counts WHERE workspace_id = $1 AND object_type = $2), 0)`;
+    // One statement for the count, the page and its links: a page costs one round trip.
+    const [result] = (await this.transactions.manager.query(
+      `SELECT (${count}) AS total,
+              coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC) FROM (
+                SELECT ${RECORD_COLUMNS}, ${linksColumn(type, params)} FROM records r WHERE ${where}
+                 ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${page.offset}) p), '[]'::json) AS rows`,
       params.values,
-    )) as RecordRow[];
-    return { data: await this.toEnvelopes(manager, type, rows), totalCount: count };
+    )) as [{ total: number; rows: RecordRow[] }];
+    return { data: this.toEnvelopes(type, result.rows), totalCount: result.total };
+  }
+
+  /**
+   * Sets a read-only relationship that the system maintains (meeting `$contact`, …): the caller's
+   * write rules do not apply, the ids are trusted to be of the right type and workspace.
+   */
+  async setSystemLinks(workspaceId: string, recordId: string, definition: RelationshipDefinition, ids: string[]) {
+    await this.applyLinks(this.transactions.manager, workspaceId, recordId, [{ definition, set: ids, add: [], remove: [] }]);
   }
 
   /** Envelopes of the records `ids` of type `slug`, in the order given (missing ids are skipped). */
   async getMany(caller: AuthContext, slug: string, ids: string[]): Promise<EntityEnvelopeDto[]> {
     const type = await this.definitions.typeOf(caller, slug);
-    const manager = this.transactions.manager;
-    const rows = (await manager.query(
-      `SELECT ${RECORD_COLUMNS} FROM records r WHERE r.id = ANY($1) AND r.workspace_id = $2 AND r.object_type = $3`,
-      [ids, caller.workspaceId, slug],
+    const params = new SqlParameterList();
+    const rows = (await this.transactions.manager.query(
+      `SELECT ${RECORD_COLUMNS}, ${linksColumn(type, params)} FROM records r
+        WHERE r.id = ANY(${params.add(ids)}) AND r.workspace_id = ${params.add(caller.workspaceId)}
+          AND r.object_type = ${params.add(slug)}`,
+      params.values,
     )) as RecordRow[];
     const position = new Map(ids.map((id, index) => [id, index]));
     rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
-    return this.toEnvelopes(manager, type, rows);
+    return this.toEnvelopes(type, rows);
   }
 
   private async retrieve(
@@ -167,47 +200,29 @@ export class RecordsService {
     type: ObjectTypeDefinition,
     id: string,
   ): Promise<EntityEnvelopeDto> {
+    const params = new SqlParameterList();
     const rows = (await manager.query(
-      `SELECT ${RECORD_COLUMNS} FROM records r WHERE r.id = $1 AND r.workspace_id = $2 AND r.object_type = $3`,
-      [id, workspaceId, type.slug],
+      `SELECT ${RECORD_COLUMNS}, ${linksColumn(type, params)} FROM records r
+        WHERE r.id = ${params.add(id)} AND r.workspace_id = ${params.add(workspaceId)} AND r.object_type = ${params.add(type.slug)}`,
+      params.values,
     )) as RecordRow[];
     if (rows.length === 0) throw ApiError.notFound(type.label);
-    return (await this.toEnvelopes(manager, type, rows))[0];
+    return this.toEnvelopes(type, rows)[0];
   }
 
-  private async toEnvelopes(
-    manager: EntityManager,
-    type: ObjectTypeDefinition,
-    rows: RecordRow[],
-  ): Promise<EntityEnvelopeDto[]> {
-    if (rows.length === 0) return [];
-    const linksBySide = (side: 'source' | 'target') =>
-      type.relationships.filter((r) => r.binding.side === side).map((r) => r.binding.link);
-    const links = (await manager.query(
-      `SELECT source_id AS self, link, 'source' AS side, target_id AS other, created_at
-         FROM record_links WHERE source_id = ANY($1) AND link = ANY($2)
-       UNION ALL
-       SELECT target_id, link, 'target', source_id, created_at
-         FROM record_links WHERE target_id = ANY($1) AND link = ANY($3)
-       ORDER BY created_at, other`,
-      [rows.map((row) => row.id), linksBySide('source'), linksBySide('target')],
-    )) as LinkRow[];
+  private toEnvelopes(type: ObjectTypeDefinition, rows: RecordRow[]): EntityEnvelopeDto[] {
     const keyOf = new Map(type.relationships.map((r) => [`${r.binding.side}|${r.binding.link}`, r.key]));
-    const linked = new Map<string, Record<string, string[]>>();
-    for (const link of links) {
-      const key = keyOf.get(`${link.side}|${link.link}`)!;
-      const byKey = linked.get(link.self) ?? {};
-      (byKey[key] ??= []).push(link.other);
-      linked.set(link.self, byKey);
-    }
     return rows.map((row) => {
+      const links: Record<string, string[]> = {};
+      for (const [side, link, other] of row.links) (links[keyOf.get(`${side}|${link}`)!] ??= []).push(other);
       const entity: StoredEntity = {
         id: row.id,
-        createdAt: row.created_at,
-        updatedAt: row.updated_at,
+        // Rows that come through json_agg carry timestamps as text.
+        createdAt: new Date(row.created_at),
+        updatedAt: row.updated_at === null ? null : new Date(row.updated_at),
         externalId: row.external_id,
         fields: row.fields,
-        links: linked.get(row.id) ?? {},
+        links,
       };
       return toEntityEnvelope(type, entity, this.config.publicAppUrl);
     });
@@ -227,14 +242,23 @@ export class RecordsService {
     for (const field of type.fields) {
       const value = fields[field.key];
       if (!field.typeConfiguration.unique || value === null || value === undefined) continue;
-      const probe = JSON.stringify({ [field.key]: value });
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
-        `unique:${workspaceId}:${type.slug}:${probe}`,
-      ]);
-      const taken = (await manager.query(
-        `SELECT 1 FROM records WHERE workspace_id = $1 AND object_type = $2 AND fields @> $3::jsonb AND id <> $4 LIMIT 1`,
-        [workspaceId, type.slug, probe, id],
-      )) as unknown[];
+      // A multi-valued field is unique per element; an object (ADDRESS, FULL_NAME) by equality, as
+      // containment alone would take {firstName} for a duplicate of {firstName, lastName}.
+      const probes = Array.isArray(value) ? value.map((element) => [element]) : [value];
+      const taken: unknown[] = [];
+      for (const probeValue of probes) {
+        const probe = JSON.stringify({ [field.key]: probeValue });
+        await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+          `unique:${workspaceId}:${type.slug}:${probe}`,
+        ]);
+        taken.push(
+          ...((await manager.query(
+            `SELECT 1 FROM records WHERE workspace_id = $1 AND object_type = $2 AND fields @> $3::jsonb AND id <> $4
+                AND (jsonb_typeof(fields -> $5) <> 'object' OR fields -> $5 = $6::jsonb) LIMIT 1`,
+            [workspaceId, type.slug, probe, id, field.key, JSON.stringify(probeValue)],
+          )) as unknown[]),
+        );
+      }
       if (taken.length > 0) {
         const param = `fields.${field.key}`;
         throw new ApiError(409, 'duplicate_value', `Another ${type.slug} already has this ${field.key}`, param);
@@ -253,9 +277,10 @@ export class RecordsService {
         new ApiError(422, 'relationship_entity_missing', `No ${objectType} ${id} in this workspace`, param);
       const malformed = ids.find((id) => !isRecordIdOf(objectType, id));
       if (malformed !== undefined) throw missing(malformed);
+      const ownTable = OWN_TABLE_TARGETS[objectType];
       const found = (
-        (objectType === 'member'
-          ? await manager.query(`SELECT id FROM members WHERE workspace_id = $1 AND id = ANY($2)`, [workspaceId, ids])
+        (ownTable
+          ? await manager.query(`SELECT id FROM ${ownTable} WHERE workspace_id = $1 AND id = ANY($2)`, [workspaceId, ids])
           : await manager.query(
               `SELECT id FROM records WHERE workspace_id = $1 AND object_type = $2 AND id = ANY($3)`,
               [workspaceId, objectType, ids],
@@ -296,7 +321,10 @@ export class RecordsService {
       }
       if (added.length === 0) continue;
       if (side === 'target' && change.definition.inverseOfHasOne) {
-        // Each added record may link to one record only through this link: move it here.
+        // Each added record may link to one record only through this link: move it here. Locking the
+        // added records (in id order) makes concurrent moves of one record take turns, as its own
+        // updates do, so that it never ends up linked twice.
+        await manager.query(`SELECT 1 FROM records WHERE id = ANY($1) ORDER BY id FOR UPDATE`, [added]);
         await manager.query(`DELETE FROM record_links WHERE source_id = ANY($1) AND link = $2`, [added, link]);
       }
       await manager.query(

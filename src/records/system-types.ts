@@ -147,6 +147,7 @@ const ACCOUNT: ObjectTypeDefinition = {
     inverse('$opportunity', 'Opportunities', 'opportunity', '$account', 'HAS_MANY'),
     inverse('$note', 'Notes', 'note', '$account', 'HAS_MANY'),
     inverse('$task', 'Tasks', 'task', '$account', 'HAS_MANY'),
+    inverse('$meeting', 'Meetings', 'meeting', '$account', 'HAS_MANY'),
   ],
 };
 
@@ -159,7 +160,10 @@ const CONTACT: ObjectTypeDefinition = {
     field('$email', 'Email', 'EMAIL', { multipleValues: true }),
     field('$phone', 'Phone', 'TELEPHONE', { multipleValues: true }),
   ],
-  relationships: [outgoing('contact', '$account', 'Account', 'account', 'HAS_ONE')],
+  relationships: [
+    outgoing('contact', '$account', 'Account', 'account', 'HAS_ONE'),
+    inverse('$meeting', 'Meetings', 'meeting', '$contact', 'HAS_MANY'),
+  ],
 };
 
 const OPPORTUNITY: ObjectTypeDefinition = {
@@ -177,16 +181,46 @@ const OPPORTUNITY: ObjectTypeDefinition = {
     outgoing('opportunity', '$owner', 'Owner', 'member', 'HAS_ONE'),
     inverse('$note', 'Notes', 'note', '$opportunity', 'HAS_MANY'),
     inverse('$task', 'Tasks', 'task', '$opportunity', 'HAS_MANY'),
+    inverse('$meeting', 'Meetings', 'meeting', '$opportunity', 'HAS_MANY'),
   ],
 };
 
-export const SYSTEM_RECORD_TYPES: readonly ObjectTypeDefinition[] = [NOTE, TASK, ACCOUNT, CONTACT, OPPORTUNITY];
+export const PRIVACY_SETTINGS = ['FULL', 'METADATA'] as const;
+
+/**
+ * Meetings (decisions §7, §9): every field is written on create only, but `$privacySetting`; the
+ * meetings service enforces that and the privacy redaction. `$contact`, `$account` and
+ * `$opportunity` are derived from the attendees' emails by the service, never written by callers.
+ */
+const MEETING: ObjectTypeDefinition = {
+  slug: 'meeting',
+  label: 'Meeting',
+  updateOperations: ['replace'],
+  fields: [
+    field('$title', 'Title', 'TEXT', { required: true }),
+    field('$startDate', 'Start', 'DATETIME', { required: true }),
+    field('$endDate', 'End', 'DATETIME', { required: true }),
+    field('$attendeeEmails', 'Attendees', 'EMAIL', { multipleValues: true }),
+    field('$description', 'Description', 'MARKDOWN'),
+    field('$meetingUrl', 'Meeting URL', 'URL'),
+    field('$organizerEmail', 'Organizer', 'EMAIL'),
+    field('$privacySetting', 'Privacy', 'SINGLE_SELECT', literalOptions(PRIVACY_SETTINGS)),
+  ],
+  relationships: [
+    outgoing('meeting', '$transcript', 'Transcript', 'file', 'HAS_ONE'),
+    outgoing('meeting', '$contact', 'Contacts', 'contact', 'HAS_MANY', { readOnly: true }),
+    outgoing('meeting', '$account', 'Accounts', 'account', 'HAS_MANY', { readOnly: true }),
+    outgoing('meeting', '$opportunity', 'Opportunities', 'opportunity', 'HAS_MANY', { readOnly: true }),
+    outgoing('meeting', '$createdBy', 'Created by', 'member', 'HAS_ONE', { readOnly: true, defaultsToCaller: true }),
+  ],
+};
+
+export const SYSTEM_RECORD_TYPES: readonly ObjectTypeDefinition[] = [NOTE, TASK, ACCOUNT, CONTACT, OPPORTUNITY, MEETING];
 
 /** Slugs no custom type may take. */
 export const RESERVED_TYPE_SLUGS = new Set([
   ...SYSTEM_RECORD_TYPES.map((type) => type.slug),
   'member',
-  'meeting',
   'list',
   'file',
   'workspace',

@@ -1,0 +1,242 @@
+import { expectError } from '../support/errors';
+import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
+import { OpenApiValidator } from '../support/openapi';
+import { adminHeaders, createTestApp, TestApp, v1Headers } from '../support/test-app';
+import { uploadFile } from '../support/transcripts';
+
+const HOUR = 3_600_000;
+const past = (hoursAgo: number) => new Date(Date.now() - hoursAgo * HOUR).toISOString();
+
+describe('meetings', () => {
+  let t: TestApp;
+  let openapi: OpenApiValidator;
+  let ws: TestWorkspace;
+  let other: TestWorkspace;
+
+  const post = (path: string, body: unknown, key = ws.key) => t.http.post(path).set(v1Headers(key)).send(body as object);
+  const get = (path: string, key = ws.key) => t.http.get(path).set(v1Headers(key));
+  const meeting = (fields: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+    fields: { $title: 'Weekly', $startDate: past(3), $endDate: past(2), ...fields },
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    openapi = new OpenApiValidator(t.document);
+    ws = await createWorkspace(t.http);
+    other = await createWorkspace(t.http);
+    const topic = await t.http
+      .post(`/admin/v1/workspaces/${ws.workspaceId}/object-types/meeting/fields`)
+      .set(adminHeaders())
+      .send({ key: 'topic', label: 'Topic', valueType: 'TEXT' });
+    expect(topic.status).toBe(200);
+  });
+  afterAll(() => t.close());
+
+  it('creates a past meeting with every field and a transcript', async () => {
+    const file = await uploadFile(t.http, ws.key);
+    const response = await post(
+      '/v1/meetings',
+      meeting(
+        {
+          $attendeeEmails: ['A@Example.com', 'b@example.com'],
+          $description: 'Agenda',
+          $meetingUrl: 'https://meet.example.com/x',
+          $organizerEmail: 'boss@example.com',
+          topic: 'pricing',
+        },
+        { relationships: { $transcript: file } },
+      ),
+    );
+    expect(response.status).toBe(200);
+    openapi.assert(response);
+    expect(response.body).toMatchObject({
+      id: expect.stringMatching(/^mtg_[0-9A-Z]{26}$/),
+      objectType: 'meeting',
+      accessLevel: 'FULL',
+      fields: {
+        $title: { value: 'Weekly', valueType: 'TEXT' },
+        $attendeeEmails: { value: ['a@example.com', 'b@example.com'], valueType: 'EMAIL' },
+        $privacySetting: { value: 'FULL', valueType: 'SINGLE_SELECT' },
+        topic: { value: 'pricing', valueType: 'TEXT' },
+      },
+      relationships: {
+        $transcript: { cardinality: 'has_one', objectType: 'file', values: [file] },
+        $createdBy: { cardinality: 'has_one', objectType: 'member', values: [ws.memberId] },
+        $contact: { cardinality: 'has_many', objectType: 'contact', values: [] },
+      },
+    });
+    const read = await get(`/v1/meetings/${response.body.id}`);
+    openapi.assert(read);
+    expect(read.body).toEqual(response.body);
+  });
+
+  it('refuses meetings that are not in the past, or that end before they start', async () => {
+    const future = new Date(Date.now() + HOUR).toISOString();
+    expectError(await post('/v1/meetings', meeting({ $startDate: future, $endDate: future })), 422, 'invalid_value', 'fields.$startDate');
+    expectError(await post('/v1/meetings', meeting({ $endDate: future })), 422, 'invalid_value', 'fields.$endDate');
+    expectError(await post('/v1/meetings', meeting({ $startDate: past(1), $endDate: past(2) })), 422, 'invalid_value', 'fields.$endDate');
+    expectError(await post('/v1/meetings', meeting({ $startDate: 'yesterday' })), 422, 'invalid_value', 'fields.$startDate');
+    for (const key of ['$title', '$startDate', '$endDate']) {
+      expectError(await post('/v1/meetings', meeting({ [key]: undefined })), 422, 'parameter_missing', `fields.${key}`);
+    }
+    expectError(await post('/v1/meetings', meeting({}, { autoCreateRecords: 'yes' })), 400, 'invalid_type', 'autoCreateRecords');
+    const listed = await get('/v1/meetings?limit=25');
+    expect(listed.body.data.every((m: { fields: { $title: { value: string } } }) => m.fields.$title.value === 'Weekly')).toBe(true);
+  });
+
+  it('writes only $privacySetting and $transcript.replace on update', async () => {
+    const created = (await post('/v1/meetings', meeting())).body.id;
+    const changed = await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'METADATA' } });
+    expect(changed.status).toBe(200);
+    openapi.assert(changed);
+    expect(changed.body.fields.$privacySetting.value).toBe('METADATA');
+    expectError(await post(`/v1/meetings/${created}`, { fields: { $title: 'x' } }), 422, 'read_only_field', 'fields.$title');
+    expectError(await post(`/v1/meetings/${created}`, { fields: { topic: 'x' } }), 422, 'read_only_field', 'fields.topic');
+    expectError(await post(`/v1/meetings/${created}`, { fields: { $nope: 'x' } }), 400, 'unknown_field', 'fields.$nope');
+    expectError(await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'SECRET' } }), 400, 'invalid_type');
+    for (const operation of [{ add: 'fil_x' }, { remove: 'fil_x' }, { replace: null }, { replace: ['a', 'b'] }, {}]) {
+      expectError(
+        await post(`/v1/meetings/${created}`, { relationships: { $transcript: operation } }),
+        422,
+        'read_only_field',
+        'relationships.$transcript',
+      );
+    }
+    expectError(await post(`/v1/meetings/${created}`, { relationships: { $contact: { replace: 'con_x' } } }), 422, 'read_only_field');
+    expectError(await post(`/v1/meetings/${created}`, { relationships: { $nope: { replace: 'x' } } }), 400, 'unknown_relationship');
+    const file = await uploadFile(t.http, ws.key);
+    const replaced = await post(`/v1/meetings/${created}`, { relationships: { $transcript: { replace: file } } });
+    expect(replaced.body.relationships.$transcript.values).toEqual([file]);
+  });
+
+  it('takes one COMPLETED transcript of this workspace that no other meeting has', async () => {
+    const pending = await uploadFile(t.http, ws.key, { complete: false });
+    const used = await uploadFile(t.http, ws.key);
+    const foreign = await uploadFile(t.http, other.key);
+    const free = await uploadFile(t.http, ws.key);
+    expect((await post('/v1/meetings', meeting({}, { relationships: { $transcript: [used] } }))).status).toBe(200);
+    const refusals: [unknown, string][] = [
+      [pending, 'invalid_value'],
+      [used, 'invalid_value'],
+      [[free, used], 'invalid_value'],
+      [foreign, 'relationship_entity_missing'],
+      ['fil_nope', 'relationship_entity_missing'],
+    ];
+    for (const [transcript, code] of refusals) {
+      expectError(await post('/v1/meetings', meeting({}, { relationships: { $transcript: transcript } })), 422, code, 'relationships.$transcript');
+    }
+    const target = (await post('/v1/meetings', meeting())).body.id;
+    expectError(await post(`/v1/meetings/${target}`, { relationships: { $transcript: { replace: used } } }), 422, 'invalid_value');
+  });
+
+  describe('privacy', () => {
+    let meetingId: string;
+    let transcript: string;
+    const keys: Record<'creator' | 'organizer' | 'attendee' | 'outsider', string> = { creator: '', organizer: '', attendee: '', outsider: '' };
+
+    beforeAll(async () => {
+      for (const role of Object.keys(keys) as (keyof typeof keys)[]) {
+        const member = await createMember(t.http, ws.workspaceId, { email: `${role}-${Date.now()}@corp.example` });
+        keys[role] = (await createKey(t.http, ws.workspaceId, member.id, ['meetings:read', 'meetings:create', 'files:read', 'files:create'])).key;
+        (keys as Record<string, string>)[`${role}Email`] = member.email;
+      }
+      transcript = await uploadFile(t.http, keys.creator);
+      const created = await post(
+        '/v1/meetings',
+        meeting(
+          {
+            $privacySetting: 'METADATA',
+            $organizerEmail: (keys as Record<string, string>).organizerEmail,
+            $attendeeEmails: [(keys as Record<string, string>).attendeeEmail.toUpperCase()],
+            $description: 'secret agenda',
+            topic: 'layoffs',
+          },
+          { relationships: { $transcript: transcript } },
+        ),
+        keys.creator,
+      );
+      expect(created.status).toBe(200);
+      meetingId = created.body.id;
+    });
+
+    it.each(['creator', 'organizer', 'attendee'] as const)('gives the %s FULL access everywhere', async (role) => {
+      const read = await get(`/v1/meetings/${meetingId}`, keys[role]);
+      expect(read.body.accessLevel).toBe('FULL');
+      expect(read.body.fields.$description.value).toBe('secret agenda');
+      expect(read.body.relationships.$transcript.values).toEqual([transcript]);
+      expect((await get(`/v1/files/${transcript}`, keys[role])).status).toBe(200);
+      const filtered = await get('/v1/meetings?topic=layoffs', keys[role]);
+      expect(filtered.body.data.map((m: { id: string }) => m.id)).toEqual([meetingId]);
+    });
+
+    it('redacts, never omits, for another member, and hides the transcript on every files route', async () => {
+      const read = await get(`/v1/meetings/${meetingId}`, keys.outsider);
+      expect(read.status).toBe(200);
+      openapi.assert(read);
+      expect(read.body.accessLevel).toBe('METADATA');
+      expect(read.body.fields.$description.value).toBeNull();
+      expect(read.body.fields.topic.value).toBeNull();
+      expect(read.body.fields.$title.value).toBe('Weekly');
+      expect(read.body.fields.$organizerEmail.value).toBe((keys as Record<string, string>).organizerEmail.toLowerCase());
+      expect(read.body.relationships).not.toHaveProperty('$transcript');
+      const list = await get('/v1/meetings?limit=25', keys.outsider);
+      openapi.assert(list);
+      const item = list.body.data.find((m: { id: string }) => m.id === meetingId);
+      expect(item).toMatchObject({ accessLevel: 'METADATA', fields: { $description: { value: null } } });
+      expect((await get('/v1/meetings?topic=layoffs', keys.outsider)).body).toMatchObject({ data: [], totalCount: 0 });
+      expect((await get(`/v1/meetings?$title=Weekly&limit=25`, keys.outsider)).body.data.map((m: { id: string }) => m.id)).toContain(meetingId);
+      expectError(await get(`/v1/files/${transcript}`, keys.outsider), 404, 'not_found');
+      expectError(await get(`/v1/files/${transcript}/url`, keys.outsider), 404, 'not_found');
+      const files = await get('/v1/files?limit=25', keys.outsider);
+      expect(files.body.data.map((f: { id: string }) => f.id)).not.toContain(transcript);
+    });
+
+    it('gives everyone FULL access once the setting is FULL', async () => {
+      expect((await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'FULL' } })).status).toBe(200);
+      expect((await get(`/v1/meetings/${meetingId}`, keys.outsider)).body.accessLevel).toBe('FULL');
+      expect((await get(`/v1/files/${transcript}`, keys.outsider)).status).toBe(200);
+      await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'METADATA' } });
+    });
+  });
+
+  it('links contacts, their accounts and opportunities from attendee emails', async () => {
+    const fresh = await createWorkspace(t.http);
+    const account = (await post('/v1/accounts', { fields: { $name: 'Acme' } }, fresh.key)).body.id;
+    const contact = (await post('/v1/contacts', { fields: { $email: ['pat@acme.example'] }, relationships: { $account: account } }, fresh.key)).body.id;
+    const deal = (await post('/v1/opportunities', { fields: { $name: 'D', $stage: 'LEAD' }, relationships: { $account: account } }, fresh.key)).body.id;
+    const created = await post('/v1/meetings', meeting({ $attendeeEmails: ['Pat@acme.example', 'new@elsewhere.example'] }), fresh.key);
+    expect(created.body.relationships).toMatchObject({
+      $contact: { values: [contact] },
+      $account: { values: [account] },
+      $opportunity: { values: [deal] },
+    });
+    expect((await get(`/v1/contacts/${contact}`, fresh.key)).body.relationships.$meeting.values).toEqual([created.body.id]);
+    expect((await get('/v1/contacts', fresh.key)).body.totalCount).toBe(1);
+  });
+
+  it('creates contacts and an account per new domain with autoCreateRecords', async () => {
+    const fresh = await createWorkspace(t.http);
+    const created = await post(
+      '/v1/meetings',
+      meeting({ $attendeeEmails: ['ann@newco.example', 'bob@newco.example', fresh.memberEmail] }, { autoCreateRecords: true }),
+      fresh.key,
+    );
+    expect(created.status).toBe(200);
+    expect(created.body.relationships.$contact.values).toHaveLength(2);
+    expect(created.body.relationships.$account.values).toHaveLength(1);
+    const account = await get(`/v1/accounts/${created.body.relationships.$account.values[0]}`, fresh.key);
+    expect(account.body.fields.$name.value).toBe('newco.example');
+    expect((await get('/v1/contacts', fresh.key)).body.totalCount).toBe(2);
+  });
+
+  it('keeps workspaces apart and requires the meeting scopes', async () => {
+    const created = (await post('/v1/meetings', meeting())).body.id;
+    expectError(await get(`/v1/meetings/${created}`, other.key), 404, 'not_found');
+    expectError(await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'FULL' } }, other.key), 404, 'not_found');
+    expectError(await get('/v1/meetings/mtg_bad'), 404, 'not_found');
+    const reader = await createKey(t.http, ws.workspaceId, ws.memberId, ['meetings:read']);
+    expectError(await post('/v1/meetings', meeting(), reader.key), 403, 'insufficient_scope');
+    expectError(await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'FULL' } }, reader.key), 403, 'insufficient_scope');
+  });
+});
