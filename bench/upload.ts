@@ -5,33 +5,17 @@
  * PUTs 100 MB to its uploadUrl, completes it with its MD5 and downloads it back, sampling the
  * service's RSS (/proc/{pid}/status) throughout. The RSS growth must stay under 100 MB above idle.
  */
-import { ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
-import { generateApiKeySecret, hashSecret } from '../src/common/auth/api-key-secret';
-import { newId } from '../src/common/ids';
-import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { runMigrations } from '../src/database/migrate';
+import { benchDatabase, freePort, seedWorkspace, startService, stopService } from './support';
 
 const MB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_UPLOAD_MB ?? 100) * MB;
 const RSS_BUDGET = 100 * MB;
 const CHUNK = 64 * 1024;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function rssOf(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -115,67 +99,15 @@ async function sampled<T>(pid: number, work: () => Promise<T>): Promise<{ result
   }
 }
 
-async function startService(databaseUrl: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      FILE_URL_SECRET: 'bench-file-url-secret-0123456789abcdef',
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'records-bench-upload-')),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 100; i += 1) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health/ready`)).ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  child.kill('SIGKILL');
-  throw new Error('the service did not become ready');
-}
-
 async function main(): Promise<void> {
-  let url = process.env.BENCH_DATABASE_URL;
-  let stopDatabase: () => Promise<void> = async () => undefined;
-  if (url) {
-    if (!/bench/i.test(new URL(url).pathname)) throw new Error('BENCH_DATABASE_URL must name a database that says "bench"');
-  } else {
-    const embedded = await startEmbeddedPostgres({
-      dataDir: mkdtempSync(path.join(tmpdir(), 'records-bench-')),
-      port: await freePort(),
-      database: 'records_bench',
-    });
-    url = embedded.url;
-    stopDatabase = embedded.stop;
-  }
-  await runMigrations(url);
-  const db = new Client({ connectionString: url });
+  const database = await benchDatabase();
+  const db = new Client({ connectionString: database.url });
   await db.connect();
-  const workspaceId = newId('workspace');
-  const memberId = newId('member');
-  const key = generateApiKeySecret();
-  await db.query(`INSERT INTO workspaces (id, name) VALUES ($1, 'bench uploads')`, [workspaceId]);
-  await db.query(`INSERT INTO members (id, workspace_id, email, role) VALUES ($1, $2, 'bench@example.com', 'admin')`, [
-    memberId,
-    workspaceId,
-  ]);
-  await db.query(`INSERT INTO api_keys (id, workspace_id, member_id, key_hash, scopes) VALUES ($1, $2, $3, $4, '{*}')`, [
-    newId('apiKey'),
-    workspaceId,
-    memberId,
-    hashSecret(key),
-  ]);
+  const { key } = await seedWorkspace(db, 'bench uploads');
   await db.end();
 
   const port = await freePort();
-  const service = await startService(url, port);
+  const service = await startService(database.url, port, { FILE_URL_SECRET: 'bench-file-url-secret-0123456789abcdef' });
   const pid = service.pid!;
   try {
     const session = (size: number) =>
@@ -209,9 +141,8 @@ async function main(): Promise<void> {
     const worst = Math.max(uploaded.peak, completed.peak, downloaded.peak) - idle;
     if (worst >= RSS_BUDGET) throw new Error(`RSS grew ${(worst / MB).toFixed(1)} MB above idle (budget 100 MB)`);
   } finally {
-    service.kill('SIGTERM');
-    await new Promise((resolve) => service.once('exit', resolve));
-    await stopDatabase();
+    await stopService(service);
+    await database.stop();
   }
 }
 
