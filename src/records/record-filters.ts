@@ -1,7 +1,9 @@
 import { ApiError } from '../common/errors/api-error';
 import { fieldTypeOf } from './field-types/registry';
 import { FILTER_OPERATORS, FilterOperator, SqlParameters } from './field-types/field-type';
+import { COMPARISONS, escapeLike } from './field-types/sql';
 import type { ObjectTypeDefinition } from './object-type';
+import type { ValueType } from './value-types';
 
 const FILTER_KEY = /^([^[\]]+)(?:\[(-?)([A-Za-z]*)\])?$/;
 
@@ -13,6 +15,30 @@ export class SqlParameterList implements SqlParameters {
     return `$${this.values.length}`;
   }
 }
+
+/** Indexed string values are the first 512 characters (see the record_values migration). */
+const INDEXED_TEXT_LENGTH = 512;
+
+type ValueProbe = (operator: FilterOperator, raw: string, params: SqlParameters) => string | undefined;
+
+const prefixProbe: ValueProbe = (operator, raw, params) =>
+  operator === 'startsWith' && [...raw].length <= INDEXED_TEXT_LENGTH
+    ? `v.text_value LIKE ${params.add(`${escapeLike(raw)}%`)}`
+    : undefined;
+
+const rangeProbe: ValueProbe = (operator, raw, params) =>
+  operator !== 'equal' && COMPARISONS[operator] ? `v.number_value ${COMPARISONS[operator]} ${params.add(raw)}::numeric` : undefined;
+
+/**
+ * The filters that the `record_values` index serves (equality is served by the GIN index on
+ * `fields`). The probe narrows by index; the type's own condition, ANDed, stays the exact test.
+ */
+const VALUE_PROBES: Partial<Record<ValueType, ValueProbe>> = {
+  TEXT: prefixProbe,
+  SOCIAL_HANDLE: prefixProbe,
+  NUMBER: rangeProbe,
+  CURRENCY: rangeProbe,
+};
 
 function invalidFilter(param: string, message: string): ApiError {
   return new ApiError(400, 'invalid_filter', message, param);
@@ -26,6 +52,7 @@ export function filterConditions(
   type: ObjectTypeDefinition,
   filters: Record<string, string | string[]>,
   params: SqlParameters,
+  options: { valueIndex: boolean } = { valueIndex: true },
 ): string[] {
   const conditions: string[] = [];
   for (const [name, raw] of Object.entries(filters)) {
@@ -51,6 +78,11 @@ export function filterConditions(
         throw invalidFilter(name, `${key} (${field.valueType}) allows the operators: ${allowed}`);
       }
       condition = fieldType.filterSql('r.fields', field, operator, raw, params, name);
+      const probe = options.valueIndex ? VALUE_PROBES[field.valueType]?.(operator, raw, params) : undefined;
+      if (probe) {
+        condition = `EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = r.id AND v.workspace_id = r.workspace_id
+            AND v.object_type = r.object_type AND v.field_key = ${params.add(field.key)} AND ${probe}) AND ${condition}`;
+      }
     } else {
       if ((requested ?? 'equal') !== 'equal') throw invalidFilter(name, `${key} is a relationship: only equal applies`);
       const { link, side } = relationship!.binding;

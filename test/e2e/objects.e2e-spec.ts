@@ -171,6 +171,17 @@ describe('custom object types and records', () => {
     expect(await query('tier=Gold')).toEqual({ ids: [ids[2], ids[0]], total: 2 });
     expect(await query('tier[equal]=gold&size[lessThan]=50')).toEqual({ ids: [ids[0]], total: 1 });
     expect(await query('title[-startsWith]=Alp&limit=1')).toEqual({ ids: [ids[2]], total: 1 });
+    // Long values: the value index keeps 512 characters, the stored value decides.
+    const long = `${'a'.repeat(600)}`;
+    const longId = (await post('/v1/objects/deal/values', { fields: { title: long, size: 1e6 } }, fresh.key)).body.id;
+    expect(await query(`title[startsWith]=${'a'.repeat(500)}`)).toEqual({ ids: [longId], total: 1 });
+    expect(await query(`title[startsWith]=${'a'.repeat(599)}`)).toEqual({ ids: [longId], total: 1 });
+    expect(await query(`title[startsWith]=${'a'.repeat(599)}b`)).toEqual({ ids: [], total: 0 });
+    expect(await query('size[greaterThanOrEqual]=1000000')).toEqual({ ids: [longId], total: 1 });
+    // An update re-indexes: the old value no longer matches, the new one does.
+    await post(`/v1/objects/deal/values/${longId}`, { fields: { title: 'Zed', size: 5 } }, fresh.key);
+    expect(await query(`title[startsWith]=aaa`)).toEqual({ ids: [], total: 0 });
+    expect(await query('title[startsWith]=Ze&size[lessThan]=6')).toEqual({ ids: [longId], total: 1 });
     expectError(await get('/v1/objects/deal?nope=1', fresh.key), 400, 'unknown_field');
     expectError(await get('/v1/objects/deal?size[startsWith]=1', fresh.key), 400, 'invalid_filter');
   });

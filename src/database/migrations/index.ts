@@ -3,6 +3,7 @@ import { RecordsCore1763773200000 } from './1763773200000-records-core';
 import { RecordCounts1763776800000 } from './1763776800000-record-counts';
 import { Files1763780400000 } from './1763780400000-files';
 import { CustomTypesAndLists1763784000000 } from './1763784000000-custom-types-and-lists';
+import { RecordValues1763787600000 } from './1763787600000-record-values';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   RecordCounts1763776800000,
   Files1763780400000,
   CustomTypesAndLists1763784000000,
+  RecordValues1763787600000,
 ];
