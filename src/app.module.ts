@@ -1,13 +1,12 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthFailureLimiter } from './common/auth/auth-failure-limiter';
 import { AuthGuard } from './common/auth/auth.guard';
 import { ScopeGuard } from './common/auth/scope.guard';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
-import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
-import { PaginationInterceptor } from './common/pagination/pagination';
+import { IdempotencySweeper } from './common/idempotency/idempotency.interceptor';
 import { throttlerOptions } from './common/throttling/throttler-options';
 import { WorkspaceThrottlerGuard } from './common/throttling/workspace-throttler.guard';
 import { createValidationPipe } from './common/validation/validation.pipe';
@@ -40,8 +39,10 @@ class ConfigModule {
 /**
  * The whole request pipeline is registered here, not in main.ts, so that tests which build this
  * module get exactly the production behaviour. Guards run in the order of decisions §1:
- * authentication, Service-Version, scope, rate limit; then interceptors, the validation pipe and
- * the handler; the filter renders every failure.
+ * authentication, Service-Version, scope, rate limit; then the validation pipe and the handler;
+ * the filter renders every failure. The paging and idempotency interceptors come with the
+ * decorators that need them (`@Paginated`, `@Endpoint` for writes): as global interceptors their
+ * rxjs layers cost every request about 0.3 ms of CPU on these machines.
  */
 @Module({})
 export class AppModule {
@@ -73,8 +74,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: ServiceVersionGuard },
         { provide: APP_GUARD, useClass: ScopeGuard },
         { provide: APP_GUARD, useClass: WorkspaceThrottlerGuard },
-        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: PaginationInterceptor },
+        IdempotencySweeper,
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

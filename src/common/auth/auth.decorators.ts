@@ -1,4 +1,4 @@
-import { applyDecorators, HttpCode, SetMetadata, Type } from '@nestjs/common';
+import { applyDecorators, HttpCode, SetMetadata, Type, UseInterceptors } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiHeader,
@@ -8,6 +8,7 @@ import {
   ApiSecurity,
 } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../errors/error-response.dto';
+import { IdempotencyInterceptor, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/idempotency.interceptor';
 import { SERVICE_VERSION } from '../versioning/service-version';
 import type { RateCategory } from '../throttling/rate-category';
 import type { Scope } from './scopes';
@@ -85,5 +86,17 @@ export function Endpoint(options: {
     ...errorResponses([400, 401, 429, 500, ...(scopes.length ? [403] : []), ...(options.errors ?? [])]),
   ];
   if (options.response) decorators.push(ApiOkResponse({ type: options.response }));
+  if (options.category === 'write') {
+    // Every /v1 write is a POST (decisions §5); only they pay for the idempotency interceptor.
+    decorators.push(
+      UseInterceptors(IdempotencyInterceptor),
+      ApiHeader({
+        name: 'Idempotency-Key',
+        required: false,
+        description: 'Replays the first success for 24 h; a different body is 422, a concurrent repeat 409',
+        schema: { type: 'string', maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
+      }),
+    );
+  }
   return applyDecorators(...decorators);
 }

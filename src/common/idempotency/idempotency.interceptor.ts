@@ -64,26 +64,8 @@ function readKey(request: Request): string | undefined {
  * together, across instances and crashes; errors roll back and leave nothing stored.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit, OnApplicationShutdown {
-  private sweepTimer?: NodeJS.Timeout;
-
+export class IdempotencyInterceptor implements NestInterceptor {
   constructor(private readonly transactions: Transactions) {}
-
-  onModuleInit(): void {
-    this.sweepTimer = setInterval(() => void this.deleteExpired().catch(() => undefined), SWEEP_INTERVAL_MS);
-    this.sweepTimer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.sweepTimer);
-  }
-
-  async deleteExpired(): Promise<number> {
-    const [, deleted] = (await this.transactions.manager.query(
-      `DELETE FROM idempotency_keys WHERE created_at < now() - interval '${RETENTION}'`,
-    )) as [unknown, number];
-    return deleted;
-  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<Request>();
@@ -145,5 +127,29 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit, On
       [apiKeyId, key, fingerprint, response.statusCode, JSON.stringify(result ?? null)],
     );
     return result;
+  }
+}
+
+/** Deletes stored responses past their 24 hours, every 10 minutes, on every instance. */
+@Injectable()
+export class IdempotencySweeper implements OnModuleInit, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly transactions: Transactions) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.deleteExpired().catch(() => undefined), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  async deleteExpired(): Promise<number> {
+    const [, deleted] = (await this.transactions.manager.query(
+      `DELETE FROM idempotency_keys WHERE created_at < now() - interval '${RETENTION}'`,
+    )) as [unknown, number];
+    return deleted;
   }
 }

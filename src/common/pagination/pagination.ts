@@ -7,6 +7,7 @@ import {
   NestInterceptor,
   SetMetadata,
   Type,
+  UseInterceptors,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiExtraModels, ApiOkResponse, ApiQuery, getSchemaPath } from '@nestjs/swagger';
@@ -42,6 +43,7 @@ interface PaginatedOptions {
 export function Paginated(item: Type<unknown>, options: PaginatedOptions = { filters: false }): MethodDecorator {
   return applyDecorators(
     SetMetadata(PAGINATED, options),
+    UseInterceptors(PaginationInterceptor),
     ApiExtraModels(item),
     ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 25 } }),
     ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } }),
