@@ -27,6 +27,18 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** At most 25 ids in one request, counted over all its relationships (decisions §7). */
+export function checkRelationshipWriteLimit(total: number): void {
+  if (total > MAX_RELATIONSHIP_IDS_PER_REQUEST) {
+    throw new ApiError(
+      422,
+      'relationship_write_limit_exceeded',
+      `At most ${MAX_RELATIONSHIP_IDS_PER_REQUEST} ids may be written in one request; got ${total}`,
+      'relationships',
+    );
+  }
+}
+
 /** An id or an array of ids, as relationship writes take them. */
 export function idList(value: unknown, param: string): string[] {
   const ids = Array.isArray(value) ? value : [value];
@@ -115,15 +127,7 @@ function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean):
     }
     changes.push(readLinkChange(type, definition, value, isCreate));
   }
-  const total = changes.reduce((sum, c) => sum + (c.set?.length ?? 0) + c.add.length + c.remove.length, 0);
-  if (total > MAX_RELATIONSHIP_IDS_PER_REQUEST) {
-    throw new ApiError(
-      422,
-      'relationship_write_limit_exceeded',
-      `At most ${MAX_RELATIONSHIP_IDS_PER_REQUEST} ids may be written in one request; got ${total}`,
-      'relationships',
-    );
-  }
+  checkRelationshipWriteLimit(changes.reduce((sum, c) => sum + (c.set?.length ?? 0) + c.add.length + c.remove.length, 0));
   if (isCreate) {
     for (const definition of type.relationships) {
       const change = changes.find((c) => c.definition === definition);

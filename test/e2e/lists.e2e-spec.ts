@@ -1,7 +1,6 @@
+import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
-import { createKey, createWorkspace, TestWorkspace } from '../support/factories';
-import { OpenApiValidator } from '../support/openapi';
-import { createTestApp, TestApp, v1Headers } from '../support/test-app';
+import { createKey, createWorkspace } from '../support/factories';
 
 const MEMBER_TYPES = [
   { objectType: 'account', key: '$accounts', path: 'accounts', scope: 'accounts:read', body: { fields: { $name: 'Acme' } } },
@@ -9,36 +8,24 @@ const MEMBER_TYPES = [
 ] as const;
 
 describe('lists', () => {
-  let t: TestApp;
-  let openapi: OpenApiValidator;
-  let ws: TestWorkspace;
-  let other: TestWorkspace;
-
-  const post = (path: string, body: unknown, key = ws.key) => t.http.post(path).set(v1Headers(key)).send(body as object);
-  const get = (path: string, key = ws.key) => t.http.get(path).set(v1Headers(key));
-  const record = async (path: string, body: unknown, key = ws.key): Promise<string> => {
+  const suite = apiSuite();
+  const { post, get } = suite;
+  const record = async (path: string, body: unknown, key = suite.ws.key): Promise<string> => {
     const response = await post(`/v1/${path}`, body, key);
     expect(response.status).toBe(200);
     return response.body.id;
   };
-  const opportunity = async (key = ws.key) => {
+  const opportunity = async (key = suite.ws.key) => {
     const account = await record('accounts', { fields: { $name: 'For deal' } }, key);
     return record('opportunities', { fields: { $name: 'Deal', $stage: 'WON' }, relationships: { $account: account } }, key);
   };
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    openapi = new OpenApiValidator(t.document);
-    ws = await createWorkspace(t.http);
-    other = await createWorkspace(t.http);
-  });
-  afterAll(() => t.close());
 
   it.each(MEMBER_TYPES)('holds $objectType records, newest membership first, listed once', async ({ objectType, key, path, body }) => {
     const [a, b, c] = [await record(path, body), await record(path, body), await record(path, body)];
     const created = await post('/v1/lists', { fields: { $name: 'Targets', $objectType: `$${objectType}` }, relationships: { [key]: [a, b, a] } });
     expect(created.status).toBe(200);
-    openapi.assert(created);
+    suite.openapi.assert(created);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^lst_[0-9A-Z]{26}$/),
       createdAt: expect.any(String),
@@ -51,11 +38,11 @@ describe('lists', () => {
     const listId = created.body.id;
     const updated = await post(`/v1/lists/${listId}`, { fields: { $name: 'Renamed' }, relationships: { [key]: { add: [c, b], remove: a } } });
     expect(updated.status).toBe(200);
-    openapi.assert(updated);
+    suite.openapi.assert(updated);
     expect(updated.body.fields.$name.value).toBe('Renamed');
     const members = await get(`/v1/lists/${listId}/${path}`);
     expect(members.status).toBe(200);
-    openapi.assert(members);
+    suite.openapi.assert(members);
     expect(members.body.totalCount).toBe(2);
     expect(members.body.data.map((m: { id: string }) => m.id)).toEqual([c, b]);
     expect(members.body.data[0].fields).toBeDefined();
@@ -101,7 +88,7 @@ describe('lists', () => {
       'relationship_entity_missing',
       'relationships.$accounts',
     );
-    const foreign = await record('accounts', { fields: { $name: 'F' } }, other.key);
+    const foreign = await record('accounts', { fields: { $name: 'F' } }, suite.other.key);
     expectError(
       await post('/v1/lists', { fields: { $name: 'x', $objectType: 'account' }, relationships: { $accounts: [foreign] } }),
       422,
@@ -116,21 +103,21 @@ describe('lists', () => {
   });
 
   it('lists lists newest first, with only limit and offset', async () => {
-    const fresh = await createWorkspace(t.http);
+    const fresh = await createWorkspace(suite.t.http);
     const ids = [];
     for (const name of ['one', 'two', 'three']) {
       ids.push((await post('/v1/lists', { fields: { $name: name, $objectType: 'contact' } }, fresh.key)).body.id);
     }
     const page = await get('/v1/lists?limit=2', fresh.key);
     expect(page.status).toBe(200);
-    openapi.assert(page);
+    suite.openapi.assert(page);
     expect(page.body).toMatchObject({ object: 'list', totalCount: 3 });
     expect(page.body.data.map((l: { id: string }) => l.id)).toEqual([ids[2], ids[1]]);
     expectError(await get('/v1/lists?$name=one', fresh.key), 400, 'invalid_parameter');
   });
 
   it('keeps workspaces apart', async () => {
-    const foreign = (await post('/v1/lists', { fields: { $name: 'secret', $objectType: 'account' } }, other.key)).body.id;
+    const foreign = (await post('/v1/lists', { fields: { $name: 'secret', $objectType: 'account' } }, suite.other.key)).body.id;
     expectError(await get(`/v1/lists/${foreign}`), 404, 'not_found');
     expectError(await get(`/v1/lists/${foreign}/accounts`), 404, 'not_found');
     expectError(await post(`/v1/lists/${foreign}`, { fields: { $name: 'x' } }), 404, 'not_found');
@@ -139,9 +126,9 @@ describe('lists', () => {
 
   it('needs both scopes on membership routes', async () => {
     const list = (await post('/v1/lists', { fields: { $name: 'L', $objectType: 'account' } })).body.id;
-    const listsOnly = await createKey(t.http, ws.workspaceId, ws.memberId, ['lists:read']);
-    const accountsOnly = await createKey(t.http, ws.workspaceId, ws.memberId, ['accounts:read']);
-    const both = await createKey(t.http, ws.workspaceId, ws.memberId, ['lists:read', 'accounts:read']);
+    const listsOnly = await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['lists:read']);
+    const accountsOnly = await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['accounts:read']);
+    const both = await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['lists:read', 'accounts:read']);
     expectError(await get(`/v1/lists/${list}/accounts`, listsOnly.key), 403, 'insufficient_scope');
     expectError(await get(`/v1/lists/${list}/accounts`, accountsOnly.key), 403, 'insufficient_scope');
     expect((await get(`/v1/lists/${list}/accounts`, both.key)).status).toBe(200);

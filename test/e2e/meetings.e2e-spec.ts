@@ -1,40 +1,30 @@
+import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
-import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
-import { OpenApiValidator } from '../support/openapi';
-import { adminHeaders, createTestApp, TestApp, v1Headers } from '../support/test-app';
+import { createKey, createMember, createWorkspace } from '../support/factories';
+import { adminHeaders } from '../support/test-app';
 import { uploadFile } from '../support/transcripts';
 
 const HOUR = 3_600_000;
 const past = (hoursAgo: number) => new Date(Date.now() - hoursAgo * HOUR).toISOString();
 
 describe('meetings', () => {
-  let t: TestApp;
-  let openapi: OpenApiValidator;
-  let ws: TestWorkspace;
-  let other: TestWorkspace;
-
-  const post = (path: string, body: unknown, key = ws.key) => t.http.post(path).set(v1Headers(key)).send(body as object);
-  const get = (path: string, key = ws.key) => t.http.get(path).set(v1Headers(key));
+  const suite = apiSuite();
+  const { post, get } = suite;
   const meeting = (fields: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
     fields: { $title: 'Weekly', $startDate: past(3), $endDate: past(2), ...fields },
     ...extra,
   });
 
   beforeAll(async () => {
-    t = await createTestApp();
-    openapi = new OpenApiValidator(t.document);
-    ws = await createWorkspace(t.http);
-    other = await createWorkspace(t.http);
-    const topic = await t.http
-      .post(`/admin/v1/workspaces/${ws.workspaceId}/object-types/meeting/fields`)
+    const topic = await suite.t.http
+      .post(`/admin/v1/workspaces/${suite.ws.workspaceId}/object-types/meeting/fields`)
       .set(adminHeaders())
       .send({ key: 'topic', label: 'Topic', valueType: 'TEXT' });
     expect(topic.status).toBe(200);
   });
-  afterAll(() => t.close());
 
   it('creates a past meeting with every field and a transcript', async () => {
-    const file = await uploadFile(t.http, ws.key);
+    const file = await uploadFile(suite.t.http, suite.ws.key);
     const response = await post(
       '/v1/meetings',
       meeting(
@@ -49,7 +39,7 @@ describe('meetings', () => {
       ),
     );
     expect(response.status).toBe(200);
-    openapi.assert(response);
+    suite.openapi.assert(response);
     expect(response.body).toMatchObject({
       id: expect.stringMatching(/^mtg_[0-9A-Z]{26}$/),
       objectType: 'meeting',
@@ -62,12 +52,12 @@ describe('meetings', () => {
       },
       relationships: {
         $transcript: { cardinality: 'has_one', objectType: 'file', values: [file] },
-        $createdBy: { cardinality: 'has_one', objectType: 'member', values: [ws.memberId] },
+        $createdBy: { cardinality: 'has_one', objectType: 'member', values: [suite.ws.memberId] },
         $contact: { cardinality: 'has_many', objectType: 'contact', values: [] },
       },
     });
     const read = await get(`/v1/meetings/${response.body.id}`);
-    openapi.assert(read);
+    suite.openapi.assert(read);
     expect(read.body).toEqual(response.body);
   });
 
@@ -89,7 +79,7 @@ describe('meetings', () => {
     const created = (await post('/v1/meetings', meeting())).body.id;
     const changed = await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'METADATA' } });
     expect(changed.status).toBe(200);
-    openapi.assert(changed);
+    suite.openapi.assert(changed);
     expect(changed.body.fields.$privacySetting.value).toBe('METADATA');
     expectError(await post(`/v1/meetings/${created}`, { fields: { $title: 'x' } }), 422, 'read_only_field', 'fields.$title');
     expectError(await post(`/v1/meetings/${created}`, { fields: { topic: 'x' } }), 422, 'read_only_field', 'fields.topic');
@@ -105,16 +95,16 @@ describe('meetings', () => {
     }
     expectError(await post(`/v1/meetings/${created}`, { relationships: { $contact: { replace: 'con_x' } } }), 422, 'read_only_field');
     expectError(await post(`/v1/meetings/${created}`, { relationships: { $nope: { replace: 'x' } } }), 400, 'unknown_relationship');
-    const file = await uploadFile(t.http, ws.key);
+    const file = await uploadFile(suite.t.http, suite.ws.key);
     const replaced = await post(`/v1/meetings/${created}`, { relationships: { $transcript: { replace: file } } });
     expect(replaced.body.relationships.$transcript.values).toEqual([file]);
   });
 
   it('takes one COMPLETED transcript of this workspace that no other meeting has', async () => {
-    const pending = await uploadFile(t.http, ws.key, { complete: false });
-    const used = await uploadFile(t.http, ws.key);
-    const foreign = await uploadFile(t.http, other.key);
-    const free = await uploadFile(t.http, ws.key);
+    const pending = await uploadFile(suite.t.http, suite.ws.key, { complete: false });
+    const used = await uploadFile(suite.t.http, suite.ws.key);
+    const foreign = await uploadFile(suite.t.http, suite.other.key);
+    const free = await uploadFile(suite.t.http, suite.ws.key);
     expect((await post('/v1/meetings', meeting({}, { relationships: { $transcript: [used] } }))).status).toBe(200);
     const refusals: [unknown, string][] = [
       [pending, 'invalid_value'],
@@ -137,11 +127,11 @@ describe('meetings', () => {
 
     beforeAll(async () => {
       for (const role of Object.keys(keys) as (keyof typeof keys)[]) {
-        const member = await createMember(t.http, ws.workspaceId, { email: `${role}-${Date.now()}@corp.example` });
-        keys[role] = (await createKey(t.http, ws.workspaceId, member.id, ['meetings:read', 'meetings:create', 'files:read', 'files:create'])).key;
+        const member = await createMember(suite.t.http, suite.ws.workspaceId, { email: `${role}-${Date.now()}@corp.example` });
+        keys[role] = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['meetings:read', 'meetings:create', 'files:read', 'files:create'])).key;
         (keys as Record<string, string>)[`${role}Email`] = member.email;
       }
-      transcript = await uploadFile(t.http, keys.creator);
+      transcript = await uploadFile(suite.t.http, keys.creator);
       const created = await post(
         '/v1/meetings',
         meeting(
@@ -173,7 +163,7 @@ describe('meetings', () => {
     it('redacts, never omits, for another member, and hides the transcript on every files route', async () => {
       const read = await get(`/v1/meetings/${meetingId}`, keys.outsider);
       expect(read.status).toBe(200);
-      openapi.assert(read);
+      suite.openapi.assert(read);
       expect(read.body.accessLevel).toBe('METADATA');
       expect(read.body.fields.$description.value).toBeNull();
       expect(read.body.fields.topic.value).toBeNull();
@@ -181,7 +171,7 @@ describe('meetings', () => {
       expect(read.body.fields.$organizerEmail.value).toBe((keys as Record<string, string>).organizerEmail.toLowerCase());
       expect(read.body.relationships).not.toHaveProperty('$transcript');
       const list = await get('/v1/meetings?limit=25', keys.outsider);
-      openapi.assert(list);
+      suite.openapi.assert(list);
       const item = list.body.data.find((m: { id: string }) => m.id === meetingId);
       expect(item).toMatchObject({ accessLevel: 'METADATA', fields: { $description: { value: null } } });
       expect((await get('/v1/meetings?topic=layoffs', keys.outsider)).body).toMatchObject({ data: [], totalCount: 0 });
@@ -201,7 +191,7 @@ describe('meetings', () => {
   });
 
   it('links contacts, their accounts and opportunities from attendee emails', async () => {
-    const fresh = await createWorkspace(t.http);
+    const fresh = await createWorkspace(suite.t.http);
     const account = (await post('/v1/accounts', { fields: { $name: 'Acme' } }, fresh.key)).body.id;
     const contact = (await post('/v1/contacts', { fields: { $email: ['pat@acme.example'] }, relationships: { $account: account } }, fresh.key)).body.id;
     const deal = (await post('/v1/opportunities', { fields: { $name: 'D', $stage: 'LEAD' }, relationships: { $account: account } }, fresh.key)).body.id;
@@ -216,7 +206,7 @@ describe('meetings', () => {
   });
 
   it('creates contacts and an account per new domain with autoCreateRecords', async () => {
-    const fresh = await createWorkspace(t.http);
+    const fresh = await createWorkspace(suite.t.http);
     const created = await post(
       '/v1/meetings',
       meeting({ $attendeeEmails: ['ann@newco.example', 'bob@newco.example', fresh.memberEmail] }, { autoCreateRecords: true }),
@@ -232,10 +222,10 @@ describe('meetings', () => {
 
   it('keeps workspaces apart and requires the meeting scopes', async () => {
     const created = (await post('/v1/meetings', meeting())).body.id;
-    expectError(await get(`/v1/meetings/${created}`, other.key), 404, 'not_found');
-    expectError(await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'FULL' } }, other.key), 404, 'not_found');
+    expectError(await get(`/v1/meetings/${created}`, suite.other.key), 404, 'not_found');
+    expectError(await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'FULL' } }, suite.other.key), 404, 'not_found');
     expectError(await get('/v1/meetings/mtg_bad'), 404, 'not_found');
-    const reader = await createKey(t.http, ws.workspaceId, ws.memberId, ['meetings:read']);
+    const reader = await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['meetings:read']);
     expectError(await post('/v1/meetings', meeting(), reader.key), 403, 'insufficient_scope');
     expectError(await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'FULL' } }, reader.key), 403, 'insufficient_scope');
   });

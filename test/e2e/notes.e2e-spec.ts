@@ -1,18 +1,12 @@
+import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
-import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
-import { OpenApiValidator } from '../support/openapi';
-import { createTestApp, TestApp, v1Headers } from '../support/test-app';
+import { createKey, createMember, createWorkspace } from '../support/factories';
 
 describe('notes', () => {
-  let t: TestApp;
-  let openapi: OpenApiValidator;
-  let ws: TestWorkspace;
-  let other: TestWorkspace;
+  const suite = apiSuite();
+  const { post, get } = suite;
 
-  const post = (path: string, body: unknown, key = ws.key) => t.http.post(path).set(v1Headers(key)).send(body as object);
-  const get = (path: string, key = ws.key) => t.http.get(path).set(v1Headers(key));
-
-  async function account(name: string, key = ws.key): Promise<string> {
+  async function account(name: string, key = suite.ws.key): Promise<string> {
     const response = await post('/v1/accounts', { fields: { $name: name } }, key);
     expect(response.status).toBe(200);
     return response.body.id;
@@ -27,13 +21,6 @@ describe('notes', () => {
     return response.body.id;
   }
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    openapi = new OpenApiValidator(t.document);
-    ws = await createWorkspace(t.http);
-    other = await createWorkspace(t.http);
-  });
-  afterAll(() => t.close());
 
   it('creates a note with its author and links, readable from both ends', async () => {
     const acc = await account('Acme');
@@ -43,7 +30,7 @@ describe('notes', () => {
       relationships: { $account: acc, $opportunity: [opp] },
     });
     expect(created.status).toBe(200);
-    openapi.assert(created);
+    suite.openapi.assert(created);
     expect(created.body).toMatchObject({
       id: expect.stringMatching(/^note_[0-9A-Z]{26}$/),
       updatedAt: null,
@@ -56,7 +43,7 @@ describe('notes', () => {
       relationships: {
         $account: { cardinality: 'has_many', objectType: 'account', values: [acc] },
         $opportunity: { cardinality: 'has_many', objectType: 'opportunity', values: [opp] },
-        $createdBy: { cardinality: 'has_one', objectType: 'member', values: [ws.memberId] },
+        $createdBy: { cardinality: 'has_one', objectType: 'member', values: [suite.ws.memberId] },
       },
     });
     const fromAccount = await get(`/v1/accounts/${acc}`);
@@ -64,7 +51,7 @@ describe('notes', () => {
     const read = await get(`/v1/notes/${created.body.id}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(created.body);
-    openapi.assert(read);
+    suite.openapi.assert(read);
   });
 
   it('updates only what is given, with add and remove on relationships', async () => {
@@ -75,7 +62,7 @@ describe('notes', () => {
       relationships: { $account: { add: a2, remove: [a1] } },
     });
     expect(updated.status).toBe(200);
-    openapi.assert(updated);
+    suite.openapi.assert(updated);
     expect(updated.body.fields.$title.value).toBe('T2');
     expect(updated.body.fields.$content.value).toBe('C');
     expect(updated.body.relationships.$account.values).toEqual([a2]);
@@ -99,7 +86,7 @@ describe('notes', () => {
       'relationships.$owner',
     );
     expectError(
-      await post('/v1/notes', { fields: { $title: 'x' }, relationships: { $createdBy: ws.memberId } }),
+      await post('/v1/notes', { fields: { $title: 'x' }, relationships: { $createdBy: suite.ws.memberId } }),
       422,
       'read_only_field',
       'relationships.$createdBy',
@@ -129,8 +116,8 @@ describe('notes', () => {
   });
 
   it('keeps workspaces apart: another workspace id is 404 on paths and 422 in relationships', async () => {
-    const foreignAccount = await account('Foreign', other.key);
-    const foreignNote = (await post('/v1/notes', { fields: { $title: 'secret' } }, other.key)).body.id;
+    const foreignAccount = await account('Foreign', suite.other.key);
+    const foreignNote = (await post('/v1/notes', { fields: { $title: 'secret' } }, suite.other.key)).body.id;
     expectError(await get(`/v1/notes/${foreignNote}`), 404, 'not_found');
     expectError(await post(`/v1/notes/${foreignNote}`, { fields: { $title: 'x' } }), 404, 'not_found');
     expectError(await get('/v1/notes/note_bad'), 404, 'not_found');
@@ -144,7 +131,7 @@ describe('notes', () => {
   });
 
   it('lists newest first with totalCount, and filters', async () => {
-    const fresh = await createWorkspace(t.http);
+    const fresh = await createWorkspace(suite.t.http);
     const acc = await account('Filtered', fresh.key);
     const ids: string[] = [];
     for (let i = 0; i < 4; i += 1) {
@@ -153,7 +140,7 @@ describe('notes', () => {
     }
     const list = await get('/v1/notes?limit=3', fresh.key);
     expect(list.status).toBe(200);
-    openapi.assert(list);
+    suite.openapi.assert(list);
     expect(list.body.object).toBe('list');
     expect(list.body.totalCount).toBe(4);
     expect(list.body.data.map((n: { id: string }) => n.id)).toEqual(ids.slice().reverse().slice(0, 3));
@@ -172,18 +159,18 @@ describe('notes', () => {
   it('serves definitions built from the type', async () => {
     const response = await get('/v1/notes/definitions');
     expect(response.status).toBe(200);
-    openapi.assert(response);
+    suite.openapi.assert(response);
     expect(response.body.objectType).toBe('note');
     expect(response.body.fieldDefinitions.$title).toMatchObject({ valueType: 'TEXT', required: true, readOnly: false });
     expect(response.body.relationshipDefinitions.$createdBy).toMatchObject({ objectType: 'member', readOnly: true });
   });
 
   it('requires the note scopes', async () => {
-    const member = await createMember(t.http, ws.workspaceId);
-    const reader = await createKey(t.http, ws.workspaceId, member.id, ['notes:read']);
+    const member = await createMember(suite.t.http, suite.ws.workspaceId);
+    const reader = await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['notes:read']);
     expectError(await post('/v1/notes', { fields: { $title: 'x' } }, reader.key), 403, 'insufficient_scope');
     expect((await get('/v1/notes', reader.key)).status).toBe(200);
-    const writer = await createKey(t.http, ws.workspaceId, member.id, ['notes:create']);
+    const writer = await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['notes:create']);
     const created = await post('/v1/notes', { fields: { $title: 'by member' } }, writer.key);
     expect(created.body.relationships.$createdBy.values).toEqual([member.id]);
     expectError(await get(`/v1/notes/${created.body.id}`, writer.key), 403, 'insufficient_scope');

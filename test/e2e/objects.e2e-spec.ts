@@ -1,7 +1,7 @@
+import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
-import { createKey, createWorkspace, TestWorkspace } from '../support/factories';
-import { OpenApiValidator } from '../support/openapi';
-import { adminHeaders, createTestApp, TestApp, v1Headers } from '../support/test-app';
+import { createKey, createWorkspace } from '../support/factories';
+import { adminHeaders } from '../support/test-app';
 
 /** One field of every value type, with a good write value, its read-back, and a refused value. */
 const VALUE_TYPE_CASES: {
@@ -31,24 +31,15 @@ const VALUE_TYPE_CASES: {
 ];
 
 describe('custom object types and records', () => {
-  let t: TestApp;
-  let openapi: OpenApiValidator;
-  let ws: TestWorkspace;
-  let other: TestWorkspace;
-
-  const post = (path: string, body: unknown, key = ws.key) => t.http.post(path).set(v1Headers(key)).send(body as object);
-  const get = (path: string, key = ws.key) => t.http.get(path).set(v1Headers(key));
+  const suite = apiSuite();
+  const { post, get } = suite;
   const defineType = (workspaceId: string, body: Record<string, unknown>) =>
-    t.http.post(`/admin/v1/workspaces/${workspaceId}/object-types`).set(adminHeaders()).send(body);
+    suite.t.http.post(`/admin/v1/workspaces/${workspaceId}/object-types`).set(adminHeaders()).send(body);
 
   beforeAll(async () => {
-    t = await createTestApp();
-    openapi = new OpenApiValidator(t.document);
-    ws = await createWorkspace(t.http);
-    other = await createWorkspace(t.http);
-    const milestone = await defineType(ws.workspaceId, { slug: 'milestone', label: 'Milestone', fields: { title: { label: 'Title', valueType: 'TEXT', required: true } } });
+    const milestone = await defineType(suite.ws.workspaceId, { slug: 'milestone', label: 'Milestone', fields: { title: { label: 'Title', valueType: 'TEXT', required: true } } });
     expect(milestone.status).toBe(200);
-    const project = await defineType(ws.workspaceId, {
+    const project = await defineType(suite.ws.workspaceId, {
       slug: 'project',
       label: 'Project',
       fields: Object.fromEntries(
@@ -62,12 +53,11 @@ describe('custom object types and records', () => {
     });
     expect(project.status).toBe(200);
   });
-  afterAll(() => t.close());
 
   it('lists the custom types (not paged) and serves their definitions', async () => {
     const types = await get('/v1/objects');
     expect(types.status).toBe(200);
-    openapi.assert(types);
+    suite.openapi.assert(types);
     expect(types.body).toEqual({
       data: [
         { label: 'Milestone', objectType: 'milestone' },
@@ -75,7 +65,7 @@ describe('custom object types and records', () => {
       ],
     });
     const definitions = await get('/v1/objects/project/definitions');
-    openapi.assert(definitions);
+    suite.openapi.assert(definitions);
     expect(Object.keys(definitions.body.fieldDefinitions)).toHaveLength(VALUE_TYPE_CASES.length);
     expect(definitions.body.fieldDefinitions.phase.typeConfiguration.options).toEqual([
       { id: 'p1', label: 'Plan', description: null },
@@ -86,14 +76,14 @@ describe('custom object types and records', () => {
       milestones: { cardinality: 'HAS_MANY', objectType: 'milestone' },
       children: { cardinality: 'HAS_MANY', objectType: 'project', readOnly: true },
     });
-    expect((await get('/v1/objects', other.key)).body).toEqual({ data: [] });
+    expect((await get('/v1/objects', suite.other.key)).body).toEqual({ data: [] });
   });
 
   it('writes and reads every value type, and refuses a bad value of each', async () => {
     const fields = Object.fromEntries(VALUE_TYPE_CASES.map(({ key, good }) => [key, good]));
     const created = await post('/v1/objects/project/values', { fields });
     expect(created.status).toBe(200);
-    openapi.assert(created);
+    suite.openapi.assert(created);
     expect(created.body.id).toMatch(/^rec_[0-9A-Z]{26}$/);
     for (const { key, valueType, read } of VALUE_TYPE_CASES) {
       expect({ key, ...created.body.fields[key] }).toEqual({ key, value: read, valueType });
@@ -146,7 +136,7 @@ describe('custom object types and records', () => {
   });
 
   it('filters per type through $field and field keys', async () => {
-    const fresh = await createWorkspace(t.http);
+    const fresh = await createWorkspace(suite.t.http);
     await defineType(fresh.workspaceId, {
       slug: 'deal',
       label: 'Deal',
@@ -163,7 +153,7 @@ describe('custom object types and records', () => {
     const query = async (q: string) => {
       const response = await get(`/v1/objects/deal?${q}`, fresh.key);
       expect(response.status).toBe(200);
-      openapi.assert(response);
+      suite.openapi.assert(response);
       return { ids: response.body.data.map((r: { id: string }) => r.id), total: response.body.totalCount };
     };
     expect(await query('title[startsWith]=Alp')).toEqual({ ids: [ids[1], ids[0]], total: 2 });
@@ -187,7 +177,7 @@ describe('custom object types and records', () => {
   });
 
   it('enforces unique fields with 409 duplicate_value, also under concurrency', async () => {
-    const fresh = await createWorkspace(t.http);
+    const fresh = await createWorkspace(suite.t.http);
     await defineType(fresh.workspaceId, {
       slug: 'badge',
       label: 'Badge',
@@ -219,15 +209,15 @@ describe('custom object types and records', () => {
     expectError(await get('/v1/objects/note'), 404, 'not_found');
     expectError(await post('/v1/objects/task/values', { fields: {} }), 404, 'not_found');
     expectError(await get(`/v1/objects/project/values/${record}`), 404, 'not_found');
-    expectError(await get(`/v1/objects/milestone/values/${record}`, other.key), 404, 'not_found');
+    expectError(await get(`/v1/objects/milestone/values/${record}`, suite.other.key), 404, 'not_found');
     expectError(await get('/v1/objects/milestone/values/rec_bad'), 404, 'not_found');
     expectError(await post('/v1/objects/milestone/values', { fields: {} }), 422, 'parameter_missing', 'fields.title');
   });
 
   it('requires the objects scopes', async () => {
-    const reader = await createKey(t.http, ws.workspaceId, ws.memberId, ['objects:read']);
+    const reader = await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['objects:read']);
     expectError(await post('/v1/objects/milestone/values', { fields: { title: 'x' } }, reader.key), 403, 'insufficient_scope');
-    const writer = await createKey(t.http, ws.workspaceId, ws.memberId, ['objects:create']);
+    const writer = await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['objects:create']);
     const created = await post('/v1/objects/milestone/values', { fields: { title: 'x' } }, writer.key);
     expect(created.status).toBe(200);
     expectError(await get('/v1/objects', writer.key), 403, 'insufficient_scope');
@@ -235,7 +225,7 @@ describe('custom object types and records', () => {
   });
 
   it('validates type definitions in the operator API', async () => {
-    const fresh = await createWorkspace(t.http);
+    const fresh = await createWorkspace(suite.t.http);
     expectError(await defineType(fresh.workspaceId, { slug: 'Bad Slug', label: 'x' }), 422, 'invalid_value', 'slug');
     expectError(await defineType(fresh.workspaceId, { slug: 'account', label: 'x' }), 409, 'duplicate_slug', 'slug');
     expect((await defineType(fresh.workspaceId, { slug: 'thing', label: 'Thing' })).status).toBe(200);

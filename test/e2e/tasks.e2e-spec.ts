@@ -1,38 +1,26 @@
+import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
-import { createMember, createWorkspace, TestWorkspace } from '../support/factories';
-import { OpenApiValidator } from '../support/openapi';
-import { adminHeaders, createTestApp, TestApp, v1Headers } from '../support/test-app';
+import { createMember } from '../support/factories';
+import { adminHeaders } from '../support/test-app';
 
 describe('tasks', () => {
-  let t: TestApp;
-  let openapi: OpenApiValidator;
-  let ws: TestWorkspace;
-  let other: TestWorkspace;
-
-  const post = (path: string, body: unknown, key = ws.key) => t.http.post(path).set(v1Headers(key)).send(body as object);
-  const get = (path: string, key = ws.key) => t.http.get(path).set(v1Headers(key));
+  const suite = apiSuite();
+  const { post, get } = suite;
   const task = (overrides: Record<string, unknown> = {}) => ({
     fields: { $title: 'Call back', $status: 'TODO' },
-    relationships: { $assignedTo: ws.memberId },
+    relationships: { $assignedTo: suite.ws.memberId },
     ...overrides,
   });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    openapi = new OpenApiValidator(t.document);
-    ws = await createWorkspace(t.http);
-    other = await createWorkspace(t.http);
-  });
-  afterAll(() => t.close());
 
   it('creates a task with every system field and defaults $createdBy to the caller', async () => {
     const account = (await post('/v1/accounts', { fields: { $name: 'Acme' } })).body.id;
     const response = await post('/v1/tasks', {
       fields: { $title: 'Call', $status: 'IN_PROGRESS', $description: 'notes', $dueAt: '2030-01-02T03:04:05+02:00' },
-      relationships: { $assignedTo: [ws.memberId], $account: account },
+      relationships: { $assignedTo: [suite.ws.memberId], $account: account },
     });
     expect(response.status).toBe(200);
-    openapi.assert(response);
+    suite.openapi.assert(response);
     expect(response.body.fields).toEqual({
       $title: { value: 'Call', valueType: 'TEXT' },
       $status: { value: 'IN_PROGRESS', valueType: 'SINGLE_SELECT' },
@@ -40,10 +28,10 @@ describe('tasks', () => {
       $dueAt: { value: '2030-01-02T01:04:05.000Z', valueType: 'DATETIME' },
     });
     expect(response.body.relationships).toEqual({
-      $assignedTo: { cardinality: 'has_one', objectType: 'member', values: [ws.memberId] },
+      $assignedTo: { cardinality: 'has_one', objectType: 'member', values: [suite.ws.memberId] },
       $account: { cardinality: 'has_one', objectType: 'account', values: [account] },
       $opportunity: { cardinality: 'has_one', objectType: 'opportunity', values: [] },
-      $createdBy: { cardinality: 'has_one', objectType: 'member', values: [ws.memberId] },
+      $createdBy: { cardinality: 'has_one', objectType: 'member', values: [suite.ws.memberId] },
       $note: { cardinality: 'has_one', objectType: 'note', values: [] },
     });
     expect((await get(`/v1/accounts/${account}`)).body.relationships.$task.values).toEqual([response.body.id]);
@@ -69,14 +57,14 @@ describe('tasks', () => {
       'relationships.$assignedTo',
     );
     expectError(
-      await post('/v1/tasks', task({ relationships: { $assignedTo: other.memberId } })),
+      await post('/v1/tasks', task({ relationships: { $assignedTo: suite.other.memberId } })),
       422,
       'relationship_entity_missing',
       'relationships.$assignedTo',
     );
-    const second = await createMember(t.http, ws.workspaceId);
+    const second = await createMember(suite.t.http, suite.ws.workspaceId);
     expectError(
-      await post('/v1/tasks', task({ relationships: { $assignedTo: [ws.memberId, second.id] } })),
+      await post('/v1/tasks', task({ relationships: { $assignedTo: [suite.ws.memberId, second.id] } })),
       422,
       'invalid_value',
       'relationships.$assignedTo',
@@ -87,7 +75,7 @@ describe('tasks', () => {
     const created = (await post('/v1/tasks', task())).body;
     const note = (await post('/v1/notes', { fields: { $title: 'n' } })).body.id;
     expectError(
-      await post('/v1/tasks', task({ relationships: { $assignedTo: ws.memberId, $note: note } })),
+      await post('/v1/tasks', task({ relationships: { $assignedTo: suite.ws.memberId, $note: note } })),
       422,
       'read_only_field',
       'relationships.$note',
@@ -99,7 +87,7 @@ describe('tasks', () => {
       'relationships.$note',
     );
     expectError(
-      await post(`/v1/tasks/${created.id}`, { relationships: { $createdBy: { replace: ws.memberId } } }),
+      await post(`/v1/tasks/${created.id}`, { relationships: { $createdBy: { replace: suite.ws.memberId } } }),
       422,
       'read_only_field',
       'relationships.$createdBy',
@@ -107,11 +95,11 @@ describe('tasks', () => {
   });
 
   it('replaces, adds and removes on update; replace cannot be combined', async () => {
-    const member = await createMember(t.http, ws.workspaceId);
+    const member = await createMember(suite.t.http, suite.ws.workspaceId);
     const created = (await post('/v1/tasks', task())).body;
     const replaced = await post(`/v1/tasks/${created.id}`, { relationships: { $assignedTo: { replace: member.id } } });
     expect(replaced.status).toBe(200);
-    openapi.assert(replaced);
+    suite.openapi.assert(replaced);
     expect(replaced.body.relationships.$assignedTo.values).toEqual([member.id]);
     const account = (await post('/v1/accounts', { fields: { $name: 'Swap' } })).body.id;
     const added = await post(`/v1/tasks/${created.id}`, { relationships: { $account: { add: account } } });
@@ -126,20 +114,20 @@ describe('tasks', () => {
   });
 
   it('takes custom relationships by bare slug once the operator adds them', async () => {
-    const added = await t.http
-      .post(`/admin/v1/workspaces/${ws.workspaceId}/object-types/task/relationships`)
+    const added = await suite.t.http
+      .post(`/admin/v1/workspaces/${suite.ws.workspaceId}/object-types/task/relationships`)
       .set(adminHeaders())
       .send({ key: 'reviewer', label: 'Reviewer', cardinality: 'HAS_ONE', objectType: 'contact' });
     expect(added.status).toBe(200);
     expect(added.body.relationshipDefinitions.reviewer).toMatchObject({ objectType: 'contact', cardinality: 'HAS_ONE' });
     const contact = (await post('/v1/contacts', { fields: { $name: { firstName: 'Rita' } } })).body.id;
-    const created = await post('/v1/tasks', task({ relationships: { $assignedTo: ws.memberId, reviewer: contact } }));
+    const created = await post('/v1/tasks', task({ relationships: { $assignedTo: suite.ws.memberId, reviewer: contact } }));
     expect(created.status).toBe(200);
     expect(created.body.relationships.reviewer).toEqual({ cardinality: 'has_one', objectType: 'contact', values: [contact] });
     const inverse = await get(`/v1/contacts/${contact}`);
     expect(inverse.body.relationships.task_reviewer.values).toEqual([created.body.id]);
     const definitions = await get('/v1/tasks/definitions');
-    openapi.assert(definitions);
+    suite.openapi.assert(definitions);
     expect(definitions.body.relationshipDefinitions.reviewer).toBeDefined();
     expect(definitions.body.relationshipDefinitions.$note.readOnly).toBe(true);
   });

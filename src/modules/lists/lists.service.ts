@@ -7,7 +7,7 @@ import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { isRecordIdOf } from '../../records/record-ids';
-import { idList, isPlainObject, MAX_RELATIONSHIP_IDS_PER_REQUEST } from '../../records/record-write';
+import { checkRelationshipWriteLimit, idList, isPlainObject } from '../../records/record-write';
 import { RecordsService } from '../../records/records.service';
 import { ListDto } from './lists.dto';
 
@@ -110,15 +110,7 @@ function readMembers(raw: unknown, objectType: ListMemberType, isCreate: boolean
       remove: value.remove === undefined ? [] : idList(value.remove, `${param}.remove`),
     };
   }
-  const total = change.add.length + change.remove.length;
-  if (total > MAX_RELATIONSHIP_IDS_PER_REQUEST) {
-    throw new ApiError(
-      422,
-      'relationship_write_limit_exceeded',
-      `At most ${MAX_RELATIONSHIP_IDS_PER_REQUEST} ids may be written in one request; got ${total}`,
-      'relationships',
-    );
-  }
+  checkRelationshipWriteLimit(change.add.length + change.remove.length);
   return change;
 }
 
