@@ -2,7 +2,7 @@ import { ApiError } from '../common/errors/api-error';
 import { fieldTypeOf } from './field-types/registry';
 import { FILTER_OPERATORS, FilterOperator, SqlParameters } from './field-types/field-type';
 import { COMPARISONS, escapeLike } from './field-types/sql';
-import type { ObjectTypeDefinition } from './object-type';
+import type { FieldDefinition, ObjectTypeDefinition } from './object-type';
 import type { ValueType } from './value-types';
 
 const FILTER_KEY = /^([^[\]]+)(?:\[(-?)([A-Za-z]*)\])?$/;
@@ -19,26 +19,54 @@ export class SqlParameterList implements SqlParameters {
 /** Indexed string values are the first 512 characters (see the record_values migration). */
 const INDEXED_TEXT_LENGTH = 512;
 
-type ValueProbe = (operator: FilterOperator, raw: string, params: SqlParameters) => string | undefined;
+type ValueProbe = (
+  field: FieldDefinition,
+  operator: FilterOperator,
+  raw: string,
+  params: SqlParameters,
+  param: string,
+) => string | undefined;
 
-const prefixProbe: ValueProbe = (operator, raw, params) =>
+const prefixProbe: ValueProbe = (_field, operator, raw, params) =>
   operator === 'startsWith' && [...raw].length <= INDEXED_TEXT_LENGTH
     ? `v.text_value LIKE ${params.add(`${escapeLike(raw)}%`)}`
     : undefined;
 
-const rangeProbe: ValueProbe = (operator, raw, params) =>
+/** Equality of a string shorter than the indexed length: a longer stored value cannot be equal. */
+const textEqualProbe: ValueProbe = (field, operator, raw, params, param) => {
+  if (operator !== 'equal') return undefined;
+  const value = field.valueType === 'SINGLE_SELECT' ? (fieldTypeOf('SINGLE_SELECT').write(raw, field, param) as string) : raw;
+  return [...value].length < INDEXED_TEXT_LENGTH ? `v.text_value = ${params.add(value)}` : undefined;
+};
+
+const rangeProbe: ValueProbe = (_field, operator, raw, params) =>
   operator !== 'equal' && COMPARISONS[operator] ? `v.number_value ${COMPARISONS[operator]} ${params.add(raw)}::numeric` : undefined;
 
 /**
- * The filters that the `record_values` index serves (equality is served by the GIN index on
- * `fields`). The probe narrows by index; the type's own condition, ANDed, stays the exact test.
+ * The filters that the `record_values` index answers exactly: string prefixes up to the indexed
+ * length, equality of TEXT and SINGLE_SELECT, number ranges. Each probe matches the same records
+ * as the type's own condition (values of the field's JSON type, any element of a multiple value).
  */
-const VALUE_PROBES: Partial<Record<ValueType, ValueProbe>> = {
-  TEXT: prefixProbe,
-  SOCIAL_HANDLE: prefixProbe,
-  NUMBER: rangeProbe,
-  CURRENCY: rangeProbe,
+const VALUE_PROBES: Partial<Record<ValueType, ValueProbe[]>> = {
+  TEXT: [prefixProbe, textEqualProbe],
+  SOCIAL_HANDLE: [prefixProbe],
+  SINGLE_SELECT: [textEqualProbe],
+  NUMBER: [rangeProbe],
+  CURRENCY: [rangeProbe],
 };
+
+/** A filter the value index answers: `probe` is a condition on `record_values v`. */
+export interface IndexedFilter {
+  fieldKey: string;
+  probe: string;
+}
+
+export interface FilterSql {
+  /** Conditions on `records r`, to AND. */
+  conditions: string[];
+  /** Set when the filters are exactly one indexed, non-negated filter: lists can page from the index. */
+  indexed?: IndexedFilter;
+}
 
 function invalidFilter(param: string, message: string): ApiError {
   return new ApiError(400, 'invalid_filter', message, param);
@@ -48,13 +76,14 @@ function invalidFilter(param: string, message: string): ApiError {
  * `?key[operator]=value` filters of decisions §8 as SQL conditions on `records r`, ANDed. A `-`
  * before the operator negates it and then also matches unset values.
  */
-export function filterConditions(
+export function filterSql(
   type: ObjectTypeDefinition,
   filters: Record<string, string | string[]>,
   params: SqlParameters,
   options: { valueIndex: boolean } = { valueIndex: true },
-): string[] {
+): FilterSql {
   const conditions: string[] = [];
+  const indexed: IndexedFilter[] = [];
   for (const [name, raw] of Object.entries(filters)) {
     const match = FILTER_KEY.exec(name);
     const key = match?.[1] ?? name;
@@ -78,10 +107,15 @@ export function filterConditions(
         throw invalidFilter(name, `${key} (${field.valueType}) allows the operators: ${allowed}`);
       }
       condition = fieldType.filterSql('r.fields', field, operator, raw, params, name);
-      const probe = options.valueIndex ? VALUE_PROBES[field.valueType]?.(operator, raw, params) : undefined;
+      const probe = options.valueIndex
+        ? (VALUE_PROBES[field.valueType] ?? []).map((candidate) => candidate(field, operator, raw, params, name)).find(Boolean)
+        : undefined;
       if (probe) {
+        const fieldKey = params.add(field.key);
+        if (!negated) indexed.push({ fieldKey, probe });
+        // The index finds the candidates; the type's own condition stays in as the plain reading.
         condition = `EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = r.id AND v.workspace_id = r.workspace_id
-            AND v.object_type = r.object_type AND v.field_key = ${params.add(field.key)} AND ${probe}) AND ${condition}`;
+            AND v.object_type = r.object_type AND v.field_key = ${fieldKey} AND ${probe}) AND ${condition}`;
       }
     } else {
       if ((requested ?? 'equal') !== 'equal') throw invalidFilter(name, `${key} is a relationship: only equal applies`);
@@ -91,5 +125,5 @@ export function filterConditions(
     }
     conditions.push(negated ? `(${condition}) IS NOT TRUE` : `(${condition})`);
   }
-  return conditions;
+  return { conditions, indexed: conditions.length === 1 ? indexed[0] : undefined };
 }

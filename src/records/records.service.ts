@@ -9,7 +9,7 @@ import { DefinitionsService } from './definitions.service';
 import { EntityEnvelopeDto, StoredEntity, toEntityEnvelope } from './entity-envelope';
 import type { ObjectTypeDefinition, RelationshipDefinition } from './object-type';
 import { isRecordIdOf, newRecordId } from './record-ids';
-import { filterConditions, SqlParameterList } from './record-filters';
+import { filterSql, SqlParameterList } from './record-filters';
 import { LinkChange, readRecordWrite } from './record-write';
 
 interface RecordRow {
@@ -148,24 +148,60 @@ export class RecordsService {
   ): Promise<PageResult<EntityEnvelopeDto>> {
     const type = await this.definitions.typeOf(caller, slug);
     const params = new SqlParameterList();
-    const conditions = [
-      `r.workspace_id = ${params.add(caller.workspaceId)}`,
-      `r.object_type = ${params.add(slug)}`,
-      ...filterConditions(type, page.filters, params),
-    ];
+    const workspace = params.add(caller.workspaceId);
+    const objectType = params.add(slug);
+    const filters = filterSql(type, page.filters, params);
     const restriction = restrict?.(params, Object.keys(page.filters).map((name) => name.replace(/\[.*$/, '')));
-    if (restriction) conditions.push(restriction);
-    const where = conditions.join(' AND ');
-    const filtered = Object.keys(page.filters).length > 0;
-    const count = filtered
-      ? `SELECT count(*)::int FROM records r WHERE ${where}`
-      : `SELECT coalesce((SELECT count::int FROM record_counts WHERE workspace_id = $1 AND object_type = $2), 0)`;
-    // One statement for the count, the page and its links: a page costs one round trip.
+    const where = [`r.workspace_id = ${workspace}`, `r.object_type = ${objectType}`, ...filters.conditions, restriction]
+      .filter(Boolean)
+      .join(' AND ');
+    const paging = `LIMIT ${page.limit} OFFSET ${page.offset}`;
+    let count: string;
+    let pageRows: string;
+    if (filters.indexed && !restriction) {
+      // One indexed filter: count and page from the value index, read only the page's records.
+      const matches = `SELECT DISTINCT v.record_id, v.created_at FROM record_values v
+         WHERE v.workspace_id = ${workspace} AND v.object_type = ${objectType}
+           AND v.field_key = ${filters.indexed.fieldKey} AND ${filters.indexed.probe}`;
+      count = `SELECT count(*)::int FROM (${matches}) m`;
+      // The page's few records are read with the full conditions too, which also binds every parameter.
+      pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumn(type, params)}
+        FROM (${matches} ORDER BY created_at DESC, record_id DESC ${paging}) m JOIN records r ON r.id = m.record_id
+       WHERE ${where}`;
+    } else {
+      count = filters.conditions.length
+        ? `SELECT count(*)::int FROM records r WHERE ${where}`
+        : `SELECT coalesce((SELECT count::int FROM record_counts WHERE workspace_id = ${workspace} AND object_type = ${objectType}), 0)`;
+      pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumn(type, params)} FROM records r WHERE ${where}
+        ORDER BY r.created_at DESC, r.id DESC ${paging}`;
+    }
+    return this.queryPage(type, count, pageRows, 'p.created_at DESC, p.id DESC', params);
+  }
+
+  /** The records of a list, most recently added first (decisions §3), in one statement. */
+  async listMembers(caller: AuthContext, slug: string, listId: string, page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
+    const type = await this.definitions.typeOf(caller, slug);
+    const params = new SqlParameterList();
+    const list = params.add(listId);
+    const pageRows = `SELECT ${RECORD_COLUMNS}, m.added_at, ${linksColumn(type, params)}
+      FROM (SELECT record_id, added_at FROM list_members WHERE list_id = ${list}
+             ORDER BY added_at DESC, record_id DESC LIMIT ${page.limit} OFFSET ${page.offset}) m
+      JOIN records r ON r.id = m.record_id
+     WHERE r.workspace_id = ${params.add(caller.workspaceId)} AND r.object_type = ${params.add(slug)}`;
+    const count = `SELECT count(*)::int FROM list_members WHERE list_id = ${list}`;
+    return this.queryPage(type, count, pageRows, 'p.added_at DESC, p.id DESC', params);
+  }
+
+  /** One statement for the count, the page and its links: a page costs one round trip. */
+  private async queryPage(
+    type: ObjectTypeDefinition,
+    count: string,
+    pageRows: string,
+    order: string,
+    params: SqlParameterList,
+  ): Promise<PageResult<EntityEnvelopeDto>> {
     const [result] = (await this.transactions.manager.query(
-      `SELECT (${count}) AS total,
-              coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC) FROM (
-                SELECT ${RECORD_COLUMNS}, ${linksColumn(type, params)} FROM records r WHERE ${where}
-                 ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${page.offset}) p), '[]'::json) AS rows`,
+      `SELECT (${count}) AS total, coalesce((SELECT json_agg(p ORDER BY ${order}) FROM (${pageRows}) p), '[]'::json) AS rows`,
       params.values,
     )) as [{ total: number; rows: RecordRow[] }];
     return { data: this.toEnvelopes(type, result.rows), totalCount: result.total };
@@ -177,21 +213,6 @@ export class RecordsService {
    */
   async setSystemLinks(workspaceId: string, recordId: string, definition: RelationshipDefinition, ids: string[]) {
     await this.applyLinks(this.transactions.manager, workspaceId, recordId, [{ definition, set: ids, add: [], remove: [] }]);
-  }
-
-  /** Envelopes of the records `ids` of type `slug`, in the order given (missing ids are skipped). */
-  async getMany(caller: AuthContext, slug: string, ids: string[]): Promise<EntityEnvelopeDto[]> {
-    const type = await this.definitions.typeOf(caller, slug);
-    const params = new SqlParameterList();
-    const rows = (await this.transactions.manager.query(
-      `SELECT ${RECORD_COLUMNS}, ${linksColumn(type, params)} FROM records r
-        WHERE r.id = ANY(${params.add(ids)}) AND r.workspace_id = ${params.add(caller.workspaceId)}
-          AND r.object_type = ${params.add(slug)}`,
-      params.values,
-    )) as RecordRow[];
-    const position = new Map(ids.map((id, index) => [id, index]));
-    rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
-    return this.toEnvelopes(type, rows);
   }
 
   private async retrieve(

@@ -4,6 +4,7 @@ import { RecordCounts1763776800000 } from './1763776800000-record-counts';
 import { Files1763780400000 } from './1763780400000-files';
 import { CustomTypesAndLists1763784000000 } from './1763784000000-custom-types-and-lists';
 import { RecordValues1763787600000 } from './1763787600000-record-values';
+import { RecordValuesOrder1763791200000 } from './1763791200000-record-values-order';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Files1763780400000,
   CustomTypesAndLists1763784000000,
   RecordValues1763787600000,
+  RecordValuesOrder1763791200000,
 ];

@@ -190,18 +190,7 @@ export class ListsService {
         'listId',
       );
     }
-    const manager = this.transactions.manager;
-    const [{ count }] = (await manager.query(`SELECT count(*)::int AS count FROM list_members WHERE list_id = $1`, [
-      listId,
-    ])) as [{ count: number }];
-    const ids = (
-      (await manager.query(
-        `SELECT record_id FROM list_members WHERE list_id = $1
-          ORDER BY added_at DESC, record_id DESC LIMIT $2 OFFSET $3`,
-        [listId, page.limit, page.offset],
-      )) as { record_id: string }[]
-    ).map((row) => row.record_id);
-    return { data: await this.records.getMany(caller, memberType, ids), totalCount: count };
+    return this.records.listMembers(caller, memberType, listId, page);
   }
 
   private async find(caller: AuthContext, id: string): Promise<ListRow> {

@@ -7,7 +7,7 @@ import { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { MemberEntity, MemberRole } from '../../database/entities/member.entity';
 import { Transactions } from '../../database/transactions';
 import { EntityEnvelopeDto, StoredEntity, toEntityEnvelope } from '../../records/entity-envelope';
-import { filterConditions, SqlParameterList } from '../../records/record-filters';
+import { filterSql, SqlParameterList } from '../../records/record-filters';
 import { MEMBER_TYPE } from './member.type';
 
 function toStoredEntity(member: MemberEntity): StoredEntity {
@@ -53,7 +53,7 @@ export class MembersService {
    */
   async list(workspaceId: string, page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
     const params = new SqlParameterList();
-    const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...filterConditions(MEMBER_TYPE, page.filters, params, { valueIndex: false })];
+    const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...filterSql(MEMBER_TYPE, page.filters, params, { valueIndex: false }).conditions];
     const source = `(SELECT m.*, jsonb_strip_nulls(jsonb_build_object(
         '$email', lower(m.email),
         '$name', nullif(jsonb_strip_nulls(jsonb_build_object('firstName', m.first_name, 'lastName', m.last_name)), '{}'::jsonb),
