@@ -1,7 +1,9 @@
 import { ApiError } from '../common/errors/api-error';
 import { fieldTypeOf } from './field-types/registry';
 import { FILTER_OPERATORS, FilterOperator, SqlParameters } from './field-types/field-type';
+import { optionIdOf } from './field-types/options';
 import { COMPARISONS, escapeLike } from './field-types/sql';
+import { filterText, parseNumberLiteral } from './field-types/values';
 import type { FieldDefinition, ObjectTypeDefinition } from './object-type';
 import type { ValueType } from './value-types';
 
@@ -33,14 +35,21 @@ const prefixProbe: ValueProbe = (_field, operator, raw, params) =>
     : undefined;
 
 /** Equality of a string shorter than the indexed length: a longer stored value cannot be equal. */
-const textEqualProbe: ValueProbe = (field, operator, raw, params, param) => {
+const textEqualProbe: ValueProbe = (field, operator, raw, params) => {
   if (operator !== 'equal') return undefined;
-  const value = field.valueType === 'SINGLE_SELECT' ? (fieldTypeOf('SINGLE_SELECT').write(raw, field, param) as string) : raw;
-  return [...value].length < INDEXED_TEXT_LENGTH ? `v.text_value = ${params.add(value)}` : undefined;
+  // The value the type's own condition compares: an option id for selects (the filter SQL has
+  // already refused unknown options), the raw text for TEXT.
+  const value = field.valueType === 'SINGLE_SELECT' ? optionIdOf(field, raw) : raw;
+  return value !== undefined && [...value].length < INDEXED_TEXT_LENGTH ? `v.text_value = ${params.add(value)}` : undefined;
 };
 
-const rangeProbe: ValueProbe = (_field, operator, raw, params) =>
-  operator !== 'equal' && COMPARISONS[operator] ? `v.number_value ${COMPARISONS[operator]} ${params.add(raw)}::numeric` : undefined;
+/** Number ranges, bound as the number the type's own condition compares with. */
+const rangeProbe: ValueProbe = (_field, operator, raw, params) => {
+  const value = parseNumberLiteral(raw);
+  return operator !== 'equal' && COMPARISONS[operator] && value !== undefined
+    ? `v.number_value ${COMPARISONS[operator]} ${params.add(String(value))}::numeric`
+    : undefined;
+};
 
 /**
  * The filters that the `record_values` index answers exactly: string prefixes up to the indexed
@@ -121,7 +130,7 @@ export function filterSql(
       if ((requested ?? 'equal') !== 'equal') throw invalidFilter(name, `${key} is a relationship: only equal applies`);
       const { link, side } = relationship!.binding;
       const [self, other] = side === 'source' ? ['source_id', 'target_id'] : ['target_id', 'source_id'];
-      condition = `EXISTS (SELECT 1 FROM record_links l WHERE l.${self} = r.id AND l.link = ${params.add(link)} AND l.${other} = ${params.add(raw)})`;
+      condition = `EXISTS (SELECT 1 FROM record_links l WHERE l.${self} = r.id AND l.link = ${params.add(link)} AND l.${other} = ${params.add(filterText(raw, name))})`;
     }
     conditions.push(negated ? `(${condition}) IS NOT TRUE` : `(${condition})`);
   }

@@ -1,5 +1,6 @@
 import { ApiError } from '../common/errors/api-error';
 import { fieldTypeOf } from './field-types/registry';
+import { storable } from './field-types/values';
 import type { ObjectTypeDefinition, RelationshipDefinition, RelationshipOperation } from './object-type';
 
 export const MAX_RELATIONSHIP_IDS_PER_REQUEST = 25;
@@ -140,8 +141,8 @@ function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean):
 function readExternalId(raw: unknown): string | null | undefined {
   if (raw === undefined || raw === null) return raw;
   if (typeof raw !== 'string') throw ApiError.invalidType('externalId', 'a string');
-  if (raw.length === 0 || raw.length > MAX_EXTERNAL_ID_LENGTH) {
-    throw ApiError.invalidValue('externalId', `externalId must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters`);
+  if (raw.length === 0 || raw.length > MAX_EXTERNAL_ID_LENGTH || !storable(raw)) {
+    throw ApiError.invalidValue('externalId', `externalId must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters, without NUL`);
   }
   return raw;
 }

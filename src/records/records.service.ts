@@ -265,7 +265,10 @@ export class RecordsService {
       if (!field.typeConfiguration.unique || value === null || value === undefined) continue;
       // A multi-valued field is unique per element; an object (ADDRESS, FULL_NAME) by equality, as
       // containment alone would take {firstName} for a duplicate of {firstName, lastName}.
-      const probes = Array.isArray(value) ? value.map((element) => [element]) : [value];
+      // Sorted, so that two writes of the same values take the value locks in one order.
+      const probes = (Array.isArray(value) ? value.map((element) => [element]) : [value]).sort((a, b) =>
+        JSON.stringify(a).localeCompare(JSON.stringify(b)),
+      );
       const taken: unknown[] = [];
       for (const probeValue of probes) {
         const probe = JSON.stringify({ [field.key]: probeValue });

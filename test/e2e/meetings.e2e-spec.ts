@@ -128,7 +128,7 @@ describe('meetings', () => {
     beforeAll(async () => {
       for (const role of Object.keys(keys) as (keyof typeof keys)[]) {
         const member = await createMember(suite.t.http, suite.ws.workspaceId, { email: `${role}-${Date.now()}@corp.example` });
-        keys[role] = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['meetings:read', 'meetings:create', 'files:read', 'files:create'])).key;
+        keys[role] = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['meetings:read', 'meetings:create', 'meetings:update', 'files:read', 'files:create'])).key;
         (keys as Record<string, string>)[`${role}Email`] = member.email;
       }
       transcript = await uploadFile(suite.t.http, keys.creator);
@@ -182,11 +182,22 @@ describe('meetings', () => {
       expect(files.body.data.map((f: { id: string }) => f.id)).not.toContain(transcript);
     });
 
+    it('lets no caller without FULL access replace the transcript or lift the privacy setting', async () => {
+      const own = await uploadFile(suite.t.http, keys.outsider);
+      expectError(await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'FULL' } }, keys.outsider), 403, 'not_permitted');
+      expectError(
+        await post(`/v1/meetings/${meetingId}`, { relationships: { $transcript: { replace: own } } }, keys.outsider),
+        403,
+        'not_permitted',
+      );
+      expectError(await get(`/v1/files/${transcript}`, keys.outsider), 404, 'not_found');
+    });
+
     it('gives everyone FULL access once the setting is FULL', async () => {
-      expect((await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'FULL' } })).status).toBe(200);
+      expect((await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'FULL' } }, keys.creator)).status).toBe(200);
       expect((await get(`/v1/meetings/${meetingId}`, keys.outsider)).body.accessLevel).toBe('FULL');
       expect((await get(`/v1/files/${transcript}`, keys.outsider)).status).toBe(200);
-      await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'METADATA' } });
+      await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'METADATA' } }, keys.creator);
     });
   });
 

@@ -144,6 +144,12 @@ describe('custom object types and records', () => {
         title: { label: 'Title', valueType: 'TEXT' },
         size: { label: 'Size', valueType: 'NUMBER' },
         tier: { label: 'Tier', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ id: 'gold', label: 'Gold' }, { id: 'silver', label: 'Silver' }] } },
+        regions: {
+          label: 'Regions',
+          valueType: 'SINGLE_SELECT',
+          typeConfiguration: { multipleValues: true, options: [{ id: 'eu', label: 'Europe' }, { id: 'us', label: 'Americas' }] },
+        },
+        ratio: { label: 'Ratio', valueType: 'NUMBER' },
       },
     });
     const ids: string[] = [];
@@ -172,6 +178,12 @@ describe('custom object types and records', () => {
     await post(`/v1/objects/deal/values/${longId}`, { fields: { title: 'Zed', size: 5 } }, fresh.key);
     expect(await query(`title[startsWith]=aaa`)).toEqual({ ids: [], total: 0 });
     expect(await query('title[startsWith]=Ze&size[lessThan]=6')).toEqual({ ids: [longId], total: 1 });
+    // A multi-valued select matches any element, by id or label; numbers compare as numbers.
+    const regional = (await post('/v1/objects/deal/values', { fields: { title: 'Gamma', regions: ['eu', 'Americas'], ratio: 0.3 } }, fresh.key)).body.id;
+    expect(await query('regions=Europe')).toEqual({ ids: [regional], total: 1 });
+    expect(await query('regions[equal]=us')).toEqual({ ids: [regional], total: 1 });
+    expect(await query('ratio[lessThan]=0.30000000000000001')).toEqual({ ids: [], total: 0 });
+    expect(await query('ratio[lessThanOrEqual]=0.30000000000000001')).toEqual({ ids: [regional], total: 1 });
     expectError(await get('/v1/objects/deal?nope=1', fresh.key), 400, 'unknown_field');
     expectError(await get('/v1/objects/deal?size[startsWith]=1', fresh.key), 400, 'invalid_filter');
   });
@@ -201,6 +213,13 @@ describe('custom object types and records', () => {
     const other = (await post('/v1/objects/badge/values', { fields: { code: 'B2' } }, fresh.key)).body.id;
     expectError(await post(`/v1/objects/badge/values/${other}`, { fields: { code: 'A1' } }, fresh.key), 409, 'duplicate_value');
     expect((await post(`/v1/objects/badge/values/${other}`, { fields: { code: 'B2' } }, fresh.key)).status).toBe(200);
+  });
+
+  it('refuses text PostgreSQL cannot store (NUL) with a 4xx, never a 500', async () => {
+    expectError(await post('/v1/objects/milestone/values', { fields: { title: 'x' }, externalId: 'a\u0000b' }), 422, 'invalid_value', 'externalId');
+    expectError(await post('/v1/objects/milestone/values', { fields: { title: 'a\u0000b' } }), 422, 'invalid_value', 'fields.title');
+    expectError(await get('/v1/objects/project?client=%00'), 400, 'invalid_filter', 'client');
+    expectError(await post('/v1/lists', { fields: { $name: 'a\u0000', $objectType: 'account' } }), 422, 'invalid_value', 'fields.$name');
   });
 
   it('answers 404 for unknown slugs, system slugs, other types and other workspaces', async () => {

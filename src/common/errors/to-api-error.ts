@@ -32,6 +32,10 @@ export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof QueryFailedError) {
     const code = (error.driverError as { code?: string } | undefined)?.code;
     if (code === '23505') return new ApiError(409, 'duplicate_value', 'A record with this value already exists');
+    // Text PostgreSQL cannot hold (NUL, invalid encoding) that a check upstream let through.
+    if (code === '22021' || code === '22P05') {
+      return new ApiError(422, 'invalid_value', 'A text value contains a character that cannot be stored (NUL)');
+    }
     if (code === '40001' || code === '40P01') {
       return new ApiError(409, 'conflict', 'The request conflicted with a concurrent one; retry it');
     }

@@ -8,6 +8,7 @@ import { Transactions } from '../../database/transactions';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { isRecordIdOf } from '../../records/record-ids';
 import { checkRelationshipWriteLimit, idList, isPlainObject } from '../../records/record-write';
+import { storable } from '../../records/field-types/values';
 import { RecordsService } from '../../records/records.service';
 import { ListDto } from './lists.dto';
 
@@ -37,8 +38,8 @@ interface MemberChange {
 function readName(value: unknown): string {
   if (value === undefined || value === null) throw ApiError.missing('fields.$name');
   if (typeof value !== 'string') throw ApiError.invalidType('fields.$name', 'a string');
-  if (value.trim().length === 0 || [...value].length > MAX_NAME_LENGTH) {
-    throw ApiError.invalidValue('fields.$name', `fields.$name must be 1 to ${MAX_NAME_LENGTH} characters`);
+  if (value.trim().length === 0 || [...value].length > MAX_NAME_LENGTH || !storable(value)) {
+    throw ApiError.invalidValue('fields.$name', `fields.$name must be 1 to ${MAX_NAME_LENGTH} characters, without NUL`);
   }
   return value;
 }

@@ -94,7 +94,10 @@ export class MeetingsService {
       fileId = (value as { replace: string }).replace;
     }
     return this.transactions.run(async () => {
-      await this.records.get(caller, 'meeting', id);
+      // A caller who may not see the transcript may not replace it, nor lift the privacy setting.
+      if (this.accessLevel(caller, await this.records.get(caller, 'meeting', id)) !== 'FULL') {
+        throw new ApiError(403, 'not_permitted', 'Only members with FULL access to this meeting may change it');
+      }
       if (fileId !== undefined) await this.checkTranscript(caller, fileId, id);
       await this.records.update(caller, 'meeting', id, given);
       return this.render(caller, await this.records.get(caller, 'meeting', id));
@@ -194,6 +197,18 @@ export class MeetingsService {
     contacts: { emails: string[] }[],
   ): Promise<void> {
     const manager = this.transactions.manager;
+    // Creating accounts and contacts takes their counter rows; take both now, in one order, so
+    // that two meetings creating records at once queue instead of deadlocking.
+    await manager.query(
+      `INSERT INTO record_counts (workspace_id, object_type, count) VALUES ($1, 'account', 0), ($1, 'contact', 0)
+       ON CONFLICT DO NOTHING`,
+      [caller.workspaceId],
+    );
+    await manager.query(
+      `SELECT 1 FROM record_counts WHERE workspace_id = $1 AND object_type IN ('account', 'contact')
+        ORDER BY object_type FOR UPDATE`,
+      [caller.workspaceId],
+    );
     const known = new Set(contacts.flatMap((contact) => contact.emails));
     const members = new Set(
       ((await manager.query(`SELECT lower(email) AS email FROM members WHERE workspace_id = $1`, [caller.workspaceId])) as {
@@ -214,15 +229,20 @@ export class MeetingsService {
     }
   }
 
-  /** The caller's access level (decisions §9) and, at METADATA, the redaction. */
-  private render(caller: AuthContext, meeting: EntityEnvelopeDto): MeetingDto {
+  /** The caller's access level (decisions §9); meetingFullAccessSql is the same rule in SQL. */
+  private accessLevel(caller: AuthContext, meeting: EntityEnvelopeDto): 'FULL' | 'METADATA' {
     const email = caller.memberEmail.toLowerCase();
     const full =
       meeting.fields.$privacySetting.value !== 'METADATA' ||
       meeting.relationships.$createdBy.values.includes(caller.memberId) ||
       meeting.fields.$organizerEmail.value === email ||
       ((meeting.fields.$attendeeEmails.value as string[] | null) ?? []).includes(email);
-    if (full) return { ...meeting, accessLevel: 'FULL', objectType: 'meeting' };
+    return full ? 'FULL' : 'METADATA';
+  }
+
+  /** The meeting as the caller may see it: at METADATA, redacted. */
+  private render(caller: AuthContext, meeting: EntityEnvelopeDto): MeetingDto {
+    if (this.accessLevel(caller, meeting) === 'FULL') return { ...meeting, accessLevel: 'FULL', objectType: 'meeting' };
     const fields = Object.fromEntries(
       Object.entries(meeting.fields).map(([key, value]) => [key, METADATA_FIELDS.has(key) ? value : { ...value, value: null }]),
     );

@@ -38,7 +38,8 @@ export function httpLoggerOptions(config: AppConfig): Options {
       req: (request: { id: string; method: string; url: string; headers: Record<string, unknown> }) => ({
         id: request.id,
         method: request.method,
-        url: request.url,
+        // Signed file URLs carry their credential in the query string.
+        url: request.url.replace(/([?&](?:signature|token|X-Amz-Signature|X-Amz-Credential)=)[^&]*/gi, '$1[redacted]'),
         headers: request.headers,
       }),
     },
