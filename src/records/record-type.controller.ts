@@ -9,7 +9,8 @@ import type { PageRequest, PageResult } from '../common/pagination/pagination';
 import { DefinitionsDto, toDefinitionsDto } from './definitions.dto';
 import { EntityEnvelopeDto } from './entity-envelope';
 import { RecordsService } from './records.service';
-import { RecordWriteDto } from './record-write.dto';
+import { recordWriteSchema } from './record-write.schema';
+import { SYSTEM_RECORD_TYPES } from './system-types';
 
 export interface RecordRoutes {
   /** Object type slug, e.g. `note`. */
@@ -27,6 +28,7 @@ export interface RecordRoutes {
  */
 export function recordTypeController(routes: RecordRoutes): Type<unknown> {
   const [plural, singular] = routes.names;
+  const systemType = SYSTEM_RECORD_TYPES.find((type) => type.slug === routes.slug)!;
 
   @ApiTags(plural)
   @Controller(`v1/${routes.path}`)
@@ -52,7 +54,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       response: EntityEnvelopeDto,
       errors: [409, 415, 422],
     })
-    @ApiBody({ type: RecordWriteDto })
+    @ApiBody({ schema: recordWriteSchema(systemType, true) })
     create(@Caller() caller: AuthContext, @Body() body: unknown): Promise<EntityEnvelopeDto> {
       return this.records.create(caller, routes.slug, body);
     }
@@ -65,7 +67,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       response: EntityEnvelopeDto,
       errors: [404, 409, 415, 422],
     })
-    @ApiBody({ type: RecordWriteDto })
+    @ApiBody({ schema: recordWriteSchema(systemType, false) })
     update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: unknown): Promise<EntityEnvelopeDto> {
       return this.records.update(caller, routes.slug, id, body);
     }

@@ -37,6 +37,20 @@ describe('tasks', () => {
     expect((await get(`/v1/accounts/${account}`)).body.relationships.$task.values).toEqual([response.body.id]);
   });
 
+  it('documents the create and update bodies it accepts and refuses', () => {
+    const { openapi } = suite;
+    openapi.assertRequest('POST', '/v1/tasks', task());
+    openapi.assertRequest('POST', '/v1/tasks/task_x', { fields: { $status: 'COMPLETE' }, relationships: { $account: { replace: 'acc_x' } } });
+    expect(openapi.refusesRequest('POST', '/v1/tasks', { fields: { $title: 'x' }, relationships: { $assignedTo: 'mem_x' } })).toBe(true);
+    expect(openapi.refusesRequest('POST', '/v1/tasks', task({ fields: { $title: 'x', $status: 'DONE' } }))).toBe(true);
+    expect(openapi.refusesRequest('POST', '/v1/tasks', { ...task(), extra: 1 })).toBe(true);
+    expect(openapi.refusesRequest('POST', '/v1/tasks/task_x', { relationships: { $account: { move: 'acc_x' } } })).toBe(true);
+    openapi.assertRequest('POST', '/v1/meetings', { fields: { $title: 'M', $startDate: '2020-01-01T00:00:00Z', $endDate: '2020-01-01T01:00:00Z' }, autoCreateRecords: true });
+    expect(openapi.refusesRequest('POST', '/v1/meetings/mtg_x', { fields: { $title: 'x' } })).toBe(true);
+    openapi.assertRequest('POST', '/v1/notes/note_x', { relationships: { $account: { add: ['acc_x'], remove: 'acc_y' } } });
+    expect(openapi.refusesRequest('POST', '/v1/notes/note_x', { relationships: { $account: { replace: 'acc_x' } } })).toBe(true);
+  });
+
   it('accepts every status on create and update', async () => {
     for (const status of ['TODO', 'IN_PROGRESS', 'COMPLETE', 'CANCELLED']) {
       const created = await post('/v1/tasks', task({ fields: { $title: 's', $status: status } }));

@@ -42,6 +42,34 @@ export class OpenApiValidator {
     return (exact ?? this.matchers.find((matcher) => matcher.regex.test(actualPath)))?.path;
   }
 
+  /** Throws when `body` does not match the documented request body of the operation. */
+  assertRequest(method: string, actualPath: string, body: unknown): void {
+    const path = this.operationPath(actualPath);
+    type WithBody = { requestBody?: { content: Record<string, { schema: unknown }> } };
+    const operation = path ? (this.document.paths[path] as Record<string, WithBody>)[method.toLowerCase()] : undefined;
+    const schema = operation?.requestBody?.content['application/json']?.schema;
+    if (!schema) throw new Error(`${method} ${actualPath} documents no JSON request body`);
+    const cacheKey = `request ${method} ${path}`;
+    let validate = this.compiled.get(cacheKey);
+    if (!validate) {
+      validate = this.ajv.compile(rewriteRefs(schema) as object);
+      this.compiled.set(cacheKey, validate);
+    }
+    if (!validate(body)) {
+      throw new Error(`${method} ${path} request does not match its schema: ${this.ajv.errorsText(validate.errors)}`);
+    }
+  }
+
+  /** True when the documented request body refuses `body`. */
+  refusesRequest(method: string, actualPath: string, body: unknown): boolean {
+    try {
+      this.assertRequest(method, actualPath, body);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
   /** Throws with the schema errors when the response does not match the document. */
   assert(response: Response): void {
     const method = (requestOf(response).method ?? 'GET').toLowerCase();

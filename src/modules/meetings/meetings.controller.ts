@@ -5,8 +5,46 @@ import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
-import { RecordWriteDto } from '../../records/record-write.dto';
-import { CreateMeetingDto, MeetingDto } from './meeting.dto';
+import { recordWriteSchema } from '../../records/record-write.schema';
+import { SYSTEM_RECORD_TYPES } from '../../records/system-types';
+import { MeetingDto } from './meeting.dto';
+
+const MEETING = SYSTEM_RECORD_TYPES.find((type) => type.slug === 'meeting')!;
+const CREATE_SCHEMA = recordWriteSchema(MEETING, true);
+const CREATE_MEETING_SCHEMA = {
+  ...CREATE_SCHEMA,
+  properties: {
+    ...(CREATE_SCHEMA.properties as object),
+    autoCreateRecords: {
+      type: 'boolean',
+      description: 'Create contacts (and an account per new email domain) for attendees outside the workspace',
+    },
+  },
+};
+/** Only `$privacySetting` and `$transcript.replace` may change (decisions §2). */
+const UPDATE_MEETING_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    fields: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { $privacySetting: { type: 'string', enum: ['FULL', 'METADATA'] } },
+    },
+    relationships: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        $transcript: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['replace'],
+          properties: { replace: { type: 'string', description: 'A COMPLETED file id' } },
+        },
+      },
+    },
+  },
+};
 import { MeetingsService } from './meetings.service';
 
 @ApiTags('Meetings')
@@ -22,7 +60,7 @@ export class MeetingsController {
     response: MeetingDto,
     errors: [415, 422],
   })
-  @ApiBody({ type: CreateMeetingDto })
+  @ApiBody({ schema: CREATE_MEETING_SCHEMA })
   create(@Caller() caller: AuthContext, @Body() body: unknown): Promise<MeetingDto> {
     return this.meetings.create(caller, body);
   }
@@ -35,7 +73,7 @@ export class MeetingsController {
     response: MeetingDto,
     errors: [404, 415, 422],
   })
-  @ApiBody({ type: RecordWriteDto })
+  @ApiBody({ schema: UPDATE_MEETING_SCHEMA })
   update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: unknown): Promise<MeetingDto> {
     return this.meetings.update(caller, id, body);
   }

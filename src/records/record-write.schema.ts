@@ -1,0 +1,55 @@
+import { fieldTypeOf } from './field-types/registry';
+import type { OpenApiSchema } from './field-types/field-type';
+import type { ObjectTypeDefinition, RelationshipOperation } from './object-type';
+
+const ID_OR_IDS: OpenApiSchema = {
+  oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 25 }],
+  description: 'An id or an array of ids (at most 25 ids per request, over all relationships)',
+};
+
+/**
+ * The OpenAPI schema of a create or update body of a type, built from its definitions and the
+ * registry's field fragments. Custom fields and relationships of a workspace are not known to a
+ * static document: `additionalProperties` admits them (GET …/definitions lists them).
+ */
+export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean): OpenApiSchema {
+  const fields = type.fields.filter((field) => !field.readOnly);
+  const relationships = type.relationships.filter((r) => !r.readOnly && (isCreate || !r.createOnly));
+  const operations: readonly RelationshipOperation[] = type.updateOperations ?? ['add', 'remove', 'replace'];
+  const requiredFields = isCreate ? fields.filter((field) => field.required).map((field) => field.key) : [];
+  const requiredRelationships = isCreate ? relationships.filter((r) => r.required).map((r) => r.key) : [];
+  return {
+    type: 'object',
+    additionalProperties: false,
+    ...(isCreate && { required: ['fields', ...(requiredRelationships.length ? ['relationships'] : [])] }),
+    properties: {
+      fields: {
+        type: 'object',
+        additionalProperties: true,
+        ...(requiredFields.length && { required: requiredFields }),
+        properties: Object.fromEntries(
+          fields.map((field) => [field.key, { ...fieldTypeOf(field.valueType).openApi(field), description: field.label }]),
+        ),
+      },
+      relationships: {
+        type: 'object',
+        additionalProperties: true,
+        ...(requiredRelationships.length && { required: requiredRelationships }),
+        properties: Object.fromEntries(
+          relationships.map((relationship) => [
+            relationship.key,
+            isCreate
+              ? { ...ID_OR_IDS, description: `${relationship.label} (${relationship.objectType})` }
+              : {
+                  type: 'object',
+                  additionalProperties: false,
+                  description: `${relationship.label} (${relationship.objectType})`,
+                  properties: Object.fromEntries(operations.map((operation) => [operation, ID_OR_IDS])),
+                },
+          ]),
+        ),
+      },
+      externalId: { type: 'string', nullable: true, maxLength: 255, description: 'Unique per type' },
+    },
+  };
+}
