@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import type { MemberRole } from '../../database/entities/member.entity';
@@ -63,12 +64,16 @@ export class AuthGuard implements CanActivate {
       role: MemberRole;
       email: string;
       metadata_version: number;
-    }[] = await this.dataSource.query(
-        `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
-           FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
-          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-        [hashSecret(secret)],
-      );
+    }[] = (
+      await (this.dataSource.driver as unknown as { master: Pool }).master.query({
+        // Named: every connection parses and plans the lookup that runs on every request once.
+        name: 'auth-key-lookup',
+        text: `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
+                 FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
+                WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+        values: [hashSecret(secret)],
+      })
+    ).rows;
     const row = rows[0];
     if (!row) return undefined;
     return {
