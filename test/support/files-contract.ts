@@ -379,6 +379,32 @@ export function describeFilesContract(driver: FilesDriver): void {
       expectError(await client.list('?limit=26'), 400, 'invalid_parameter', 'limit');
     });
 
+    it('orders files by exactly the createdAt it shows, then by id, also within one millisecond', async () => {
+      const fresh = await createWorkspace(t.http);
+      const client = filesClient(t, fresh.key);
+      const created = await Promise.all(
+        Array.from({ length: 12 }, (_unused, index) => client.created({ filename: `same-${index}`, mimeType: 'text/plain', sizeBytes: 1 })),
+      );
+      // Stamped at the precision shown: a finer stamp would order two files of one shown millisecond by it.
+      const [{ finer }]: { finer: number }[] = await t.dataSource.query(
+        `SELECT count(*)::int AS finer FROM files WHERE workspace_id = $1 AND created_at <> date_trunc('milliseconds', created_at)`,
+        [fresh.workspaceId],
+      );
+      expect(finer).toBe(0);
+      const sameMillisecond = '2020-01-01T00:00:00.123Z';
+      const tied = [created[7].id, created[2].id, created[9].id, created[4].id];
+      await t.dataSource.query(`UPDATE files SET created_at = $2 WHERE id = ANY($1)`, [tied, sameMillisecond]);
+      const listed = (await client.list('?limit=25')).body.data as { id: string; createdAt: string }[];
+      expect(listed).toHaveLength(12);
+      const newestFirst = [...listed].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+      expect(listed.map((file) => file.id)).toEqual(newestFirst.map((file) => file.id));
+      expect(listed.slice(-4)).toEqual([...tied].sort().reverse().map((id) => expect.objectContaining({ id, createdAt: sameMillisecond })));
+      // The table refuses a finer stamp, so no writer can bring the mismatch back.
+      await expect(
+        t.dataSource.query(`UPDATE files SET created_at = created_at + interval '1 microsecond' WHERE id = $1`, [created[0].id]),
+      ).rejects.toThrow(/files_created_at_milliseconds/);
+    });
+
     it('keeps workspaces apart: another workspace\'s file, or an id of the wrong shape, is a 404 everywhere', async () => {
       const foreign = await completedFile('foreign', {}, filesClient(t, other.key));
       const wrongShapes = ['fil_123', 'note_01JD6Y3Z8Q0N5V4W7X2C9B1A3E', newId('note'), 'fil_01jd6y3z8q0n5v4w7x2c9b1a3e'];
