@@ -106,6 +106,7 @@ describe('lists', () => {
     const [a, b] = [await record('accounts', { fields: { $name: 'A' } }), await record('accounts', { fields: { $name: 'B' } })];
     const fields = { $name: 'Nulls', $objectType: 'account' };
     for (const relationships of [null, { $accounts: null }]) {
+      expect(suite.openapi.refusesRequest('POST', '/v1/lists', { fields, relationships })).toBe(false);
       const created = await post('/v1/lists', { fields, relationships });
       expect({ relationships, status: created.status }).toEqual({ relationships, status: 200 });
       expect((await get(`/v1/lists/${created.body.id}/accounts`)).body.totalCount).toBe(0);
@@ -115,6 +116,7 @@ describe('lists', () => {
     expectError(await post('/v1/lists', { fields: { $name: 'x', $objectType: null } }), 422, 'parameter_missing', 'fields.$objectType');
     const list = (await post('/v1/lists', { fields, relationships: { $accounts: [a, b] } })).body.id;
     for (const body of [{ fields: null }, { relationships: null }, { relationships: { $accounts: null } }, { relationships: { $accounts: { add: null, remove: null } } }]) {
+      expect(suite.openapi.refusesRequest('POST', `/v1/lists/${list}`, body)).toBe(false);
       const unchanged = await post(`/v1/lists/${list}`, body);
       expect({ body, status: unchanged.status, name: unchanged.body.fields?.$name.value }).toEqual({ body, status: 200, name: 'Nulls' });
     }

@@ -101,16 +101,20 @@ describe('meetings', () => {
   });
 
   it('reads null for an optional body member as absent, and a null $privacySetting as the default FULL', async () => {
-    const created = await post('/v1/meetings', meeting({ $privacySetting: null }, { autoCreateRecords: null, relationships: { $transcript: null } }));
+    const createBody = meeting({ $privacySetting: null }, { autoCreateRecords: null, relationships: { $transcript: null } });
+    expect(suite.openapi.refusesRequest('POST', '/v1/meetings', meeting({}, { autoCreateRecords: null }))).toBe(false);
+    const created = await post('/v1/meetings', createBody);
     expect(created.status).toBe(200);
     expect(created.body.fields.$privacySetting.value).toBe('FULL');
     expect(created.body.relationships.$transcript.values).toEqual([]);
     const id = created.body.id;
     expect((await post(`/v1/meetings/${id}`, { fields: { $privacySetting: 'METADATA' } })).body.fields.$privacySetting.value).toBe('METADATA');
     for (const body of [{ fields: null }, { relationships: null }, { fields: null, relationships: null }, { fields: {}, relationships: {} }]) {
+      expect(suite.openapi.refusesRequest('POST', `/v1/meetings/${id}`, body)).toBe(false);
       const unchanged = await post(`/v1/meetings/${id}`, body);
       expect({ body, status: unchanged.status, privacy: unchanged.body.fields?.$privacySetting.value }).toEqual({ body, status: 200, privacy: 'METADATA' });
     }
+    expect(suite.openapi.refusesRequest('POST', `/v1/meetings/${id}`, { fields: { $privacySetting: null } })).toBe(false);
     const cleared = await post(`/v1/meetings/${id}`, { fields: { $privacySetting: null } });
     expect(cleared.status).toBe(200);
     suite.openapi.assert(cleared);

@@ -487,6 +487,7 @@ export function describeFilesContract(driver: FilesDriver): void {
         const asAttendee = filesClient(t, (await createKey(t.http, ws.workspaceId, attendee.id, ['files:read', 'files:create'])).key);
         const hidden = await completedFile('hidden transcript');
         const hiddenPending = await api.created({ filename: 'pending.vtt', mimeType: 'text/vtt', sizeBytes: 3 });
+        const unattended = await completedFile('no organizer, no attendees, no creator');
         const open = await completedFile('open transcript');
         const organised = await completedFile('organised');
         const created = await completedFile('created');
@@ -494,6 +495,7 @@ export function describeFilesContract(driver: FilesDriver): void {
         const base = { $title: 'Board', $organizerEmail: 'someone@elsewhere.test', $attendeeEmails: [attendee.email] };
         await meeting({ ...base, $privacySetting: 'METADATA' }, [['meeting:$transcript', hidden.id]]);
         await meeting({ ...base, $privacySetting: 'METADATA' }, [['meeting:$transcript', hiddenPending.id]]);
+        await meeting({ $title: 'Board', $privacySetting: 'METADATA' }, [['meeting:$transcript', unattended.id]]);
         await meeting({ ...base }, [['meeting:$transcript', open.id]]); // FULL by default
         await meeting({ ...base, $privacySetting: 'METADATA', $organizerEmail: ws.memberEmail.toLowerCase() }, [
           ['meeting:$transcript', organised.id],
@@ -506,7 +508,7 @@ export function describeFilesContract(driver: FilesDriver): void {
           ['meeting:$transcript', attended.id],
         ]);
 
-        for (const id of [hidden.id, hiddenPending.id]) {
+        for (const id of [hidden.id, hiddenPending.id, unattended.id]) {
           expectError(await api.get(id), 404, 'not_found');
           expectError(await api.url(id), 404, 'not_found');
           expectError(await api.complete(id), 404, 'not_found');
@@ -522,12 +524,14 @@ export function describeFilesContract(driver: FilesDriver): void {
         expect(listed).toHaveLength(total);
         expect(listed).not.toContain(hidden.id);
         expect(listed).not.toContain(hiddenPending.id);
+        expect(listed).not.toContain(unattended.id);
         expect(listed).toEqual(expect.arrayContaining([open.id, organised.id, created.id, attended.id]));
 
         // The attendee has FULL access to the same meeting.
         expect((await asAttendee.get(hidden.id)).status).toBe(200);
         expect((await asAttendee.url(hidden.id)).status).toBe(200);
         expect((await asAttendee.cancel(hiddenPending.id)).body.status).toBe('CANCELLED');
+        expectError(await asAttendee.get(unattended.id), 404, 'not_found');
         expect((await asAttendee.list('?limit=25')).body.totalCount).toBe(total + 2);
       });
     });

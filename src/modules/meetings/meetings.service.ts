@@ -208,6 +208,11 @@ export class MeetingsService {
     return { data: result.data.map((meeting) => this.render(meeting, levels.get(meeting.id))), totalCount: result.totalCount };
   }
 
+  /**
+   * The meeting redacted for the caller. The level is read just after the meeting: only
+   * `$privacySetting` (and the transcript) can change in between, so the caller sees at most what
+   * the setting allows it at that later moment.
+   */
   private async present(caller: AuthContext, meeting: EntityEnvelopeDto): Promise<MeetingDto> {
     return this.render(meeting, (await this.accessLevels(caller, [meeting.id])).get(meeting.id));
   }
