@@ -2,6 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { newId } from '../../src/common/ids';
+import { FilesCreatedAtMilliseconds1763794800000 } from '../../src/database/migrations/1763794800000-files-created-at-milliseconds';
 import { ByteResponse, md5, md5Of, patternChunks, sendBytes } from '../support/byte-http';
 import { expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
@@ -150,5 +153,40 @@ describe('files on the local storage driver: what only it has', () => {
     const wrongMethod = await sendBytes(file.uploadUrl);
     expectOurError(wrongMethod, 405, 'method_not_allowed');
     expect(wrongMethod.headers.allow).toBe('PUT');
+  });
+});
+
+describe('the files table', () => {
+  let t: FilesApp;
+  let ws: TestWorkspace;
+
+  beforeAll(async () => {
+    t = await startFilesApp(localDriver);
+    ws = await createWorkspace(t.http);
+  });
+  afterAll(() => t?.close());
+
+  it('cuts stamps stored before the millisecond constraint to the millisecond they were shown with', async () => {
+    const runner = t.app.get(DataSource).createQueryRunner();
+    const migration = new FilesCreatedAtMilliseconds1763794800000();
+    await runner.startTransaction();
+    try {
+      await migration.down(runner);
+      const id = newId('file');
+      await runner.query(
+        `INSERT INTO files (id, workspace_id, member_id, filename, mime_type, size_bytes, status, storage_key, created_at, expires_at)
+         VALUES ($1, $2, $3, 'old.txt', 'text/plain', 1, 'PENDING', 'k', '2024-05-06T07:08:09.123987Z', now())`,
+        [id, ws.workspaceId, ws.memberId],
+      );
+      await migration.up(runner);
+      const [row]: { created_at: string }[] = await runner.query(
+        `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS created_at FROM files WHERE id = $1`,
+        [id],
+      );
+      expect(row.created_at).toBe('2024-05-06T07:08:09.123000');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 });

@@ -102,6 +102,33 @@ describe('lists', () => {
     );
   });
 
+  it('reads null for an optional body member as absent, and a null $name or $objectType as missing', async () => {
+    const [a, b] = [await record('accounts', { fields: { $name: 'A' } }), await record('accounts', { fields: { $name: 'B' } })];
+    const fields = { $name: 'Nulls', $objectType: 'account' };
+    for (const relationships of [null, { $accounts: null }]) {
+      expect(suite.openapi.refusesRequest('POST', '/v1/lists', { fields, relationships })).toBe(false);
+      const created = await post('/v1/lists', { fields, relationships });
+      expect({ relationships, status: created.status }).toEqual({ relationships, status: 200 });
+      expect((await get(`/v1/lists/${created.body.id}/accounts`)).body.totalCount).toBe(0);
+    }
+    expectError(await post('/v1/lists', { fields: null }), 422, 'parameter_missing', 'fields.$name');
+    expectError(await post('/v1/lists', { fields: { $name: null, $objectType: 'account' } }), 422, 'parameter_missing', 'fields.$name');
+    expectError(await post('/v1/lists', { fields: { $name: 'x', $objectType: null } }), 422, 'parameter_missing', 'fields.$objectType');
+    const list = (await post('/v1/lists', { fields, relationships: { $accounts: [a, b] } })).body.id;
+    for (const body of [{ fields: null }, { relationships: null }, { relationships: { $accounts: null } }, { relationships: { $accounts: { add: null, remove: null } } }]) {
+      expect(suite.openapi.refusesRequest('POST', `/v1/lists/${list}`, body)).toBe(false);
+      const unchanged = await post(`/v1/lists/${list}`, body);
+      expect({ body, status: unchanged.status, name: unchanged.body.fields?.$name.value }).toEqual({ body, status: 200, name: 'Nulls' });
+    }
+    expect((await get(`/v1/lists/${list}/accounts`)).body.data.map((m: { id: string }) => m.id)).toEqual([b, a]);
+    const removed = await post(`/v1/lists/${list}`, { relationships: { $accounts: { add: null, remove: a } } });
+    expect(removed.status).toBe(200);
+    expect((await get(`/v1/lists/${list}/accounts`)).body.data.map((m: { id: string }) => m.id)).toEqual([b]);
+    expectError(await post(`/v1/lists/${list}`, { fields: { $name: null } }), 422, 'parameter_missing', 'fields.$name');
+    expectError(await post(`/v1/lists/${list}`, { fields: 'x' }), 400, 'invalid_type', 'fields');
+    expectError(await post(`/v1/lists/${list}`, { relationships: 'x' }), 400, 'invalid_type', 'relationships');
+  });
+
   it('lists lists newest first, with only limit and offset', async () => {
     const fresh = await createWorkspace(suite.t.http);
     const ids = [];

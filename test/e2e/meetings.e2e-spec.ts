@@ -100,6 +100,32 @@ describe('meetings', () => {
     expect(replaced.body.relationships.$transcript.values).toEqual([file]);
   });
 
+  it('reads null for an optional body member as absent, and a null $privacySetting as the default FULL', async () => {
+    const createBody = meeting({ $privacySetting: null }, { autoCreateRecords: null, relationships: { $transcript: null } });
+    expect(suite.openapi.refusesRequest('POST', '/v1/meetings', meeting({}, { autoCreateRecords: null }))).toBe(false);
+    const created = await post('/v1/meetings', createBody);
+    expect(created.status).toBe(200);
+    expect(created.body.fields.$privacySetting.value).toBe('FULL');
+    expect(created.body.relationships.$transcript.values).toEqual([]);
+    const id = created.body.id;
+    expect((await post(`/v1/meetings/${id}`, { fields: { $privacySetting: 'METADATA' } })).body.fields.$privacySetting.value).toBe('METADATA');
+    for (const body of [{ fields: null }, { relationships: null }, { fields: null, relationships: null }, { fields: {}, relationships: {} }]) {
+      expect(suite.openapi.refusesRequest('POST', `/v1/meetings/${id}`, body)).toBe(false);
+      const unchanged = await post(`/v1/meetings/${id}`, body);
+      expect({ body, status: unchanged.status, privacy: unchanged.body.fields?.$privacySetting.value }).toEqual({ body, status: 200, privacy: 'METADATA' });
+    }
+    expect(suite.openapi.refusesRequest('POST', `/v1/meetings/${id}`, { fields: { $privacySetting: null } })).toBe(false);
+    const cleared = await post(`/v1/meetings/${id}`, { fields: { $privacySetting: null } });
+    expect(cleared.status).toBe(200);
+    suite.openapi.assert(cleared);
+    expect(cleared.body.fields.$privacySetting.value).toBe('FULL');
+    expectError(await post(`/v1/meetings/${id}`, { relationships: { $transcript: null } }), 422, 'read_only_field', 'relationships.$transcript');
+    expectError(await post(`/v1/meetings/${id}`, { fields: { $title: null } }), 422, 'read_only_field', 'fields.$title');
+    expectError(await post(`/v1/meetings/${id}`, { fields: { $nope: null } }), 400, 'unknown_field', 'fields.$nope');
+    expectError(await post(`/v1/meetings/${id}`, { fields: 'METADATA' }), 400, 'invalid_type', 'fields');
+    expectError(await post(`/v1/meetings/${id}`, { relationships: [] }), 400, 'invalid_type', 'relationships');
+  });
+
   it('takes one COMPLETED transcript of this workspace that no other meeting has', async () => {
     const pending = await uploadFile(suite.t.http, suite.ws.key, { complete: false });
     const used = await uploadFile(suite.t.http, suite.ws.key);
@@ -185,6 +211,7 @@ describe('meetings', () => {
     it('lets no caller without FULL access replace the transcript or lift the privacy setting', async () => {
       const own = await uploadFile(suite.t.http, keys.outsider);
       expectError(await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'FULL' } }, keys.outsider), 403, 'not_permitted');
+      expectError(await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: null } }, keys.outsider), 403, 'not_permitted');
       expectError(
         await post(`/v1/meetings/${meetingId}`, { relationships: { $transcript: { replace: own } } }, keys.outsider),
         403,
@@ -229,6 +256,92 @@ describe('meetings', () => {
     const account = await get(`/v1/accounts/${created.body.relationships.$account.values[0]}`, fresh.key);
     expect(account.body.fields.$name.value).toBe('newco.example');
     expect((await get('/v1/contacts', fresh.key)).body.totalCount).toBe(2);
+  });
+
+  describe('autoCreateRecords', () => {
+    const addField = async (workspaceId: string, type: string, key: string) => {
+      const added = await suite.t.http
+        .post(`/admin/v1/workspaces/${workspaceId}/object-types/${type}/fields`)
+        .set(adminHeaders())
+        .send({ key, label: key, valueType: 'TEXT', required: true });
+      expect(added.status).toBe(200);
+    };
+    const countOf = async (path: string, key: string) => (await get(`/v1/${path}`, key)).body.totalCount as number;
+    const accountOfContactWith = async (email: string, key: string) => {
+      const found = await get(`/v1/contacts?$email=${encodeURIComponent(email)}`, key);
+      expect(found.body.totalCount).toBe(1);
+      return found.body.data[0].relationships.$account.values as string[];
+    };
+
+    it('never refuses a meeting for a field it does not have: contacts a workspace requires more of are not auto-created', async () => {
+      const fresh = await createWorkspace(suite.t.http);
+      await addField(fresh.workspaceId, 'contact', 'badge');
+      const known = (await post('/v1/contacts', { fields: { $email: ['bob@badge.example'], badge: 'B-1' } }, fresh.key)).body.id;
+      const body = meeting({ $attendeeEmails: ['ann@badge.example', 'bob@badge.example'] });
+      const plain = await post('/v1/meetings', body, fresh.key);
+      const auto = await post('/v1/meetings', { ...body, autoCreateRecords: true }, fresh.key);
+      for (const created of [plain, auto]) {
+        expect(created.status).toBe(200);
+        expect(created.body.relationships.$contact.values).toEqual([known]);
+      }
+      expect(await countOf('contacts', fresh.key)).toBe(1);
+      expect(await countOf('accounts', fresh.key)).toBe(0);
+    });
+
+    it('creates contacts without an account when accounts need more, and still links an existing one', async () => {
+      const fresh = await createWorkspace(suite.t.http);
+      await addField(fresh.workspaceId, 'account', 'tier');
+      const known = (await post('/v1/accounts', { fields: { $name: 'Known', $website: ['https://www.known.example/about'], tier: 'gold' } }, fresh.key)).body.id;
+      const created = await post(
+        '/v1/meetings',
+        meeting({ $attendeeEmails: ['ann@new.example', 'kim@known.example'] }, { autoCreateRecords: true }),
+        fresh.key,
+      );
+      expect(created.status).toBe(200);
+      expect(created.body.relationships.$contact.values).toHaveLength(2);
+      expect(created.body.relationships.$account.values).toEqual([known]);
+      expect(await accountOfContactWith('ann@new.example', fresh.key)).toEqual([]);
+      expect(await accountOfContactWith('kim@known.example', fresh.key)).toEqual([known]);
+      expect(await countOf('accounts', fresh.key)).toBe(1);
+    });
+
+    it('reuses the account whose website is on the email domain, whatever the scheme, www., case, port or path', async () => {
+      const fresh = await createWorkspace(suite.t.http);
+      const account = async (name: string, websites: string[]) =>
+        (await post('/v1/accounts', { fields: { $name: name, $website: websites } }, fresh.key)).body.id as string;
+      const alpha = await account('Alpha', ['https://www.alpha.example']);
+      await account('Alpha again', ['https://alpha.example']); // younger: the oldest account on a host wins
+      const beta = await account('Beta', ['http://beta.example/']);
+      const gamma = await account('Gamma', ['https://other.example', 'HTTPS://Gamma.EXAMPLE/team?x=1#top']);
+      const delta = await account('Delta', ['https://user@delta.example:8443/x']);
+      await account('Look-alikes', ['https://notepsilon.example', 'https://epsilon.example.evil.test', 'https://sub.epsilon.example']);
+      const emails = ['a@alpha.example', 'b@beta.example', 'c@GAMMA.example', 'd@delta.example', 'w@www.alpha.example', 'e@epsilon.example'];
+      const created = await post('/v1/meetings', meeting({ $attendeeEmails: emails }, { autoCreateRecords: true }), fresh.key);
+      expect(created.status).toBe(200);
+      expect(await accountOfContactWith('a@alpha.example', fresh.key)).toEqual([alpha]);
+      expect(await accountOfContactWith('w@www.alpha.example', fresh.key)).toEqual([alpha]);
+      expect(await accountOfContactWith('b@beta.example', fresh.key)).toEqual([beta]);
+      expect(await accountOfContactWith('c@gamma.example', fresh.key)).toEqual([gamma]);
+      expect(await accountOfContactWith('d@delta.example', fresh.key)).toEqual([delta]);
+      const [epsilon] = await accountOfContactWith('e@epsilon.example', fresh.key);
+      expect((await get(`/v1/accounts/${epsilon}`, fresh.key)).body.fields).toMatchObject({
+        $name: { value: 'epsilon.example' },
+        $website: { value: ['https://epsilon.example'] },
+      });
+      expect(await countOf('accounts', fresh.key)).toBe(7);
+      // A second meeting with the same domains creates nothing more.
+      const again = await post('/v1/meetings', meeting({ $attendeeEmails: ['x@Epsilon.example', 'y@beta.example'] }, { autoCreateRecords: true }), fresh.key);
+      expect(again.body.relationships.$account.values.sort()).toEqual([beta, epsilon].sort());
+      expect(await countOf('accounts', fresh.key)).toBe(7);
+    });
+
+    it('gives an email whose domain no website can have a contact without an account', async () => {
+      const fresh = await createWorkspace(suite.t.http);
+      const created = await post('/v1/meetings', meeting({ $attendeeEmails: ['joe@a:b.example'] }, { autoCreateRecords: true }), fresh.key);
+      expect(created.status).toBe(200);
+      expect(await accountOfContactWith('joe@a:b.example', fresh.key)).toEqual([]);
+      expect(await countOf('accounts', fresh.key)).toBe(0);
+    });
   });
 
   it('keeps workspaces apart and requires the meeting scopes', async () => {

@@ -379,6 +379,32 @@ export function describeFilesContract(driver: FilesDriver): void {
       expectError(await client.list('?limit=26'), 400, 'invalid_parameter', 'limit');
     });
 
+    it('orders files by exactly the createdAt it shows, then by id, also within one millisecond', async () => {
+      const fresh = await createWorkspace(t.http);
+      const client = filesClient(t, fresh.key);
+      const created = await Promise.all(
+        Array.from({ length: 12 }, (_unused, index) => client.created({ filename: `same-${index}`, mimeType: 'text/plain', sizeBytes: 1 })),
+      );
+      // Stamped at the precision shown: a finer stamp would order two files of one shown millisecond by it.
+      const [{ finer }]: { finer: number }[] = await t.dataSource.query(
+        `SELECT count(*)::int AS finer FROM files WHERE workspace_id = $1 AND created_at <> date_trunc('milliseconds', created_at)`,
+        [fresh.workspaceId],
+      );
+      expect(finer).toBe(0);
+      const sameMillisecond = '2020-01-01T00:00:00.123Z';
+      const tied = [created[7].id, created[2].id, created[9].id, created[4].id];
+      await t.dataSource.query(`UPDATE files SET created_at = $2 WHERE id = ANY($1)`, [tied, sameMillisecond]);
+      const listed = (await client.list('?limit=25')).body.data as { id: string; createdAt: string }[];
+      expect(listed).toHaveLength(12);
+      const newestFirst = [...listed].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+      expect(listed.map((file) => file.id)).toEqual(newestFirst.map((file) => file.id));
+      expect(listed.slice(-4)).toEqual([...tied].sort().reverse().map((id) => expect.objectContaining({ id, createdAt: sameMillisecond })));
+      // The table refuses a finer stamp, so no writer can bring the mismatch back.
+      await expect(
+        t.dataSource.query(`UPDATE files SET created_at = created_at + interval '1 microsecond' WHERE id = $1`, [created[0].id]),
+      ).rejects.toThrow(/files_created_at_milliseconds/);
+    });
+
     it('keeps workspaces apart: another workspace\'s file, or an id of the wrong shape, is a 404 everywhere', async () => {
       const foreign = await completedFile('foreign', {}, filesClient(t, other.key));
       const wrongShapes = ['fil_123', 'note_01JD6Y3Z8Q0N5V4W7X2C9B1A3E', newId('note'), 'fil_01jd6y3z8q0n5v4w7x2c9b1a3e'];
@@ -461,6 +487,7 @@ export function describeFilesContract(driver: FilesDriver): void {
         const asAttendee = filesClient(t, (await createKey(t.http, ws.workspaceId, attendee.id, ['files:read', 'files:create'])).key);
         const hidden = await completedFile('hidden transcript');
         const hiddenPending = await api.created({ filename: 'pending.vtt', mimeType: 'text/vtt', sizeBytes: 3 });
+        const unattended = await completedFile('no organizer, no attendees, no creator');
         const open = await completedFile('open transcript');
         const organised = await completedFile('organised');
         const created = await completedFile('created');
@@ -468,6 +495,7 @@ export function describeFilesContract(driver: FilesDriver): void {
         const base = { $title: 'Board', $organizerEmail: 'someone@elsewhere.test', $attendeeEmails: [attendee.email] };
         await meeting({ ...base, $privacySetting: 'METADATA' }, [['meeting:$transcript', hidden.id]]);
         await meeting({ ...base, $privacySetting: 'METADATA' }, [['meeting:$transcript', hiddenPending.id]]);
+        await meeting({ $title: 'Board', $privacySetting: 'METADATA' }, [['meeting:$transcript', unattended.id]]);
         await meeting({ ...base }, [['meeting:$transcript', open.id]]); // FULL by default
         await meeting({ ...base, $privacySetting: 'METADATA', $organizerEmail: ws.memberEmail.toLowerCase() }, [
           ['meeting:$transcript', organised.id],
@@ -480,7 +508,7 @@ export function describeFilesContract(driver: FilesDriver): void {
           ['meeting:$transcript', attended.id],
         ]);
 
-        for (const id of [hidden.id, hiddenPending.id]) {
+        for (const id of [hidden.id, hiddenPending.id, unattended.id]) {
           expectError(await api.get(id), 404, 'not_found');
           expectError(await api.url(id), 404, 'not_found');
           expectError(await api.complete(id), 404, 'not_found');
@@ -496,12 +524,14 @@ export function describeFilesContract(driver: FilesDriver): void {
         expect(listed).toHaveLength(total);
         expect(listed).not.toContain(hidden.id);
         expect(listed).not.toContain(hiddenPending.id);
+        expect(listed).not.toContain(unattended.id);
         expect(listed).toEqual(expect.arrayContaining([open.id, organised.id, created.id, attended.id]));
 
         // The attendee has FULL access to the same meeting.
         expect((await asAttendee.get(hidden.id)).status).toBe(200);
         expect((await asAttendee.url(hidden.id)).status).toBe(200);
         expect((await asAttendee.cancel(hiddenPending.id)).body.status).toBe('CANCELLED');
+        expectError(await asAttendee.get(unattended.id), 404, 'not_found');
         expect((await asAttendee.list('?limit=25')).body.totalCount).toBe(total + 2);
       });
     });

@@ -5,6 +5,7 @@ import { Files1763780400000 } from './1763780400000-files';
 import { CustomTypesAndLists1763784000000 } from './1763784000000-custom-types-and-lists';
 import { RecordValues1763787600000 } from './1763787600000-record-values';
 import { RecordValuesOrder1763791200000 } from './1763791200000-record-values-order';
+import { FilesCreatedAtMilliseconds1763794800000 } from './1763794800000-files-created-at-milliseconds';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   CustomTypesAndLists1763784000000,
   RecordValues1763787600000,
   RecordValuesOrder1763791200000,
+  FilesCreatedAtMilliseconds1763794800000,
 ];

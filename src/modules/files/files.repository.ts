@@ -43,6 +43,7 @@ const COLUMNS = `f.id, f.workspace_id, f.member_id, f.filename, f.mime_type, f.s
 /**
  * decisions §9: a file attached as transcript to a meeting that the caller sees at METADATA
  * access does not exist for that caller. `$1` is the workspace, `$2` the member id, `$3` the email.
+ * The access rule is TRUE or FALSE, never NULL, so its negation hides whatever meeting field is unset.
  */
 const VISIBLE_TO_CALLER = `NOT EXISTS (
   SELECT 1 FROM record_links transcript JOIN records meeting ON meeting.id = transcript.source_id
@@ -89,6 +90,10 @@ function callerParams(caller: AuthContext): string[] {
 export class FilesRepository {
   constructor(private readonly transactions: Transactions) {}
 
+  /**
+   * `created_at` is stamped in milliseconds, the precision the API shows and lists order by: two
+   * files with the same shown `createdAt` then order by id (a table constraint keeps it so).
+   */
   async insert(file: {
     id: string;
     workspaceId: string;
@@ -102,7 +107,7 @@ export class FilesRepository {
     const rows: FileRow[] = await this.transactions.manager.query(
       `INSERT INTO files AS f (id, workspace_id, member_id, filename, mime_type, size_bytes, status, storage_key,
                           created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, statement_timestamp(),
+       VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, date_trunc('milliseconds', statement_timestamp()),
                date_trunc('second', statement_timestamp()) + make_interval(secs => $8))
        RETURNING ${COLUMNS}`,
       [
@@ -130,18 +135,23 @@ export class FilesRepository {
     return rows[0] && toRecord(rows[0]);
   }
 
+  /**
+   * A page, newest first, and the count of every visible file, from one statement: one snapshot,
+   * so the page never holds more than `totalCount - offset` files while others are being created.
+   * The count row is joined to the page, so an offset past the end still reads the count.
+   */
   async page(caller: AuthContext, limit: number, offset: number): Promise<{ files: FileRecord[]; totalCount: number }> {
-    const manager = this.transactions.manager;
     const where = `f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}`;
-    const rows: FileRow[] = await manager.query(
-      `SELECT ${COLUMNS} FROM files f WHERE ${where} ORDER BY f.created_at DESC, f.id DESC LIMIT $4 OFFSET $5`,
+    const rows: (Partial<FileRow> & { total: number })[] = await this.transactions.manager.query(
+      `SELECT counted.total, paged.*
+         FROM (SELECT count(*)::int AS total FROM files f WHERE ${where}) counted
+         LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM files f WHERE ${where}
+                             ORDER BY f.created_at DESC, f.id DESC LIMIT $4 OFFSET $5) paged ON true
+        ORDER BY paged.created_at DESC, paged.id DESC`,
       [...callerParams(caller), limit, offset],
     );
-    const [{ count }]: { count: string }[] = await manager.query(
-      `SELECT count(*) AS count FROM files f WHERE ${where}`,
-      callerParams(caller),
-    );
-    return { files: rows.map(toRecord), totalCount: Number(count) };
+    const files = rows.filter((row): row is FileRow & { total: number } => row.id !== null).map(toRecord);
+    return { files, totalCount: rows[0].total };
   }
 
   /** Any file by id, for the signed routes (the signature is the authorisation); see findVisible. */

@@ -23,16 +23,20 @@ export class ListDto {
 export class ListWriteDto {
   @ApiPropertyOptional({
     type: 'object',
-    description: 'Create: { $name (required), $objectType (required: account | contact | opportunity) }. Update: { $name }.',
+    nullable: true,
+    description:
+      'Create: { $name (required), $objectType (required: account | contact | opportunity) }. Update: { $name }. ' +
+      'null, here or for the whole member, is the same as absent.',
     additionalProperties: true,
   })
   fields?: Record<string, unknown>;
 
   @ApiPropertyOptional({
     type: 'object',
+    nullable: true,
     description:
       'One of $accounts, $contacts, $opportunities, matching $objectType. Create: an id or array of ids. ' +
-      'Update: { add?, remove? } with an id or array of ids.',
+      'Update: { add?, remove? } with an id or array of ids. null, for any of these, is the same as absent.',
     additionalProperties: true,
   })
   relationships?: Record<string, unknown>;

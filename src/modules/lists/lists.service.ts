@@ -54,13 +54,18 @@ function readObjectType(value: unknown): ListMemberType {
   return bare as ListMemberType;
 }
 
+/**
+ * The two members of a create or update body. `null` for an optional member reads as absent
+ * everywhere here (`fields`, `relationships`, a member key, `add`, `remove`); a `null` required
+ * member (`$name`, `$objectType` on create) is missing.
+ */
 function readBody(body: unknown, allowedFields: string[]): { fields: Record<string, unknown>; relationships?: unknown } {
   const given = body ?? {};
   if (!isPlainObject(given)) throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
   for (const key of Object.keys(given)) {
     if (key !== 'fields' && key !== 'relationships') throw ApiError.unknownField(key);
   }
-  if (given.fields !== undefined && !isPlainObject(given.fields)) throw ApiError.invalidType('fields', 'an object');
+  if (given.fields != null && !isPlainObject(given.fields)) throw ApiError.invalidType('fields', 'an object');
   const fields = (given.fields ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     if (key === '$objectType' && !allowedFields.includes(key)) {
@@ -76,7 +81,8 @@ function readBody(body: unknown, allowedFields: string[]): { fields: Record<stri
  * type (422 `object_type_mismatch`); a key that is no member key at all is 400 `unknown_relationship`.
  */
 function readMembers(raw: unknown, objectType: ListMemberType, isCreate: boolean): MemberChange {
-  if (raw === undefined) return { add: [], remove: [] };
+  const none: MemberChange = { add: [], remove: [] };
+  if (raw == null) return none;
   if (!isPlainObject(raw)) throw ApiError.invalidType('relationships', 'an object');
   const expected = MEMBER_KEYS[objectType];
   const keys = Object.keys(raw);
@@ -93,9 +99,9 @@ function readMembers(raw: unknown, objectType: ListMemberType, isCreate: boolean
       );
     }
   }
-  if (keys.length === 0) return { add: [], remove: [] };
   const param = `relationships.${expected}`;
   const value = raw[expected];
+  if (value == null) return none;
   let change: MemberChange;
   if (isCreate) {
     change = { add: idList(value, param), remove: [] };
@@ -107,8 +113,8 @@ function readMembers(raw: unknown, objectType: ListMemberType, isCreate: boolean
       }
     }
     change = {
-      add: value.add === undefined ? [] : idList(value.add, `${param}.add`),
-      remove: value.remove === undefined ? [] : idList(value.remove, `${param}.remove`),
+      add: value.add == null ? [] : idList(value.add, `${param}.add`),
+      remove: value.remove == null ? [] : idList(value.remove, `${param}.remove`),
     };
   }
   checkRelationshipWriteLimit(change.add.length + change.remove.length);
@@ -162,17 +168,23 @@ export class ListsService {
     return this.toDto(await this.find(caller, id));
   }
 
+  /**
+   * A page, newest first, and the count of the workspace's lists, from one statement: one
+   * snapshot, so a page never holds more than `totalCount - offset` lists while others are being
+   * created. The count row is joined to the page, so an offset past the end still reads the count.
+   * `created_at` is written in milliseconds (a JS Date), the precision the API shows.
+   */
   async list(caller: AuthContext, page: PageRequest): Promise<PageResult<ListDto>> {
-    const manager = this.transactions.manager;
-    const [{ count }] = (await manager.query(`SELECT count(*)::int AS count FROM lists WHERE workspace_id = $1`, [
-      caller.workspaceId,
-    ])) as [{ count: number }];
-    const rows = (await manager.query(
-      `SELECT id, name, object_type, created_at FROM lists WHERE workspace_id = $1
-        ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+    const rows = (await this.transactions.manager.query(
+      `SELECT counted.total, paged.*
+         FROM (SELECT count(*)::int AS total FROM lists WHERE workspace_id = $1) counted
+         LEFT JOIN LATERAL (SELECT id, name, object_type, created_at FROM lists WHERE workspace_id = $1
+                             ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3) paged ON true
+        ORDER BY paged.created_at DESC, paged.id DESC`,
       [caller.workspaceId, page.limit, page.offset],
-    )) as ListRow[];
-    return { data: rows.map((row) => this.toDto(row)), totalCount: count };
+    )) as (ListRow & { total: number })[];
+    const lists = rows.filter((row) => row.id !== null);
+    return { data: lists.map((row) => this.toDto(row)), totalCount: rows[0].total };
   }
 
   /** The records of a list, most recently added first, as entity envelopes. */

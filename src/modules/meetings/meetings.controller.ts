@@ -17,22 +17,34 @@ const CREATE_MEETING_SCHEMA = {
     ...(CREATE_SCHEMA.properties as object),
     autoCreateRecords: {
       type: 'boolean',
-      description: 'Create contacts (and an account per new email domain) for attendees outside the workspace',
+      nullable: true,
+      description:
+        'Create contacts (and an account per new email domain, unless one has a website on it) for attendees outside ' +
+        'the workspace. Records the workspace requires more fields of are skipped; the meeting is never refused for them.',
     },
   },
 };
-/** Only `$privacySetting` and `$transcript.replace` may change (decisions §2). */
+/** Only `$privacySetting` and `$transcript.replace` may change; `null` members change nothing. */
 const UPDATE_MEETING_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
     fields: {
       type: 'object',
+      nullable: true,
       additionalProperties: false,
-      properties: { $privacySetting: { type: 'string', enum: ['FULL', 'METADATA'] } },
+      properties: {
+        $privacySetting: {
+          type: 'string',
+          nullable: true,
+          enum: ['FULL', 'METADATA', null],
+          description: 'null clears the setting: the meeting is then FULL, the default',
+        },
+      },
     },
     relationships: {
       type: 'object',
+      nullable: true,
       additionalProperties: false,
       properties: {
         $transcript: {

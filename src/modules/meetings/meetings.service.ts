@@ -5,13 +5,16 @@ import type { PageRequest, PageResult } from '../../common/pagination/pagination
 import { Transactions } from '../../database/transactions';
 import { DefinitionsService } from '../../records/definitions.service';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
+import type { ObjectTypeDefinition } from '../../records/object-type';
 import { isRecordIdOf } from '../../records/record-ids';
 import { isPlainObject } from '../../records/record-write';
 import { RecordsService } from '../../records/records.service';
 import { meetingFullAccessSql, TRANSCRIPT_LINK } from './meeting-access';
 import { MeetingDto } from './meeting.dto';
 
-/** What a caller with METADATA access still sees (decisions §9); every other field reads null. */
+type AccessLevel = MeetingDto['accessLevel'];
+
+/** The fields a caller with METADATA access still sees; every other field reads null. */
 const METADATA_FIELDS = new Set([
   '$title',
   '$startDate',
@@ -22,8 +25,20 @@ const METADATA_FIELDS = new Set([
   '$privacySetting',
 ]);
 const UPDATABLE_FIELD = '$privacySetting';
+/** A meeting without a privacy setting is FULL, so an unset or cleared setting is stored as FULL. */
+const DEFAULT_PRIVACY = 'FULL';
 const TRANSCRIPT = '$transcript';
+/** The relationships a caller with METADATA access does not see; every other one it does. */
+const HIDDEN_RELATIONSHIPS = new Set([TRANSCRIPT]);
 const DERIVED_RELATIONSHIPS = ['$contact', '$account', '$opportunity'] as const;
+
+/**
+ * Whether a filter on `key` reads something METADATA access hides: such a filter never matches a
+ * meeting the caller sees at METADATA. A key is a field first, as the filters read it.
+ */
+function hiddenAtMetadata(type: ObjectTypeDefinition, key: string): boolean {
+  return type.fields.some((field) => field.key === key) ? !METADATA_FIELDS.has(key) : HIDDEN_RELATIONSHIPS.has(key);
+}
 
 function readOnly(param: string, why: string): ApiError {
   return new ApiError(422, 'read_only_field', `${param} ${why}`, param);
@@ -34,6 +49,89 @@ function transcriptId(value: unknown, param: string): string {
   if (ids.length !== 1) throw ApiError.invalidValue(param, 'A meeting has exactly one transcript');
   if (typeof ids[0] !== 'string') throw ApiError.invalidType(param, 'a file id');
   return ids[0];
+}
+
+/** A member of a hand-checked body: `null` for an optional member reads as absent. */
+function optionalObject(value: unknown, param: string): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (!isPlainObject(value)) throw ApiError.invalidType(param, 'an object');
+  return value;
+}
+
+/**
+ * An update body: only `$privacySetting` and `$transcript.replace` may change. `fields` or
+ * `relationships` given as null change nothing; `$privacySetting: null` clears the setting, which
+ * is the default FULL; clearing the transcript is refused (read_only_field), as documented.
+ * Returns the write for the records core and the new transcript, if any.
+ */
+function readUpdate(type: ObjectTypeDefinition, body: unknown): { write: Record<string, unknown>; fileId?: string } {
+  const given = body ?? {};
+  if (!isPlainObject(given)) throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
+  for (const key of Object.keys(given)) {
+    if (key !== 'fields' && key !== 'relationships') throw ApiError.unknownField(key);
+  }
+  const write: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(optionalObject(given.fields, 'fields'))) {
+    const param = `fields.${key}`;
+    if (!type.fields.some((field) => field.key === key)) throw ApiError.unknownField(param);
+    if (key !== UPDATABLE_FIELD) throw readOnly(param, 'cannot change after create; only $privacySetting can');
+    write.fields = { [UPDATABLE_FIELD]: value ?? DEFAULT_PRIVACY };
+  }
+  let fileId: string | undefined;
+  for (const [key, value] of Object.entries(optionalObject(given.relationships, 'relationships'))) {
+    const param = `relationships.${key}`;
+    if (!type.relationships.some((relationship) => relationship.key === key)) {
+      throw new ApiError(400, 'unknown_relationship', `${param} is not a known relationship`, param);
+    }
+    if (key !== TRANSCRIPT) throw readOnly(param, 'is maintained by the service');
+    const operations = isPlainObject(value) ? Object.keys(value) : [];
+    if (operations.length !== 1 || operations[0] !== 'replace' || typeof (value as { replace: unknown }).replace !== 'string') {
+      throw readOnly(param, 'can only be replaced by another file id: clearing or removing it is not supported');
+    }
+    fileId = (value as { replace: string }).replace;
+    write.relationships = { [TRANSCRIPT]: { replace: fileId } };
+  }
+  return { write, fileId };
+}
+
+/**
+ * Whether a record of `type` holding only `fields` is valid: auto-creation knows no value for
+ * any other required field or relationship (a workspace may make a custom field required).
+ */
+function creatableWith(type: ObjectTypeDefinition, fields: string[]): boolean {
+  return (
+    type.fields.every((field) => !field.required || fields.includes(field.key)) &&
+    type.relationships.every((relationship) => !relationship.required || relationship.defaultsToCaller)
+  );
+}
+
+// Letters and digits, hyphens inside: the domains that make a web address.
+const HOST_LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?`;
+const HOSTNAME = new RegExp(`^(?:${HOST_LABEL}\\.)+${HOST_LABEL}$`, 'u');
+
+/** How account websites and email domains are compared: lowercase, no trailing dot, no `www.`. */
+function hostKey(host: string): string {
+  return host.toLowerCase().replace(/\.+$/, '').replace(/^www\./, '');
+}
+
+/** The email's domain when it is a host name a website can have (an EMAIL allows more), else undefined. */
+function webDomainOf(email: string): string | undefined {
+  const domain = email.slice(email.lastIndexOf('@') + 1);
+  if (!HOSTNAME.test(domain)) return undefined;
+  try {
+    return new URL(`https://${domain}`).hostname ? domain : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The host key of the URL `url` (SQL text), as hostKey computes it: the authority's host without
+ * user info or port, lowercased, without a trailing dot or a leading `www.`; NULL when no URL.
+ */
+function urlHostKeySql(url: string): string {
+  const host = `substring(${url} from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?([^/?#:]+)')`;
+  return `regexp_replace(rtrim(lower(${host}), '.'), '^www[.]', '')`;
 }
 
 /**
@@ -50,72 +148,88 @@ export class MeetingsService {
 
   async create(caller: AuthContext, body: unknown): Promise<MeetingDto> {
     if (!isPlainObject(body)) throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
-    const { autoCreateRecords = false, ...recordBody } = body;
-    if (typeof autoCreateRecords !== 'boolean') throw ApiError.invalidType('autoCreateRecords', 'a boolean');
-    const fields = isPlainObject(recordBody.fields) ? recordBody.fields : undefined;
-    if (fields && fields.$privacySetting === undefined) recordBody.fields = { ...fields, $privacySetting: 'FULL' };
-    const relationships = isPlainObject(recordBody.relationships) ? recordBody.relationships : {};
-    const fileId =
-      relationships[TRANSCRIPT] === undefined ? undefined : transcriptId(relationships[TRANSCRIPT], `relationships.${TRANSCRIPT}`);
+    const { autoCreateRecords, ...recordBody } = body;
+    const autoCreate = autoCreateRecords ?? false;
+    if (typeof autoCreate !== 'boolean') throw ApiError.invalidType('autoCreateRecords', 'a boolean');
+    if (isPlainObject(recordBody.fields)) {
+      recordBody.fields = { ...recordBody.fields, $privacySetting: recordBody.fields.$privacySetting ?? DEFAULT_PRIVACY };
+    }
+    let fileId: string | undefined;
+    if (isPlainObject(recordBody.relationships)) {
+      const { [TRANSCRIPT]: transcript, ...others } = recordBody.relationships;
+      if (transcript === null) recordBody.relationships = others;
+      else if (transcript !== undefined) fileId = transcriptId(transcript, `relationships.${TRANSCRIPT}`);
+    }
     return this.transactions.run(async () => {
       if (fileId !== undefined) await this.checkTranscript(caller, fileId, undefined);
       const created = await this.records.create(caller, 'meeting', recordBody);
       this.checkDates(created);
-      await this.linkAttendees(caller, created, autoCreateRecords);
-      return this.render(caller, await this.records.get(caller, 'meeting', created.id));
+      await this.linkAttendees(caller, created, autoCreate);
+      return this.present(caller, await this.records.get(caller, 'meeting', created.id));
     });
   }
 
-  /** Only `$privacySetting` and `$transcript.replace` may change (decisions §2, §9). */
   async update(caller: AuthContext, id: string, body: unknown): Promise<MeetingDto> {
     const type = await this.definitions.typeOf(caller, 'meeting');
-    if (!isRecordIdOf('meeting', id)) throw ApiError.notFound('Meeting');
-    const given = body ?? {};
-    if (!isPlainObject(given)) throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
-    for (const key of Object.keys(given)) {
-      if (key !== 'fields' && key !== 'relationships') throw ApiError.unknownField(key);
-    }
-    for (const key of Object.keys(isPlainObject(given.fields) ? given.fields : {})) {
-      const param = `fields.${key}`;
-      if (!type.fields.some((field) => field.key === key)) throw ApiError.unknownField(param);
-      if (key !== UPDATABLE_FIELD) throw readOnly(param, 'cannot change after create; only $privacySetting can');
-    }
-    let fileId: string | undefined;
-    for (const [key, value] of Object.entries(isPlainObject(given.relationships) ? given.relationships : {})) {
-      const param = `relationships.${key}`;
-      if (!type.relationships.some((relationship) => relationship.key === key)) {
-        throw new ApiError(400, 'unknown_relationship', `${param} is not a known relationship`, param);
-      }
-      if (key !== TRANSCRIPT) throw readOnly(param, 'is maintained by the service');
-      const operations = isPlainObject(value) ? Object.keys(value) : [];
-      if (operations.length !== 1 || operations[0] !== 'replace' || typeof (value as { replace: unknown }).replace !== 'string') {
-        throw readOnly(param, 'can only be replaced by another file id: clearing or removing it is not supported');
-      }
-      fileId = (value as { replace: string }).replace;
-    }
+    if (!isRecordIdOf('meeting', id)) throw ApiError.notFound(type.label);
+    const { write, fileId } = readUpdate(type, body);
     return this.transactions.run(async () => {
       // A caller who may not see the transcript may not replace it, nor lift the privacy setting.
-      if (this.accessLevel(caller, await this.records.get(caller, 'meeting', id)) !== 'FULL') {
+      // The row stays locked, so the setting cannot change between this check and the write.
+      const level = (await this.accessLevels(caller, [id], true)).get(id);
+      if (level === undefined) throw ApiError.notFound(type.label);
+      if (level !== 'FULL') {
         throw new ApiError(403, 'not_permitted', 'Only members with FULL access to this meeting may change it');
       }
       if (fileId !== undefined) await this.checkTranscript(caller, fileId, id);
-      await this.records.update(caller, 'meeting', id, given);
-      return this.render(caller, await this.records.get(caller, 'meeting', id));
+      await this.records.update(caller, 'meeting', id, write);
+      return this.present(caller, await this.records.get(caller, 'meeting', id));
     });
   }
 
   async get(caller: AuthContext, id: string): Promise<MeetingDto> {
-    return this.render(caller, await this.records.get(caller, 'meeting', id));
+    return this.present(caller, await this.records.get(caller, 'meeting', id));
   }
 
-  /** Every meeting of the workspace, redacted, never omitted; hidden fields never match filters. */
+  /**
+   * Every meeting of the workspace, redacted, never omitted. Filters on what METADATA access shows
+   * (title, dates, attendees, organizer, URL, setting, `$createdBy`, `$contact`, `$account`,
+   * `$opportunity`) match as for anyone; a filter on a hidden field or on `$transcript` matches
+   * only meetings the caller has FULL access to.
+   */
   async list(caller: AuthContext, page: PageRequest): Promise<PageResult<MeetingDto>> {
+    const type = await this.definitions.typeOf(caller, 'meeting');
     const result = await this.records.list(caller, 'meeting', page, (params, filteredKeys) =>
-      filteredKeys.some((key) => !METADATA_FIELDS.has(key))
+      filteredKeys.some((key) => hiddenAtMetadata(type, key))
         ? meetingFullAccessSql('r', params.add(caller.memberId), params.add(caller.memberEmail.toLowerCase()))
         : undefined,
     );
-    return { data: result.data.map((meeting) => this.render(caller, meeting)), totalCount: result.totalCount };
+    const levels = await this.accessLevels(caller, result.data.map((meeting) => meeting.id));
+    return { data: result.data.map((meeting) => this.render(meeting, levels.get(meeting.id))), totalCount: result.totalCount };
+  }
+
+  /**
+   * The meeting redacted for the caller. The level is read just after the meeting: only
+   * `$privacySetting` (and the transcript) can change in between, so the caller sees at most what
+   * the setting allows it at that later moment.
+   */
+  private async present(caller: AuthContext, meeting: EntityEnvelopeDto): Promise<MeetingDto> {
+    return this.render(meeting, (await this.accessLevels(caller, [meeting.id])).get(meeting.id));
+  }
+
+  /**
+   * The caller's access level to each of these meetings of its workspace, by the one SQL rule
+   * (meetingFullAccessSql) that also hides transcripts from the files routes. A meeting that is
+   * not found has no entry; with `lock`, the rows stay locked in the current transaction.
+   */
+  private async accessLevels(caller: AuthContext, ids: string[], lock = false): Promise<Map<string, AccessLevel>> {
+    if (ids.length === 0) return new Map();
+    const rows = (await this.transactions.manager.query(
+      `SELECT r.id, ${meetingFullAccessSql('r', '$2', '$3')} AS full_access FROM records r
+        WHERE r.workspace_id = $1 AND r.object_type = 'meeting' AND r.id = ANY($4) ${lock ? 'FOR UPDATE' : ''}`,
+      [caller.workspaceId, caller.memberId, caller.memberEmail.toLowerCase(), ids],
+    )) as { id: string; full_access: boolean }[];
+    return new Map(rows.map((row) => [row.id, row.full_access ? 'FULL' : 'METADATA']));
   }
 
   private checkDates(meeting: EntityEnvelopeDto): void {
@@ -127,7 +241,7 @@ export class MeetingsService {
     if (end < start) throw ApiError.invalidValue('fields.$endDate', 'fields.$endDate must not be before $startDate');
   }
 
-  /** A COMPLETED file of this workspace, attached to no other meeting (decisions §9). */
+  /** A COMPLETED file of this workspace, attached to no other meeting. */
   private async checkTranscript(caller: AuthContext, fileId: string, meetingId: string | undefined): Promise<void> {
     const param = `relationships.${TRANSCRIPT}`;
     const manager = this.transactions.manager;
@@ -151,26 +265,16 @@ export class MeetingsService {
   /**
    * `$contact`: contacts whose `$email` holds an attendee or the organizer; `$account` and
    * `$opportunity` follow from them. With autoCreateRecords, attendees outside the workspace
-   * without a contact get one, and each new email domain an account.
+   * without a contact first get one (see createMissingContacts).
    */
   private async linkAttendees(caller: AuthContext, meeting: EntityEnvelopeDto, autoCreate: boolean): Promise<void> {
     const attendees = (meeting.fields.$attendeeEmails.value as string[] | null) ?? [];
     const organizer = meeting.fields.$organizerEmail.value as string | null;
     const emails = [...new Set([...attendees, ...(organizer ? [organizer] : [])])];
     if (emails.length === 0) return;
+    if (autoCreate) await this.createMissingContacts(caller, emails);
     const manager = this.transactions.manager;
-    const contactsOf = async () =>
-      (await manager.query(
-        `SELECT id, fields -> '$email' AS emails FROM records
-          WHERE workspace_id = $1 AND object_type = 'contact' AND fields -> '$email' ?| $2::text[]`,
-        [caller.workspaceId, emails],
-      )) as { id: string; emails: string[] }[];
-    let contacts = await contactsOf();
-    if (autoCreate) {
-      await this.createMissingContacts(caller, emails, contacts);
-      contacts = await contactsOf();
-    }
-    const contactIds = contacts.map((contact) => contact.id);
+    const contactIds = (await this.contactsWith(caller, emails)).map((contact) => contact.id);
     const accountIds = (
       (await manager.query(
         `SELECT DISTINCT target_id AS id FROM record_links WHERE link = 'contact:$account' AND source_id = ANY($1)`,
@@ -191,14 +295,32 @@ export class MeetingsService {
     }
   }
 
-  private async createMissingContacts(
-    caller: AuthContext,
-    emails: string[],
-    contacts: { emails: string[] }[],
-  ): Promise<void> {
+  private async contactsWith(caller: AuthContext, emails: string[]): Promise<{ id: string; emails: string[] }[]> {
+    return (await this.transactions.manager.query(
+      `SELECT id, fields -> '$email' AS emails FROM records
+        WHERE workspace_id = $1 AND object_type = 'contact' AND fields -> '$email' ?| $2::text[]`,
+      [caller.workspaceId, emails],
+    )) as { id: string; emails: string[] }[];
+  }
+
+  /**
+   * autoCreateRecords: each email that is neither a contact's nor a member's gets a contact, linked
+   * to the account of its domain: the oldest account with a `$website` on that host (any scheme,
+   * path, port or letter case, with or without `www.`), else a new one named after the domain.
+   *
+   * Auto-creation only adds to a meeting; it never refuses one. It fills `$email` on contacts,
+   * `$name` and `$website` on accounts, and nothing else, so when the workspace requires another
+   * field (a required custom field), it skips what it cannot make valid: no contacts at all when
+   * contacts need more, contacts without an account when accounts do. An email domain that no
+   * website can have (an EMAIL allows more than a host name) gets no account either.
+   */
+  private async createMissingContacts(caller: AuthContext, emails: string[]): Promise<void> {
+    const contactType = await this.definitions.typeOf(caller, 'contact');
+    if (!creatableWith(contactType, ['$email'])) return;
+    const createsAccounts = creatableWith(await this.definitions.typeOf(caller, 'account'), ['$name', '$website']);
     const manager = this.transactions.manager;
     // Creating accounts and contacts takes their counter rows; take both now, in one order, so
-    // that two meetings creating records at once queue instead of deadlocking.
+    // that two meetings creating records at once queue, and the second sees the first's contacts.
     await manager.query(
       `INSERT INTO record_counts (workspace_id, object_type, count) VALUES ($1, 'account', 0), ($1, 'contact', 0)
        ON CONFLICT DO NOTHING`,
@@ -209,44 +331,56 @@ export class MeetingsService {
         ORDER BY object_type FOR UPDATE`,
       [caller.workspaceId],
     );
-    const known = new Set(contacts.flatMap((contact) => contact.emails));
+    const known = new Set((await this.contactsWith(caller, emails)).flatMap((contact) => contact.emails));
     const members = new Set(
       ((await manager.query(`SELECT lower(email) AS email FROM members WHERE workspace_id = $1`, [caller.workspaceId])) as {
         email: string;
       }[]).map((row) => row.email),
     );
-    for (const email of emails.filter((candidate) => !known.has(candidate) && !members.has(candidate))) {
-      const domain = email.slice(email.lastIndexOf('@') + 1);
-      const website = `https://${domain}`;
-      const [existing] = (await manager.query(
-        `SELECT id FROM records WHERE workspace_id = $1 AND object_type = 'account' AND fields -> '$website' ? $2 LIMIT 1`,
-        [caller.workspaceId, website],
-      )) as { id: string }[];
-      const accountId =
-        existing?.id ??
-        (await this.records.create(caller, 'account', { fields: { $name: domain, $website: [website] } })).id;
-      await this.records.create(caller, 'contact', { fields: { $email: [email] }, relationships: { $account: accountId } });
+    const missing = emails.filter((email) => !known.has(email) && !members.has(email));
+    if (missing.length === 0) return;
+    const domains = missing.map(webDomainOf);
+    const accounts = await this.accountsByHost(caller, domains.flatMap((domain) => (domain ? [hostKey(domain)] : [])));
+    for (const [index, email] of missing.entries()) {
+      const domain = domains[index];
+      let accountId = domain && accounts.get(hostKey(domain));
+      if (domain && !accountId && createsAccounts) {
+        const fields = { $name: domain, $website: [`https://${domain}`] };
+        accountId = (await this.records.create(caller, 'account', { fields })).id;
+        accounts.set(hostKey(domain), accountId);
+      }
+      const relationships = accountId ? { $account: accountId } : {};
+      await this.records.create(caller, 'contact', { fields: { $email: [email] }, relationships });
     }
   }
 
-  /** The caller's access level (decisions §9); meetingFullAccessSql is the same rule in SQL. */
-  private accessLevel(caller: AuthContext, meeting: EntityEnvelopeDto): 'FULL' | 'METADATA' {
-    const email = caller.memberEmail.toLowerCase();
-    const full =
-      meeting.fields.$privacySetting.value !== 'METADATA' ||
-      meeting.relationships.$createdBy.values.includes(caller.memberId) ||
-      meeting.fields.$organizerEmail.value === email ||
-      ((meeting.fields.$attendeeEmails.value as string[] | null) ?? []).includes(email);
-    return full ? 'FULL' : 'METADATA';
+  /** For each host key, the oldest account of the workspace with a `$website` on that host. */
+  private async accountsByHost(caller: AuthContext, hosts: string[]): Promise<Map<string, string>> {
+    if (hosts.length === 0) return new Map();
+    const rows = (await this.transactions.manager.query(
+      `SELECT DISTINCT ON (site.host) site.host, r.id
+         FROM records r
+        CROSS JOIN LATERAL (
+               SELECT ${urlHostKeySql('website.url')} AS host
+                 FROM jsonb_array_elements_text(
+                        CASE jsonb_typeof(r.fields -> '$website') WHEN 'array' THEN r.fields -> '$website' ELSE '[]' END
+                      ) website(url)) site
+        WHERE r.workspace_id = $1 AND r.object_type = 'account' AND site.host = ANY($2)
+        ORDER BY site.host, r.created_at, r.id`,
+      [caller.workspaceId, [...new Set(hosts)]],
+    )) as { host: string; id: string }[];
+    return new Map(rows.map((row) => [row.host, row.id]));
   }
 
-  /** The meeting as the caller may see it: at METADATA, redacted. */
-  private render(caller: AuthContext, meeting: EntityEnvelopeDto): MeetingDto {
-    if (this.accessLevel(caller, meeting) === 'FULL') return { ...meeting, accessLevel: 'FULL', objectType: 'meeting' };
+  /** The meeting as the caller may see it: at METADATA (or not found any more), redacted. */
+  private render(meeting: EntityEnvelopeDto, level: AccessLevel | undefined): MeetingDto {
+    if (level === 'FULL') return { ...meeting, accessLevel: 'FULL', objectType: 'meeting' };
     const fields = Object.fromEntries(
       Object.entries(meeting.fields).map(([key, value]) => [key, METADATA_FIELDS.has(key) ? value : { ...value, value: null }]),
     );
-    const { [TRANSCRIPT]: _hidden, ...relationships } = meeting.relationships;
+    const relationships = Object.fromEntries(
+      Object.entries(meeting.relationships).filter(([key]) => !HIDDEN_RELATIONSHIPS.has(key)),
+    );
     return { ...meeting, fields, relationships, accessLevel: 'METADATA', objectType: 'meeting' };
   }
 }
