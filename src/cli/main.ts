@@ -10,7 +10,6 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { validateEntry } from '../common/validation/validation.pipe';
 import { AdminService } from '../modules/admin/admin.service';
 import { CreateApiKeyDto, CreateMemberDto, CreateWorkspaceDto } from '../modules/admin/dto/admin.dto';
-import { CreateObjectTypeDto } from '../modules/admin/dto/object-type-admin.dto';
 import { ObjectTypesAdminService } from '../modules/admin/object-types-admin.service';
 
 const USAGE = `usage: npm run cli -- <command> [options]
@@ -52,12 +51,7 @@ const COMMANDS: Record<string, (app: INestApplicationContext, options: Options) 
     ),
   'key:revoke': (app, o) => app.get(AdminService).revokeApiKey(required(o, 'key')),
   'object-type:create': (app, o) =>
-    app
-      .get(ObjectTypesAdminService)
-      .createType(
-        required(o, 'workspace'),
-        validateEntry(CreateObjectTypeDto, JSON.parse(readFileSync(required(o, 'file'), 'utf8')), 'body'),
-      ),
+    app.get(ObjectTypesAdminService).createType(required(o, 'workspace'), JSON.parse(readFileSync(required(o, 'file'), 'utf8'))),
 };
 
 /** The operator API from a shell, on the service's database (DATABASE_URL or the embedded one). */

@@ -24,7 +24,7 @@ function toStoredEntity(member: MemberEntity): StoredEntity {
     updatedAt: member.updatedAt,
     externalId: null,
     fields: { $email: member.email, $name: name, $role: member.role },
-    links: {},
+    links: new Map(),
   };
 }
 
