@@ -137,6 +137,11 @@ describe('members (GET /v1/members, GET /v1/members/{id})', () => {
     expect(await ids(`${encodeURIComponent('$email[contains]')}=NAVY`)).toEqual({ ids: [grace.id], total: 1 });
     expect(await ids(`${encodeURIComponent('$name[startsWith]')}=Hop`)).toEqual({ ids: [grace.id], total: 1 });
     expect(await ids(`${encodeURIComponent('$role[-equal]')}=member`)).toEqual({ ids: [fresh.memberId], total: 1 });
+    // A member without a name: negations match it, the filters themselves never do.
+    const unnamed = await createMember(t.http, fresh.workspaceId);
+    expect(await ids(`${encodeURIComponent('$name[-startsWith]')}=Hop`)).toEqual({ ids: [unnamed.id, fresh.memberId], total: 2 });
+    expect(await ids(`${encodeURIComponent('$name[-equal]')}=Grace`)).toEqual({ ids: [unnamed.id, fresh.memberId], total: 2 });
+    expect(await ids(`${encodeURIComponent('$name[startsWith]')}=`)).toEqual({ ids: [grace.id, fresh.memberId], total: 2 });
     expectError(await get('/v1/members?$email[startsWith]=g', fresh.key), 400, 'invalid_filter');
     expectError(await get('/v1/members?$phone=1', fresh.key), 400, 'unknown_field');
   });

@@ -193,7 +193,7 @@ describe('custom keys named like Object.prototype members', () => {
     expect(await listIds(`/v1/tasks?hasOwnProperty=${contact}`)).toEqual([]);
   });
 
-  it('refuses __proto__ as a key wherever a body names one', async () => {
+  it('refuses __proto__ as a key wherever a body names one, and unknown prototype-named filters', async () => {
     expectError(await post('/v1/notes', withProto('{"fields":{"$title":"x","__proto__":1}}')), 400, 'unknown_field', 'fields.__proto__');
     expectError(await post('/v1/notes', withProto('{"fields":{"$title":"x","__proto__":{"$title":"y"}}}')), 400, 'unknown_field', 'fields.__proto__');
     expectError(await post('/v1/notes', withProto('{"fields":{"$title":"x"},"__proto__":{}}')), 400, 'unknown_field', '__proto__');
@@ -231,6 +231,10 @@ describe('custom keys named like Object.prototype members', () => {
       'relationships.__proto__.key',
     );
     expectError(await get('/v1/objects/proto/definitions'), 404, 'not_found');
+    // In a query, such keys are filters: unknown where the type does not define them.
+    for (const name of ['constructor', 'toString[equal]', 'valueOf[-equal]', 'hasOwnProperty']) {
+      expectError(await get(`/v1/opportunities?${encodeURIComponent(name)}=1`), 400, 'unknown_field', name);
+    }
   });
 
   it('takes the other names a JavaScript object carries (prototype, isPrototypeOf, …) as keys too', async () => {
