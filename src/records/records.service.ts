@@ -339,13 +339,14 @@ export class RecordsService {
           link,
         ])) as { id: string }[]
       ).map((row) => row.id);
-      const next = [
-        ...new Set(change.set ?? [...current.filter((id) => !change.remove.includes(id)), ...change.add]),
-      ];
-      this.checkCardinality(change.definition, next);
-      this.checkRequired(change.definition, next);
-      const removed = current.filter((id) => !next.includes(id));
-      const added = next.filter((id) => !current.includes(id));
+      // Sets: a HAS_MANY relationship may hold many links, and comparing arrays would be quadratic.
+      const removing = new Set(change.remove);
+      const next = new Set(change.set ?? [...current.filter((id) => !removing.has(id)), ...change.add]);
+      this.checkCardinality(change.definition, next.size);
+      this.checkRequired(change.definition, next.size);
+      const linked = new Set(current);
+      const removed = current.filter((id) => !next.has(id));
+      const added = [...next].filter((id) => !linked.has(id));
       if (removed.length > 0) {
         await manager.query(`DELETE FROM record_links WHERE ${self} = $1 AND link = $2 AND ${other} = ANY($3)`, [
           recordId,
@@ -370,12 +371,12 @@ export class RecordsService {
   }
 
   /** A required relationship (task `$assignedTo`, opportunity `$account`) cannot be emptied by an update. */
-  private checkRequired(definition: RelationshipDefinition, ids: string[]): void {
-    if (definition.required && ids.length === 0) throw ApiError.missing(`relationships.${definition.key}`);
+  private checkRequired(definition: RelationshipDefinition, linkCount: number): void {
+    if (definition.required && linkCount === 0) throw ApiError.missing(`relationships.${definition.key}`);
   }
 
-  private checkCardinality(definition: RelationshipDefinition, ids: string[]): void {
-    if (definition.cardinality === 'HAS_ONE' && ids.length > 1) {
+  private checkCardinality(definition: RelationshipDefinition, linkCount: number): void {
+    if (definition.cardinality === 'HAS_ONE' && linkCount > 1) {
       const param = `relationships.${definition.key}`;
       throw ApiError.invalidValue(param, `${param} holds at most one id`);
     }

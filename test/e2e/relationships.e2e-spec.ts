@@ -266,7 +266,9 @@ describe('relationships', () => {
       const before = await api.retrieve(type, id);
       const param = `relationships.${key}`;
       for (const emptying of [{ remove: linked }, { remove: [linked, other] }, { replace: [] }, null]) {
-        const refused = await api.updateRaw(type, id, { fields: {}, relationships: { [key]: emptying } });
+        // With a field change too, which the refusal must roll back.
+        const fields = type === 'task' ? { $title: 'Changed' } : { $name: 'Changed' };
+        const refused = await api.updateRaw(type, id, { fields, relationships: { [key]: emptying } });
         expectError(refused, 422, 'parameter_missing', param);
       }
       expect(await api.retrieve(type, id)).toEqual(before);
