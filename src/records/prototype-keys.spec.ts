@@ -11,7 +11,7 @@ const PLAIN_TYPE: ObjectTypeDefinition = {
   relationships: [],
 };
 
-/** The same with those names as its keys, the field `constructor` required. */
+/** A type whose keys are such names, with the field `constructor` and the relationship `hasOwnProperty` required. */
 const PROTOTYPE_NAMED_TYPE: ObjectTypeDefinition = {
   slug: 'constructor',
   label: 'Constructor',
@@ -43,7 +43,7 @@ function errorOf(action: () => unknown): { status: number; code: string; param?:
   throw new Error('expected an ApiError');
 }
 
-/** The filters as a query parser that keeps every key hands them over: own members, `__proto__` included. */
+/** Filters as Node's query parser hands them over: a null-prototype object, `__proto__` an own key like any other. */
 function queryOf(entries: [string, string][]): Record<string, string> {
   return Object.assign(Object.create(null) as Record<string, string>, Object.fromEntries(entries));
 }

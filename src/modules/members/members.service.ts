@@ -78,7 +78,8 @@ export class MembersService {
    */
   async list(workspaceId: string, page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
     const params = new SqlParameterList();
-    const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...filterSql(MEMBER_TYPE, page.filters, params, { valueIndex: false }).conditions].join(' AND ');
+    const { conditions } = filterSql(MEMBER_TYPE, page.filters, params, { valueIndex: false });
+    const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...conditions].join(' AND ');
     const source = `(SELECT m.*, jsonb_strip_nulls(jsonb_build_object(
         '$email', lower(m.email),
         '$name', nullif(jsonb_strip_nulls(jsonb_build_object('firstName', m.first_name, 'lastName', m.last_name)), '{}'::jsonb),
