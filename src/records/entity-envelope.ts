@@ -56,14 +56,17 @@ export class EntityEnvelopeDto {
   externalId: string | null;
 }
 
-/** A record as stored, whatever its table: field values by key, linked ids by relationship key. */
+/**
+ * A record as stored, whatever its table: the `fields` document (a parsed JSON object, read by own
+ * keys only) and linked ids by relationship key.
+ */
 export interface StoredEntity {
   id: string;
   createdAt: Date;
   updatedAt: Date | null;
   externalId: string | null;
-  fields: Record<string, unknown>;
-  links: Record<string, string[]>;
+  fields: Readonly<Record<string, unknown>>;
+  links: ReadonlyMap<string, string[]>;
 }
 
 /**
@@ -75,20 +78,25 @@ export function toEntityEnvelope(
   entity: StoredEntity,
   publicAppUrl: string | undefined,
 ): EntityEnvelopeDto {
-  const fields: Record<string, FieldValueDto> = {};
-  for (const field of type.fields) {
-    const stored = entity.fields[field.key];
-    const value = stored === null || stored === undefined ? null : fieldTypeOf(field.valueType).read(stored, field);
-    fields[field.key] = { value, valueType: field.valueType };
-  }
-  const relationships: Record<string, RelationshipValueDto> = {};
-  for (const relationship of type.relationships) {
-    relationships[relationship.key] = {
-      cardinality: relationship.cardinality === 'HAS_ONE' ? 'has_one' : 'has_many',
-      objectType: relationship.objectType,
-      values: entity.links[relationship.key] ?? [],
-    };
-  }
+  // Keys are the workspace's (`constructor`, `toString` are valid): only own members of the stored
+  // document count, and the envelope's maps are built from entries, never by assignment.
+  const fields = Object.fromEntries(
+    type.fields.map((field): [string, FieldValueDto] => {
+      const stored = Object.hasOwn(entity.fields, field.key) ? entity.fields[field.key] : null;
+      const value = stored === null ? null : fieldTypeOf(field.valueType).read(stored, field);
+      return [field.key, { value, valueType: field.valueType }];
+    }),
+  );
+  const relationships = Object.fromEntries(
+    type.relationships.map((relationship): [string, RelationshipValueDto] => [
+      relationship.key,
+      {
+        cardinality: relationship.cardinality === 'HAS_ONE' ? 'has_one' : 'has_many',
+        objectType: relationship.objectType,
+        values: entity.links.get(relationship.key) ?? [],
+      },
+    ]),
+  );
   return {
     id: entity.id,
     createdAt: entity.createdAt.toISOString(),

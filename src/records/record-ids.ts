@@ -1,19 +1,20 @@
 import { IdKind, isIdOf, newId } from '../common/ids';
 
-const SYSTEM_ID_KINDS: Record<string, IdKind> = {
-  account: 'account',
-  contact: 'contact',
-  opportunity: 'opportunity',
-  member: 'member',
-  note: 'note',
-  task: 'task',
-  meeting: 'meeting',
-  file: 'file',
-};
+/** Keyed by type slug, which a workspace chooses (`constructor` is a valid custom slug): a Map. */
+const SYSTEM_ID_KINDS = new Map<string, IdKind>([
+  ['account', 'account'],
+  ['contact', 'contact'],
+  ['opportunity', 'opportunity'],
+  ['member', 'member'],
+  ['note', 'note'],
+  ['task', 'task'],
+  ['meeting', 'meeting'],
+  ['file', 'file'],
+]);
 
 /** System types have their own id prefix; every custom type's records are `rec_…`. */
 export function idKindOf(objectType: string): IdKind {
-  return SYSTEM_ID_KINDS[objectType] ?? 'record';
+  return SYSTEM_ID_KINDS.get(objectType) ?? 'record';
 }
 
 export function newRecordId(objectType: string): string {

@@ -7,21 +7,23 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 export class RecordWriteDto {
   @ApiPropertyOptional({
     type: 'object',
+    nullable: true,
     additionalProperties: true,
     description:
       'Field key → bare value (string, number, boolean, array of string, Address or FullName); null clears. ' +
-      'System fields start with $, custom fields use their bare slug. Required on create.',
+      'System fields start with $, custom fields use their bare slug. Required on create; null is the same as absent.',
   })
-  fields?: Record<string, unknown>;
+  fields?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({
     type: 'object',
+    nullable: true,
     additionalProperties: true,
     description:
       'Relationship key → on create an id or array of ids; on update an object with add, remove or replace ' +
-      '(an id or array of ids). At most 25 ids per request.',
+      '(an id or array of ids). At most 25 ids per request. null is the same as absent.',
   })
-  relationships?: Record<string, unknown>;
+  relationships?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Unique per type' })
   externalId?: string | null;

@@ -25,6 +25,8 @@ export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean)
     properties: {
       fields: {
         type: 'object',
+        // null is the same as absent: a no-op on update, a missing member on create.
+        ...(!isCreate && { nullable: true }),
         additionalProperties: true,
         ...(requiredFields.length && { required: requiredFields }),
         properties: Object.fromEntries(
@@ -33,6 +35,7 @@ export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean)
       },
       relationships: {
         type: 'object',
+        nullable: true,
         additionalProperties: true,
         ...(requiredRelationships.length && { required: requiredRelationships }),
         properties: Object.fromEntries(

@@ -1,7 +1,9 @@
 import { ApiError } from '../common/errors/api-error';
 import { fieldTypeOf } from './field-types/registry';
-import { storable } from './field-types/values';
+import { isPlainObject, storable } from './field-types/values';
 import type { ObjectTypeDefinition, RelationshipDefinition, RelationshipOperation } from './object-type';
+
+export { isPlainObject };
 
 export const MAX_RELATIONSHIP_IDS_PER_REQUEST = 25;
 const MAX_EXTERNAL_ID_LENGTH = 255;
@@ -16,16 +18,15 @@ export interface LinkChange {
   remove: string[];
 }
 
-/** A validated record write: normalised field values (`null` clears) and relationship changes. */
+/**
+ * A validated record write: normalised field values by key (`null` clears) and relationship
+ * changes. Keys are the caller's (`constructor` is a valid custom key): a Map, never a plain object.
+ */
 export interface RecordWrite {
-  fields: Record<string, unknown>;
+  fields: Map<string, unknown>;
   links: LinkChange[];
   /** `undefined`: not given; `null`: clear. */
   externalId?: string | null;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** At most 25 ids in one request, counted over all its relationships (decisions §7). */
@@ -50,31 +51,30 @@ export function idList(value: unknown, param: string): string[] {
   return ids as string[];
 }
 
-function readFields(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean): Record<string, unknown> {
-  if (raw === undefined) {
+function readFields(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean): Map<string, unknown> {
+  const values = new Map<string, unknown>();
+  // `"fields": null` is absent (decisions §2: a required member absent or null is missing).
+  if (raw === undefined || raw === null) {
     if (isCreate) throw ApiError.missing('fields');
-    return {};
+    return values;
   }
   if (!isPlainObject(raw)) throw ApiError.invalidType('fields', 'an object');
   const byKey = new Map(type.fields.map((field) => [field.key, field]));
-  const values: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     const param = `fields.${key}`;
     const field = byKey.get(key);
     if (!field) throw ApiError.unknownField(param);
-    if (field.readOnly) throw new ApiError(422, 'read_only_field', `${param} is read-only`, param);
-    if (value === null || value === undefined) {
+    if (field.readOnly) throw readOnlyError(param);
+    if (value === null) {
       if (field.required) throw ApiError.missing(param);
-      values[key] = null;
+      values.set(key, null);
     } else {
-      values[key] = fieldTypeOf(field.valueType).write(value, field, param);
+      values.set(key, fieldTypeOf(field.valueType).write(value, field, param));
     }
   }
   if (isCreate) {
     for (const field of type.fields) {
-      if (field.required && (values[field.key] === undefined || values[field.key] === null)) {
-        throw ApiError.missing(`fields.${field.key}`);
-      }
+      if (field.required && (values.get(field.key) ?? null) === null) throw ApiError.missing(`fields.${field.key}`);
     }
   }
   return values;
@@ -100,19 +100,21 @@ function readLinkChange(
       throw new ApiError(400, 'invalid_operation', `${param} allows only ${allowed.join(', ')}`, `${param}.${operation}`);
     }
   }
-  if ('replace' in value && ('add' in value || 'remove' in value)) {
+  const given = (operation: RelationshipOperation) => Object.hasOwn(value, operation);
+  if (given('replace') && (given('add') || given('remove'))) {
     throw new ApiError(400, 'invalid_operation', `${param}.replace cannot be combined with add or remove`, param);
   }
   const change: LinkChange = { definition, add: [], remove: [] };
-  if ('replace' in value) change.set = idList(value.replace, `${param}.replace`);
-  if ('add' in value) change.add = idList(value.add, `${param}.add`);
-  if ('remove' in value) change.remove = idList(value.remove, `${param}.remove`);
+  if (given('replace')) change.set = idList(value.replace, `${param}.replace`);
+  if (given('add')) change.add = idList(value.add, `${param}.add`);
+  if (given('remove')) change.remove = idList(value.remove, `${param}.remove`);
   return change;
 }
 
 function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean): LinkChange[] {
-  if (raw !== undefined && !isPlainObject(raw)) throw ApiError.invalidType('relationships', 'an object');
+  // `"relationships": null` is absent: on create, a required relationship is then missing.
   const given = raw ?? {};
+  if (!isPlainObject(given)) throw ApiError.invalidType('relationships', 'an object');
   const byKey = new Map(type.relationships.map((relationship) => [relationship.key, relationship]));
   const changes: LinkChange[] = [];
   for (const [key, value] of Object.entries(given)) {
@@ -121,9 +123,10 @@ function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean):
     if (!definition) {
       throw new ApiError(400, 'unknown_relationship', `${param} is not a known relationship`, param);
     }
-    if (value === null || value === undefined) {
-      // A required relationship given as null is missing (decisions §2), not mistyped.
-      if (isCreate && definition.required) throw ApiError.missing(param);
+    if (value === null) {
+      // A required relationship given as null is missing (decisions §2), not mistyped, on create
+      // as on update: an update may not empty it (see RecordsService.applyLinks).
+      if (definition.required) throw ApiError.missing(param);
       throw ApiError.invalidType(param, 'an id or an array of ids');
     }
     changes.push(readLinkChange(type, definition, value, isCreate));

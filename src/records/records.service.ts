@@ -22,8 +22,11 @@ interface RecordRow {
   links: ['source' | 'target', string, string][];
 }
 
-/** Link targets that are not records but rows of their own tables. */
-const OWN_TABLE_TARGETS: Record<string, string | undefined> = { member: 'members', file: 'files' };
+/** Link targets that are not records but rows of their own tables, by type slug (a Map: slugs are user-chosen). */
+const OWN_TABLE_TARGETS = new Map([
+  ['member', 'members'],
+  ['file', 'files'],
+]);
 
 const RECORD_COLUMNS = 'r.id, r.fields, r.external_id, r.created_at, r.updated_at';
 
@@ -42,8 +45,9 @@ function linksColumn(type: ObjectTypeDefinition, params: SqlParameterList): stri
              WHERE target_id = r.id AND link = ANY(${links('target')})) l) AS links`;
 }
 
-function withoutNulls(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
+/** The `fields` document to store: every set value (`null` clears, so it is left out), as JSON. */
+function storedFields(values: ReadonlyMap<string, unknown>): string {
+  return JSON.stringify(Object.fromEntries([...values].filter(([, value]) => value !== null)));
 }
 
 /** A taken `externalId` (unique index `records_external_id_key`): 409 naming `externalId` (decisions §2). */
@@ -90,7 +94,7 @@ export class RecordsService {
       await manager.query(
         `INSERT INTO records (id, workspace_id, object_type, fields, external_id, created_at)
          VALUES ($1, $2, $3, $4, $5, $6)`,
-        [id, caller.workspaceId, slug, JSON.stringify(withoutNulls(write.fields)), write.externalId ?? null, new Date()],
+        [id, caller.workspaceId, slug, storedFields(write.fields), write.externalId ?? null, new Date()],
       ).catch(externalIdConflict);
       await manager.query(
         `INSERT INTO record_counts (workspace_id, object_type, count) VALUES ($1, $2, 1)
@@ -119,7 +123,7 @@ export class RecordsService {
           WHERE id = $1`,
         [
           id,
-          JSON.stringify(withoutNulls({ ...current.fields, ...write.fields })),
+          storedFields(new Map([...Object.entries(current.fields), ...write.fields])),
           write.externalId !== undefined,
           write.externalId ?? null,
           new Date(),
@@ -234,8 +238,13 @@ export class RecordsService {
   private toEnvelopes(type: ObjectTypeDefinition, rows: RecordRow[]): EntityEnvelopeDto[] {
     const keyOf = new Map(type.relationships.map((r) => [`${r.binding.side}|${r.binding.link}`, r.key]));
     return rows.map((row) => {
-      const links: Record<string, string[]> = {};
-      for (const [side, link, other] of row.links) (links[keyOf.get(`${side}|${link}`)!] ??= []).push(other);
+      const links = new Map<string, string[]>();
+      for (const [side, link, other] of row.links) {
+        const key = keyOf.get(`${side}|${link}`)!;
+        const ids = links.get(key);
+        if (ids) ids.push(other);
+        else links.set(key, [other]);
+      }
       const entity: StoredEntity = {
         id: row.id,
         // Rows that come through json_agg carry timestamps as text.
@@ -258,10 +267,10 @@ export class RecordsService {
     workspaceId: string,
     type: ObjectTypeDefinition,
     id: string,
-    fields: Record<string, unknown>,
+    fields: ReadonlyMap<string, unknown>,
   ): Promise<void> {
     for (const field of type.fields) {
-      const value = fields[field.key];
+      const value = fields.get(field.key);
       if (!field.typeConfiguration.unique || value === null || value === undefined) continue;
       // A multi-valued field is unique per element; an object (ADDRESS, FULL_NAME) by equality, as
       // containment alone would take {firstName} for a duplicate of {firstName, lastName}.
@@ -301,7 +310,7 @@ export class RecordsService {
         new ApiError(422, 'relationship_entity_missing', `No ${objectType} ${id} in this workspace`, param);
       const malformed = ids.find((id) => !isRecordIdOf(objectType, id));
       if (malformed !== undefined) throw missing(malformed);
-      const ownTable = OWN_TABLE_TARGETS[objectType];
+      const ownTable = OWN_TABLE_TARGETS.get(objectType);
       const found = (
         (ownTable
           ? await manager.query(`SELECT id FROM ${ownTable} WHERE workspace_id = $1 AND id = ANY($2)`, [workspaceId, ids])
@@ -330,12 +339,14 @@ export class RecordsService {
           link,
         ])) as { id: string }[]
       ).map((row) => row.id);
-      const next = [
-        ...new Set(change.set ?? [...current.filter((id) => !change.remove.includes(id)), ...change.add]),
-      ];
-      this.checkCardinality(change.definition, next);
-      const removed = current.filter((id) => !next.includes(id));
-      const added = next.filter((id) => !current.includes(id));
+      // Sets: a HAS_MANY relationship may hold many links, and comparing arrays would be quadratic.
+      const removing = new Set(change.remove);
+      const next = new Set(change.set ?? [...current.filter((id) => !removing.has(id)), ...change.add]);
+      this.checkCardinality(change.definition, next.size);
+      this.checkRequired(change.definition, next.size);
+      const linked = new Set(current);
+      const removed = current.filter((id) => !next.has(id));
+      const added = [...next].filter((id) => !linked.has(id));
       if (removed.length > 0) {
         await manager.query(`DELETE FROM record_links WHERE ${self} = $1 AND link = $2 AND ${other} = ANY($3)`, [
           recordId,
@@ -359,8 +370,13 @@ export class RecordsService {
     }
   }
 
-  private checkCardinality(definition: RelationshipDefinition, ids: string[]): void {
-    if (definition.cardinality === 'HAS_ONE' && ids.length > 1) {
+  /** A required relationship (task `$assignedTo`, opportunity `$account`) cannot be emptied by an update. */
+  private checkRequired(definition: RelationshipDefinition, linkCount: number): void {
+    if (definition.required && linkCount === 0) throw ApiError.missing(`relationships.${definition.key}`);
+  }
+
+  private checkCardinality(definition: RelationshipDefinition, linkCount: number): void {
+    if (definition.cardinality === 'HAS_ONE' && linkCount > 1) {
       const param = `relationships.${definition.key}`;
       throw ApiError.invalidValue(param, `${param} holds at most one id`);
     }

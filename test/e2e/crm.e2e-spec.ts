@@ -604,6 +604,14 @@ describe('accounts, contacts, opportunities', () => {
       expect((await api.update('account', second.id, { externalId })).externalId).toBe(externalId);
     });
 
+    it('reads null on create as absent: no externalId, and it may be set later', async () => {
+      const account = await api.create('account', { fields: { $name: 'No id' }, externalId: null });
+      expect(account.externalId).toBeNull();
+      expect((await api.update('account', account.id, { externalId: null })).externalId).toBeNull();
+      const externalId = `late-${Date.now()}`;
+      expect((await api.update('account', account.id, { externalId })).externalId).toBe(externalId);
+    });
+
     it.each([
       ['a number', 42, 400, 'invalid_type'],
       ['an array', ['x'], 400, 'invalid_type'],

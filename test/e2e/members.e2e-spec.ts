@@ -1,4 +1,5 @@
 import { SCOPES } from '../../src/common/auth/scopes';
+import { concurrently } from '../support/concurrency';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
 import { OpenApiValidator } from '../support/openapi';
@@ -137,8 +138,33 @@ describe('members (GET /v1/members, GET /v1/members/{id})', () => {
     expect(await ids(`${encodeURIComponent('$email[contains]')}=NAVY`)).toEqual({ ids: [grace.id], total: 1 });
     expect(await ids(`${encodeURIComponent('$name[startsWith]')}=Hop`)).toEqual({ ids: [grace.id], total: 1 });
     expect(await ids(`${encodeURIComponent('$role[-equal]')}=member`)).toEqual({ ids: [fresh.memberId], total: 1 });
+    // A member without a name: negations match it, the filters themselves never do.
+    const unnamed = await createMember(t.http, fresh.workspaceId);
+    expect(await ids(`${encodeURIComponent('$name[-startsWith]')}=Hop`)).toEqual({ ids: [unnamed.id, fresh.memberId], total: 2 });
+    expect(await ids(`${encodeURIComponent('$name[-equal]')}=Grace`)).toEqual({ ids: [unnamed.id, fresh.memberId], total: 2 });
+    expect(await ids(`${encodeURIComponent('$name[startsWith]')}=`)).toEqual({ ids: [grace.id, fresh.memberId], total: 2 });
     expectError(await get('/v1/members?$email[startsWith]=g', fresh.key), 400, 'invalid_filter');
     expectError(await get('/v1/members?$phone=1', fresh.key), 400, 'unknown_field');
+  });
+
+  it('counts and pages from one snapshot: no page is larger than totalCount − offset while members are added', async () => {
+    const fresh = await createWorkspace(t.http);
+    let writing = true;
+    const writers = concurrently(3, async () => {
+      for (let i = 0; i < 12; i += 1) await createMember(t.http, fresh.workspaceId);
+    }).finally(() => (writing = false));
+    const pages: { offset: number; length: number; totalCount: number }[] = [];
+    await concurrently(3, async (reader) => {
+      for (let round = 0; writing || round < 2; round += 1) {
+        const offset = (round + reader) % 4;
+        const response = await get(`/v1/members?limit=25&offset=${offset}`, fresh.key);
+        expect(response.status).toBe(200);
+        pages.push({ offset, length: response.body.data.length, totalCount: response.body.totalCount });
+      }
+    });
+    await writers;
+    expect(pages.filter((page) => page.length !== Math.min(25, Math.max(0, page.totalCount - page.offset)))).toEqual([]);
+    expect(pages.length).toBeGreaterThan(6);
   });
 
   it('checks the scope before it looks the member up: no 404 without the scope', async () => {

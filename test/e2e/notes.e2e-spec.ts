@@ -69,6 +69,14 @@ describe('notes', () => {
     expect(updated.body.updatedAt).not.toBeNull();
     const cleared = await post(`/v1/notes/${note.id}`, { fields: { $content: null } });
     expect(cleared.body.fields.$content.value).toBeNull();
+    // "fields": null and "relationships": null are the same as absent: nothing changes.
+    const untouched = await post(`/v1/notes/${note.id}`, { fields: null, relationships: null });
+    expect(untouched.status).toBe(200);
+    expect({ ...untouched.body, updatedAt: cleared.body.updatedAt }).toEqual(cleared.body);
+    const linked = await post('/v1/notes', { fields: { $title: 'No links' }, relationships: null });
+    expect(linked.status).toBe(200);
+    expect(linked.body.relationships.$account.values).toEqual([]);
+    expect(linked.body.relationships.$createdBy.values).toEqual([suite.ws.memberId]);
   });
 
   it('refuses what the spec refuses, with the codes of decisions §2', async () => {
@@ -76,6 +84,8 @@ describe('notes', () => {
     const note = (await post('/v1/notes', { fields: { $title: 'x' } })).body;
     expectError(await post('/v1/notes', { fields: {} }), 422, 'parameter_missing', 'fields.$title');
     expectError(await post('/v1/notes', {}), 422, 'parameter_missing', 'fields');
+    expectError(await post('/v1/notes', { fields: null }), 422, 'parameter_missing', 'fields');
+    expectError(await post('/v1/notes', { fields: null, relationships: null }), 422, 'parameter_missing', 'fields');
     expectError(await post('/v1/notes', { fields: { $title: 5 } }), 400, 'invalid_type', 'fields.$title');
     expectError(await post('/v1/notes', { fields: { $title: 'x', $nope: 1 } }), 400, 'unknown_field', 'fields.$nope');
     expectError(await post('/v1/notes', { fields: { $title: 'x' }, extra: 1 }), 400, 'unknown_field', 'extra');

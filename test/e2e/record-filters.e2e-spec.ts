@@ -123,18 +123,18 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
   });
   afterAll(() => t.close());
 
-  /** Lists with the filters and expects exactly `letters`, newest first, and their count. */
-  async function expectMatches(pairs: Pairs, letters: Letter[]): Promise<void> {
+  /** Lists with the filters: the letters matched, newest first, and the count. */
+  async function matched(pairs: Pairs): Promise<{ pairs: Pairs; status: number; matched: string[]; totalCount: number }> {
     const resolved = pairs.map(([key, value]) => [key, value.replace(/^ref:(\w+)$/, (_, name: string) => refs[name])] as [string, string]);
     const response = await api.list('account', resolved);
-    const newestFirst = (['D', 'C', 'B', 'A'] as Letter[]).filter((letter) => letters.includes(letter));
     const byId = Object.fromEntries(Object.entries(ids).map(([letter, id]) => [id, letter]));
-    expect({ pairs, status: response.status, matched: idsOf(response).map((id) => byId[id] ?? id) }).toEqual({
-      pairs,
-      status: 200,
-      matched: newestFirst,
-    });
-    expect(response.body.totalCount).toBe(letters.length);
+    return { pairs, status: response.status, matched: idsOf(response).map((id) => byId[id] ?? id), totalCount: response.body.totalCount };
+  }
+
+  /** Lists with the filters and expects exactly `letters`, newest first, and their count. */
+  async function expectMatches(pairs: Pairs, letters: Letter[]): Promise<void> {
+    const newestFirst = (['D', 'C', 'B', 'A'] as Letter[]).filter((letter) => letters.includes(letter));
+    expect(await matched(pairs)).toEqual({ pairs, status: 200, matched: newestFirst, totalCount: letters.length });
   }
 
   const MATCHES: [string, Pairs, Letter[]][] = [
@@ -250,6 +250,52 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
 
   it.each(MATCHES)('%s', async (_name, pairs, letters) => {
     await expectMatches(pairs, letters);
+  });
+
+  /**
+   * Every operator of every filterable value type (decisions §8), and every kind of relationship,
+   * with a value some record matches. D leaves every custom field unset and links nothing.
+   */
+  const OPERATOR_PROBES: [string, string, string][] = [
+    ['txt', 'equal', 'apple pie'],
+    ['txt', 'startsWith', 'ap'],
+    ['tags', 'equal', 'blue'],
+    ['tags', 'startsWith', 'b'],
+    ['$name', 'equal', 'Gamma'],
+    ['$name', 'startsWith', 'Al'],
+    ...['equal', 'greaterThan', 'greaterThanOrEqual', 'lessThan', 'lessThanOrEqual'].flatMap((operator): [string, string, string][] => [
+      ['num', operator, '10'],
+      ['cur', operator, '100.5'],
+      ['dt', operator, '2026-06-01T10:00:00Z'],
+    ]),
+    ['chk', 'equal', 'false'],
+    ['email', 'contains', 'alpha'],
+    ['emails', 'contains', 'one.io'],
+    ['url', 'contains', 'beta'],
+    ['$website', 'contains', 'gamma'],
+    ['tel', 'contains', '415'],
+    ['sel', 'equal', 'Beta'],
+    ['$headcount', 'equal', '11-50'],
+    ['handle', 'equal', '@beta'],
+    ['handle', 'startsWith', '@'],
+    ['addr', 'equal', 'Paris'],
+    ['addr', 'startsWith', 'Lon'],
+    ['person', 'equal', 'Carl'],
+    ['person', 'startsWith', 'A'],
+    ['$owner', 'equal', 'ref:m1'],
+    ['partners', 'equal', 'ref:c1'],
+    ['$contact', 'equal', 'ref:k1'],
+    ['$note', 'equal', 'ref:n1'],
+  ];
+
+  it.each(OPERATOR_PROBES)('%s[%s]=%s: the negation is the exact complement, unset values and no links included', async (key, operator, raw) => {
+    const positive = await matched([[`${key}[${operator}]`, raw]]);
+    const negated = await matched([[`${key}[-${operator}]`, raw]]);
+    expect([positive.status, negated.status]).toEqual([200, 200]);
+    expect(positive.matched.length).toBeGreaterThan(0);
+    expect(negated.matched).toContain('D');
+    expect([...positive.matched, ...negated.matched].sort()).toEqual(['A', 'B', 'C', 'D']);
+    expect(positive.totalCount + negated.totalCount).toBe(4);
   });
 
   it('lists everything without filters', async () => {

@@ -589,6 +589,45 @@ describe('record values: the 14 value types as custom fields', () => {
       expectError(await api.addRelationshipRaw('account', body), status, code, param);
     });
 
+    it('reads null in an optional member of a definition as absent', async () => {
+      const nulls = { description: null, required: null, unique: null };
+      const definitions = await api.addField('account', {
+        key: 'nullish',
+        label: 'N',
+        valueType: 'CURRENCY',
+        ...nulls,
+        typeConfiguration: { currency: null, handleService: null, multipleValues: null, unique: null, options: null },
+      });
+      expect(definitions.fieldDefinitions.nullish).toMatchObject({ description: null, required: false, typeConfiguration: {} });
+      const picked = await api.addField('account', {
+        key: 'nullishPick',
+        label: 'P',
+        valueType: 'SINGLE_SELECT',
+        typeConfiguration: { options: [{ id: null, label: 'One', description: null }] },
+      });
+      expect(picked.fieldDefinitions.nullishPick.typeConfiguration).toEqual({
+        options: [{ id: expect.stringMatching(/^opt_/), label: 'One', description: null }],
+      });
+      const related = await api.addRelationship('account', {
+        key: 'nullishLink',
+        label: 'L',
+        cardinality: 'HAS_ONE',
+        objectType: 'contact',
+        description: null,
+        inverseKey: null,
+        inverseLabel: null,
+      });
+      expect(related.relationshipDefinitions.nullishLink).toMatchObject({ description: null, objectType: 'contact' });
+      const type = await t.http
+        .post(`/admin/v1/workspaces/${ws.workspaceId}/object-types`)
+        .set(adminHeaders())
+        .send({ slug: 'nullish', label: 'N', fields: null, relationships: null });
+      expect({ status: type.status, body: type.body }).toEqual({
+        status: 200,
+        body: { objectType: 'nullish', fieldDefinitions: {}, relationshipDefinitions: {} },
+      });
+    });
+
     it('answers 409 duplicate_slug for a key the type already has, field or relationship', async () => {
       await api.addField('account', { key: 'dupField', label: 'D', valueType: 'TEXT' });
       await api.addRelationship('account', { key: 'dupRel', label: 'D', cardinality: 'HAS_ONE', objectType: 'contact' });

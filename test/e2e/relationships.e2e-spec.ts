@@ -216,6 +216,68 @@ describe('relationships', () => {
         'relationships.$assignedTo',
       );
     });
+
+    it('treats "relationships": null as absent: a required relationship is then missing', async () => {
+      expectError(
+        await api.createRaw('task', { fields: { $title: 't', $status: 'TODO' }, relationships: null }),
+        422,
+        'parameter_missing',
+        'relationships.$assignedTo',
+      );
+      const account = await api.account('Null links');
+      expectError(
+        await api.createRaw('opportunity', { fields: { $name: 'o', $stage: 'LEAD' }, relationships: null }),
+        422,
+        'parameter_missing',
+        'relationships.$account',
+      );
+      const contact = await api.create('contact', { fields: {}, relationships: null });
+      expect(contact.relationships.$account.values).toEqual([]);
+      const linked = await api.update('contact', contact.id, { relationships: { $account: { add: account.id } } });
+      expect(await api.update('contact', contact.id, { relationships: null })).toEqual({ ...linked, updatedAt: expect.any(String) });
+    });
+  });
+
+  describe('a required relationship cannot be emptied by an update', () => {
+    const requiredCases: [string, 'task' | 'opportunity', string, () => Promise<{ id: string; linked: string; other: string }>][] = [
+      [
+        'task $assignedTo',
+        'task',
+        '$assignedTo',
+        async () => {
+          const other = (await createMember(t.http, ws.workspaceId)).id;
+          const task = await api.create('task', { fields: { $title: 't', $status: 'TODO' }, relationships: { $assignedTo: ws.memberId } });
+          return { id: task.id, linked: ws.memberId, other };
+        },
+      ],
+      [
+        'opportunity $account',
+        'opportunity',
+        '$account',
+        async () => {
+          const [linked, other] = [(await api.account('Held')).id, (await api.account('Next')).id];
+          return { id: (await api.opportunity(linked)).id, linked, other };
+        },
+      ],
+    ];
+
+    it.each(requiredCases)('refuses to empty %s with 422 parameter_missing, and leaves it linked', async (_case, type, key, make) => {
+      const { id, linked, other } = await make();
+      const before = await api.retrieve(type, id);
+      const param = `relationships.${key}`;
+      for (const emptying of [{ remove: linked }, { remove: [linked, other] }, { replace: [] }, null]) {
+        // With a field change too, which the refusal must roll back.
+        const fields = type === 'task' ? { $title: 'Changed' } : { $name: 'Changed' };
+        const refused = await api.updateRaw(type, id, { fields, relationships: { [key]: emptying } });
+        expectError(refused, 422, 'parameter_missing', param);
+      }
+      expect(await api.retrieve(type, id)).toEqual(before);
+      // Moving it elsewhere is no emptying.
+      expect((await api.update(type, id, { relationships: { [key]: { remove: linked, add: other } } })).relationships[key].values).toEqual([other]);
+      expect((await api.update(type, id, { relationships: { [key]: { replace: linked } } })).relationships[key].values).toEqual([linked]);
+      // Removing an id that is not linked leaves it linked, as ever.
+      expect((await api.update(type, id, { relationships: { [key]: { remove: other } } })).relationships[key].values).toEqual([linked]);
+    });
   });
 
   describe('ids that do not exist in this workspace with the right type', () => {

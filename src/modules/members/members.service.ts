@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../../common/errors/api-error';
 import { newId, isIdOf } from '../../common/ids';
@@ -10,7 +9,32 @@ import { EntityEnvelopeDto, StoredEntity, toEntityEnvelope } from '../../records
 import { filterSql, SqlParameterList } from '../../records/record-filters';
 import { MEMBER_TYPE } from './member.type';
 
-function toStoredEntity(member: MemberEntity): StoredEntity {
+type MemberShown = Pick<MemberEntity, 'id' | 'email' | 'firstName' | 'lastName' | 'role' | 'createdAt' | 'updatedAt'>;
+
+/** A member as a row of the list statement (timestamps come through json_agg as text). */
+interface MemberRow {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  role: MemberRole;
+  created_at: string;
+  updated_at: string | null;
+}
+
+function fromRow(row: MemberRow): MemberShown {
+  return {
+    id: row.id,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    role: row.role,
+    createdAt: new Date(row.created_at),
+    updatedAt: row.updated_at === null ? null : new Date(row.updated_at),
+  };
+}
+
+function toStoredEntity(member: MemberShown): StoredEntity {
   const name =
     member.firstName === null && member.lastName === null
       ? null
@@ -24,7 +48,7 @@ function toStoredEntity(member: MemberEntity): StoredEntity {
     updatedAt: member.updatedAt,
     externalId: null,
     fields: { $email: member.email, $name: name, $role: member.role },
-    links: {},
+    links: new Map(),
   };
 }
 
@@ -35,7 +59,7 @@ export class MembersService {
     private readonly config: AppConfig,
   ) {}
 
-  toEnvelope(member: MemberEntity): EntityEnvelopeDto {
+  toEnvelope(member: MemberShown): EntityEnvelopeDto {
     return toEntityEnvelope(MEMBER_TYPE, toStoredEntity(member), this.config.publicAppUrl);
   }
 
@@ -49,31 +73,28 @@ export class MembersService {
 
   /**
    * Newest first, with the record filters of decisions §8: members are presented to the filter
-   * engine as rows with the same `fields` document their envelope shows.
+   * engine as rows with the same `fields` document their envelope shows. The count and the page
+   * are one statement, so they come from one snapshot: a page never outgrows its `totalCount`.
    */
   async list(workspaceId: string, page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
     const params = new SqlParameterList();
-    const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...filterSql(MEMBER_TYPE, page.filters, params, { valueIndex: false }).conditions];
+    const { conditions } = filterSql(MEMBER_TYPE, page.filters, params, { valueIndex: false });
+    const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...conditions].join(' AND ');
     const source = `(SELECT m.*, jsonb_strip_nulls(jsonb_build_object(
         '$email', lower(m.email),
         '$name', nullif(jsonb_strip_nulls(jsonb_build_object('firstName', m.first_name, 'lastName', m.last_name)), '{}'::jsonb),
         '$role', m.role)) AS fields
       FROM members m) r`;
-    const manager = this.transactions.manager;
-    const [{ count }] = (await manager.query(
-      `SELECT count(*)::int AS count FROM ${source} WHERE ${where.join(' AND ')}`,
+    const [result] = (await this.transactions.manager.query(
+      `SELECT (SELECT count(*)::int FROM ${source} WHERE ${where}) AS total,
+              coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC)
+                          FROM (SELECT r.id, r.email, r.first_name, r.last_name, r.role, r.created_at, r.updated_at
+                                  FROM ${source} WHERE ${where}
+                                 ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${page.offset}) p),
+                       '[]'::json) AS rows`,
       params.values,
-    )) as [{ count: number }];
-    const ids = (
-      (await manager.query(
-        `SELECT r.id FROM ${source} WHERE ${where.join(' AND ')}
-          ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
-        params.values,
-      )) as { id: string }[]
-    ).map((row) => row.id);
-    const members = ids.length ? await manager.findBy(MemberEntity, { id: In(ids) }) : [];
-    const byId = new Map(members.map((member) => [member.id, member]));
-    return { data: ids.map((id) => this.toEnvelope(byId.get(id)!)), totalCount: count };
+    )) as [{ total: number; rows: MemberRow[] }];
+    return { data: result.rows.map((row) => this.toEnvelope(fromRow(row))), totalCount: result.total };
   }
 
   /** Operator API: a new member; an email already in the workspace is 409 `duplicate_value`. */
