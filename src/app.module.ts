@@ -9,7 +9,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { IdempotencySweeper } from './common/idempotency/idempotency.interceptor';
 import { throttlerOptions } from './common/throttling/throttler-options';
 import { WorkspaceThrottlerGuard } from './common/throttling/workspace-throttler.guard';
-import { createValidationPipe } from './common/validation/validation.pipe';
+import { DtoValidationPipe } from './common/validation/validation.pipe';
 import { ServiceVersionGuard } from './common/versioning/service-version.guard';
 import { AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
@@ -75,7 +75,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: ScopeGuard },
         { provide: APP_GUARD, useClass: WorkspaceThrottlerGuard },
         IdempotencySweeper,
-        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],
     };
