@@ -20,25 +20,31 @@ function sortedDocument(document: OpenAPIObject): OpenAPIObject {
 }
 
 const BODY_PARSER_ERRORS: Record<string, string> = {
-  '400': 'Bad request: invalid JSON, parameter, filter or Service-Version header',
+  '400': 'Bad request: invalid JSON (or nested more than 64 levels), parameter, filter or Service-Version header',
   '413': 'Body larger than 1 MiB',
-  '415': 'Body is not application/json',
+  '415': 'Body is not UTF-8 application/json',
 };
 
+function errorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) } } } };
+}
+
 /**
- * The JSON body parser guards every `/v1` and operator route (decisions §1), before any decorator
- * has a say: every operation that takes a body can answer its 400, 413 and 415.
+ * Errors the pipeline answers before any decorator has a say: the JSON body parser guards every
+ * `/v1` and operator route (decisions §1), so every operation that takes a body can answer its
+ * 400, 413 and 415; and an operation without query parameters refuses any (QueryParametersGuard).
  */
-function documentBodyParserErrors(document: OpenAPIObject): OpenAPIObject {
+function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
   for (const [path, item] of Object.entries(document.paths)) {
-    if (!/^\/(v1|admin)\//.test(path)) continue;
-    for (const operation of [item.post, item.put, item.patch]) {
+    const parsesBody = /^\/(v1|admin)\//.test(path);
+    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+      const operation = item[method];
       if (!operation) continue;
+      const takesQuery = (operation.parameters ?? []).some((parameter) => 'in' in parameter && parameter.in === 'query');
+      if (!takesQuery) operation.responses['400'] ??= errorResponse('Bad request: a query parameter this operation does not take');
+      if (!parsesBody || method === 'get' || method === 'delete') continue;
       for (const [status, description] of Object.entries(BODY_PARSER_ERRORS)) {
-        operation.responses[status] ??= {
-          description,
-          content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) } } },
-        };
+        operation.responses[status] ??= errorResponse(description);
       }
     }
   }
@@ -61,7 +67,7 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
   const document = SwaggerModule.createDocument(app, builder, {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
-  return documentBodyParserErrors(sortedDocument(document));
+  return documentPipelineErrors(sortedDocument(document));
 }
 
 /** Everything main.ts and the e2e tests both need on top of AppModule. */
