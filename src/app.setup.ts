@@ -6,6 +6,7 @@ import { pinoHttp } from 'pino-http';
 import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
 import { ErrorResponseDto } from './common/errors/error-response.dto';
 import { jsonBody } from './common/http/json-body.middleware';
+import { undecodablePathNotFound } from './common/http/undecodable-path.middleware';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
 import { httpLoggerOptions } from './modules/observability/logger-options';
@@ -78,6 +79,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
   app.use(app.get(MetricsService).middleware());
   // Request id and access log before the body parser, whose refusals are requests too.
   app.use(pinoHttp(httpLoggerOptions(config)));
+  app.use(undecodablePathNotFound());
   app.use(['/v1', '/admin'], jsonBody());
   const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {
