@@ -6,10 +6,11 @@ import { AuthFailureLimiter } from './common/auth/auth-failure-limiter';
 import { AuthGuard } from './common/auth/auth.guard';
 import { ScopeGuard } from './common/auth/scope.guard';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { QueryParametersGuard } from './common/http/query-parameters.guard';
 import { IdempotencySweeper } from './common/idempotency/idempotency.interceptor';
 import { throttlerOptions } from './common/throttling/throttler-options';
 import { WorkspaceThrottlerGuard } from './common/throttling/workspace-throttler.guard';
-import { createValidationPipe } from './common/validation/validation.pipe';
+import { DtoValidationPipe } from './common/validation/validation.pipe';
 import { ServiceVersionGuard } from './common/versioning/service-version.guard';
 import { AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
@@ -39,7 +40,8 @@ class ConfigModule {
 /**
  * The whole request pipeline is registered here, not in main.ts, so that tests which build this
  * module get exactly the production behaviour. Guards run in the order of decisions §1:
- * authentication, Service-Version, scope, rate limit; then the validation pipe and the handler;
+ * authentication, Service-Version, scope, rate limit, then the check that a route without query
+ * parameters got none; then the validation pipe and the handler;
  * the filter renders every failure. The paging and idempotency interceptors come with the
  * decorators that need them (`@Paginated`, `@Endpoint` for writes): as global interceptors their
  * rxjs layers cost every request about 0.3 ms of CPU on these machines.
@@ -74,8 +76,9 @@ export class AppModule {
         { provide: APP_GUARD, useClass: ServiceVersionGuard },
         { provide: APP_GUARD, useClass: ScopeGuard },
         { provide: APP_GUARD, useClass: WorkspaceThrottlerGuard },
+        { provide: APP_GUARD, useClass: QueryParametersGuard },
         IdempotencySweeper,
-        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],
     };

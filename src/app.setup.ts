@@ -6,6 +6,7 @@ import { pinoHttp } from 'pino-http';
 import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
 import { ErrorResponseDto } from './common/errors/error-response.dto';
 import { jsonBody } from './common/http/json-body.middleware';
+import { undecodablePathNotFound } from './common/http/undecodable-path.middleware';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
 import { httpLoggerOptions } from './modules/observability/logger-options';
@@ -20,25 +21,31 @@ function sortedDocument(document: OpenAPIObject): OpenAPIObject {
 }
 
 const BODY_PARSER_ERRORS: Record<string, string> = {
-  '400': 'Bad request: invalid JSON, parameter, filter or Service-Version header',
+  '400': 'Bad request: invalid JSON (or nested more than 64 levels), parameter, filter or Service-Version header',
   '413': 'Body larger than 1 MiB',
-  '415': 'Body is not application/json',
+  '415': 'Body is not UTF-8 application/json',
 };
 
+function errorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) } } } };
+}
+
 /**
- * The JSON body parser guards every `/v1` and operator route (decisions §1), before any decorator
- * has a say: every operation that takes a body can answer its 400, 413 and 415.
+ * Errors the pipeline answers before any decorator has a say: the JSON body parser guards every
+ * `/v1` and operator route (decisions §1), so every operation that takes a body can answer its
+ * 400, 413 and 415; and an operation without query parameters refuses any (QueryParametersGuard).
  */
-function documentBodyParserErrors(document: OpenAPIObject): OpenAPIObject {
+function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
   for (const [path, item] of Object.entries(document.paths)) {
-    if (!/^\/(v1|admin)\//.test(path)) continue;
-    for (const operation of [item.post, item.put, item.patch]) {
+    const parsesBody = /^\/(v1|admin)\//.test(path);
+    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+      const operation = item[method];
       if (!operation) continue;
+      const takesQuery = (operation.parameters ?? []).some((parameter) => 'in' in parameter && parameter.in === 'query');
+      if (!takesQuery) operation.responses['400'] ??= errorResponse('Bad request: a query parameter this operation does not take');
+      if (!parsesBody || method === 'get' || method === 'delete') continue;
       for (const [status, description] of Object.entries(BODY_PARSER_ERRORS)) {
-        operation.responses[status] ??= {
-          description,
-          content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) } } },
-        };
+        operation.responses[status] ??= errorResponse(description);
       }
     }
   }
@@ -61,7 +68,7 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
   const document = SwaggerModule.createDocument(app, builder, {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
-  return documentBodyParserErrors(sortedDocument(document));
+  return documentPipelineErrors(sortedDocument(document));
 }
 
 /** Everything main.ts and the e2e tests both need on top of AppModule. */
@@ -72,6 +79,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
   app.use(app.get(MetricsService).middleware());
   // Request id and access log before the body parser, whose refusals are requests too.
   app.use(pinoHttp(httpLoggerOptions(config)));
+  app.use(undecodablePathNotFound());
   app.use(['/v1', '/admin'], jsonBody());
   const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {

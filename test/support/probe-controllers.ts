@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
+import { ApiQuery } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { Caller } from '../../src/common/auth/auth-context';
@@ -70,6 +71,8 @@ export class WriteProbeController {
 
   @Post('items')
   @Endpoint({ summary: 'Test only: write one row', category: 'write' })
+  // Taken (and ignored) so that a request can differ from another by its query string alone.
+  @ApiQuery({ name: 'x', required: false })
   createItem(@Caller() caller: AuthContext, @Body() body: ProbeItemDto): Promise<ProbeItem> {
     return this.write(caller, body);
   }

@@ -24,17 +24,46 @@ export interface ErrorBody {
   error: { type: string; code: string; message: string; param?: string };
 }
 
+/** Longest run of non-space characters an error repeats from its input; longer ones are cut. */
+export const MAX_ECHOED_RUN = 100;
+export const MAX_MESSAGE_LENGTH = 1000;
+export const MAX_PARAM_LENGTH = 200;
+
+/** `text` cut to at most `max` UTF-16 units plus `…`, never between the halves of a surrogate pair. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]) ? max - 1 : max;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * Messages and params name the input they refuse (an id, a key, a value). Whatever a caller puts
+ * in them, an error body stays small: each long unbroken run (a 70 KB id) is cut to a prefix,
+ * then the whole text to `max`. Linear in the text's length.
+ */
+export function boundedEcho(text: string, max: number): string {
+  if (text.length <= MAX_ECHOED_RUN) return text;
+  const runsCut = text
+    .split(/(\s+)/)
+    .map((piece) => cut(piece, MAX_ECHOED_RUN))
+    .join('');
+  return cut(runsCut, max);
+}
+
 export class ApiError extends Error {
+  readonly param?: string;
+
   constructor(
     readonly status: ErrorStatus,
     readonly code: string,
     message: string,
-    readonly param?: string,
+    param?: string,
     /** Extra response headers, e.g. `Retry-After` or `Allow`. */
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super(boundedEcho(message, MAX_MESSAGE_LENGTH));
     this.name = 'ApiError';
+    if (param !== undefined) this.param = boundedEcho(param, MAX_PARAM_LENGTH);
   }
 
   toBody(): ErrorBody {

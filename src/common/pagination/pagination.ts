@@ -21,7 +21,7 @@ const PAGINATED = 'pagination:options';
 export interface PageRequest {
   limit: number;
   offset: number;
-  /** Query parameters other than `limit` and `offset` (the filters, on routes that take them). */
+  /** Query parameters other than `limit` and `offset` (the filters, on routes that take them), in a null-prototype object. */
   filters: Record<string, string | string[]>;
 }
 
@@ -78,7 +78,8 @@ function integerParameter(query: Request['query'], name: string, fallback: numbe
 export function parsePageRequest(query: Request['query'], options: PaginatedOptions): PageRequest {
   const limit = integerParameter(query, 'limit', MAX_PAGE_SIZE, 1, MAX_PAGE_SIZE);
   const offset = integerParameter(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-  const filters: PageRequest['filters'] = {};
+  // Keyed by what the client sent: `__proto__` or `constructor` must arrive as filter keys (and be refused there).
+  const filters: PageRequest['filters'] = Object.create(null);
   for (const [key, value] of Object.entries(query)) {
     if (key === 'limit' || key === 'offset') continue;
     // `limit[]=1` or `offset[gt]=2` are malformed paging parameters, not filters.

@@ -1,7 +1,7 @@
-import { Type as TransformType } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsInt, IsOptional, IsString, Length, Max, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max } from 'class-validator';
 import { ApiError } from '../errors/api-error';
-import { createValidationPipe } from './validation.pipe';
+import { DtoMap, NestedDto } from './dto-shape';
+import { DtoValidationPipe, validateEntry } from './validation.pipe';
 
 class AddressDto {
   @IsString()
@@ -36,14 +36,43 @@ class BodyDto {
   count?: number;
 
   @IsOptional()
-  @ValidateNested()
-  @TransformType(() => AddressDto)
+  @IsString({ each: true })
+  tags?: string[];
+
+  @IsOptional()
+  @NestedDto(() => AddressDto)
   address?: AddressDto;
+
+  @IsOptional()
+  @IsArray()
+  @NestedDto(() => AddressDto, { each: true })
+  previous?: AddressDto[];
 }
 
-async function refusal(value: unknown): Promise<ApiError> {
+class EntryDto {
+  @IsString()
+  @Matches(/^[a-z]\w*$/)
+  key: string;
+
+  @IsString()
+  label: string;
+
+  @IsOptional()
+  @IsString()
+  note?: string | null;
+}
+
+class MapBodyDto {
+  @IsOptional()
+  @DtoMap(() => EntryDto, { keyMember: 'key' })
+  entries?: Record<string, EntryDto>;
+}
+
+class NoMembersDto {}
+
+function refusalOf(metatype: new () => object, value: unknown): ApiError {
   try {
-    await createValidationPipe().transform(value, { type: 'body', metatype: BodyDto });
+    new DtoValidationPipe().transform(value, { type: 'body', metatype });
   } catch (error) {
     if (error instanceof ApiError) return error;
     throw error;
@@ -51,10 +80,23 @@ async function refusal(value: unknown): Promise<ApiError> {
   throw new Error(`${JSON.stringify(value)} was accepted`);
 }
 
+function refusal(value: unknown): ApiError {
+  return refusalOf(BodyDto, value);
+}
+
+function accepted<T extends object>(metatype: new () => T, value: unknown): T {
+  return new DtoValidationPipe().transform(value, { type: 'body', metatype }) as T;
+}
+
+/** The error as the client sees it. */
+function seen(error: ApiError): [number, string, string | undefined] {
+  return [error.status, error.code, error.param];
+}
+
 describe('validation pipe error mapping (decisions §2)', () => {
   it('accepts and transforms a valid body', async () => {
     const body = { name: 'Ada', email: 'ada@example.com', role: 'admin', letters: ['a', 'c'], count: 3, address: { city: 'Paris' } };
-    const result = await createValidationPipe().transform(body, { type: 'body', metatype: BodyDto });
+    const result = accepted(BodyDto, body);
     expect(result).toBeInstanceOf(BodyDto);
     expect((result as BodyDto).address).toBeInstanceOf(AddressDto);
     expect(result).toEqual(body);
@@ -64,7 +106,7 @@ describe('validation pipe error mapping (decisions §2)', () => {
     ['absent', {}],
     ['null', { name: null }],
   ])('answers 422 parameter_missing when a required member is %s', async (_case, body) => {
-    const error = await refusal(body);
+    const error = refusal(body);
     expect([error.status, error.code, error.param]).toEqual([422, 'parameter_missing', 'name']);
     expect(error.message).toBe('name is required');
   });
@@ -80,7 +122,7 @@ describe('validation pipe error mapping (decisions §2)', () => {
     ['a string for a nested object', { name: 'x', address: 'Paris' }, 'address', undefined],
     ['a number in a nested member', { name: 'x', address: { city: 7 } }, 'address.city', 'city must be a string'],
   ])('answers 400 invalid_type for %s', async (_case, body, param, message) => {
-    const error = await refusal(body);
+    const error = refusal(body);
     expect([error.status, error.code, error.param]).toEqual([400, 'invalid_type', param]);
     if (message) expect(error.message).toBe(message);
   });
@@ -93,12 +135,12 @@ describe('validation pipe error mapping (decisions §2)', () => {
     ['a number out of range', { name: 'x', count: 11 }, 'count'],
     ['an empty nested member', { name: 'x', address: { city: '' } }, 'address.city'],
   ])('answers 422 invalid_value for %s', async (_case, body, param) => {
-    const error = await refusal(body);
+    const error = refusal(body);
     expect([error.status, error.code, error.param]).toEqual([422, 'invalid_value', param]);
   });
 
   it('answers 422 parameter_missing, with a dotted param, for a missing nested member', async () => {
-    const error = await refusal({ name: 'x', address: {} });
+    const error = refusal({ name: 'x', address: {} });
     expect([error.status, error.code, error.param]).toEqual([422, 'parameter_missing', 'address.city']);
   });
 
@@ -106,8 +148,119 @@ describe('validation pipe error mapping (decisions §2)', () => {
     ['at the top level', { name: 'x', nickname: 'y' }, 'nickname'],
     ['in a nested object', { name: 'x', address: { city: 'Paris', zip: '75001' } }, 'address.zip'],
   ])('answers 400 unknown_field for a member %s', async (_case, body, param) => {
-    const error = await refusal(body);
+    const error = refusal(body);
     expect([error.status, error.code, error.param]).toEqual([400, 'unknown_field', param]);
     expect(error.message).toBe(`${param} is not a known field`);
   });
 });
+
+describe('validation pipe: hostile bodies', () => {
+  const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty'];
+
+  it.each(PROTOTYPE_NAMES)('answers 400 unknown_field for a member named %s, at the top level and nested', (name) => {
+    // JSON.parse makes `__proto__` an own key, as the body parser does.
+    const top = JSON.parse(`{"name":"x","${name}":{"city":"Paris"}}`);
+    expect(seen(refusal(top))).toEqual([400, 'unknown_field', name]);
+    const nested = JSON.parse(`{"name":"x","address":{"city":"Paris","${name}":1}}`);
+    expect(seen(refusal(nested))).toEqual([400, 'unknown_field', `address.${name}`]);
+    const inArray = JSON.parse(`{"name":"x","previous":[{"city":"Paris"},{"city":"Oslo","${name}":"x"}]}`);
+    expect(seen(refusal(inArray))).toEqual([400, 'unknown_field', `previous.1.${name}`]);
+    expect(seen(refusalOf(NoMembersDto, JSON.parse(`{"${name}":1}`)))).toEqual([400, 'unknown_field', name]);
+  });
+
+  it('takes null for an optional member as absent, at every level', () => {
+    const result = accepted(BodyDto, { name: 'x', email: null, role: null, letters: null, address: null, previous: [{ city: 'Oslo' }] });
+    expect(result).toEqual({ name: 'x', previous: [{ city: 'Oslo' }] });
+    expect(Object.values(result).includes(null)).toBe(false);
+    const entries = accepted(MapBodyDto, { entries: { a: { label: 'A', note: null } } }).entries!;
+    expect(entries.a).toEqual({ key: 'a', label: 'A' });
+  });
+
+  it('answers 422 parameter_missing for a null required member of a nested body', () => {
+    expect(seen(refusal({ name: 'x', address: { city: null } }))).toEqual([422, 'parameter_missing', 'address.city']);
+    expect(seen(refusalOf(MapBodyDto, { entries: { a: { label: null } } }))).toEqual([422, 'parameter_missing', 'entries.a.label']);
+  });
+
+  it.each([
+    ['an empty array for a nested body', { address: [] }, 'address'],
+    ['an array of bodies for a nested body', { address: [{ city: 'Paris' }] }, 'address'],
+    ['an array in an array of bodies', { previous: [[]] }, 'previous.0'],
+    ['a string in an array of bodies', { previous: [{ city: 'Paris' }, 'Oslo'] }, 'previous.1'],
+    ['null in an array of bodies', { previous: [null] }, 'previous.0'],
+    ['a string for an array of bodies', { previous: 'Oslo' }, 'previous'],
+  ])('answers 400 invalid_type for %s, never reading it as a body', (_case, body, param) => {
+    expect(seen(refusal({ name: 'x', ...body }))).toEqual([400, 'invalid_type', param]);
+  });
+
+  it('validates each entry of a map as a body of its own, the map key as its key member', () => {
+    const result = accepted(MapBodyDto, JSON.parse('{"entries":{"b":{"label":"B"},"constructor":{"label":"C"},"toString":{"label":"T","key":"other"}}}'));
+    const entries = result.entries!;
+    expect(Object.getPrototypeOf(entries)).toBeNull();
+    expect(Object.keys(entries)).toEqual(['b', 'constructor', 'toString']);
+    expect(entries.constructor).toBeInstanceOf(EntryDto);
+    expect({ ...entries.constructor }).toEqual({ key: 'constructor', label: 'C' });
+    expect((entries.toString as unknown as EntryDto).key).toBe('toString');
+  });
+
+  it.each([
+    ['a string entry', { entries: { a: 'label' } }, 400, 'invalid_type', 'entries.a'],
+    ['a null entry', { entries: { a: null } }, 400, 'invalid_type', 'entries.a'],
+    ['an array entry', { entries: { a: [{ label: 'A' }] } }, 400, 'invalid_type', 'entries.a'],
+    ['a string for the map', { entries: 'abc' }, 400, 'invalid_type', 'entries'],
+    ['an unknown member in an entry', { entries: { a: { label: 'A', extra: 1 } } }, 400, 'unknown_field', 'entries.a.extra'],
+    ['a key the entry refuses', { entries: { '1a': { label: 'A' } } }, 422, 'invalid_value', 'entries.1a.key'],
+  ])('answers a map with %s', (_case, body, status, code, param) => {
+    expect(seen(refusalOf(MapBodyDto, body))).toEqual([status, code, param]);
+  });
+
+  it('answers 400 unknown_field for __proto__ as a member of a map entry', () => {
+    const body = JSON.parse('{"entries":{"a":{"label":"A","__proto__":{"label":"B"}}}}');
+    expect(seen(refusalOf(MapBodyDto, body))).toEqual([400, 'unknown_field', 'entries.a.__proto__']);
+  });
+
+  it('refuses a 300,000-character string given for a map entry at once, without reading it as an object', () => {
+    const started = process.cpuUsage();
+    expect(seen(refusalOf(MapBodyDto, { entries: { a: 'x'.repeat(300_000) } }))).toEqual([400, 'invalid_type', 'entries.a']);
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(200);
+  });
+
+  it.each([
+    ['a lone high surrogate in a member', { name: 'a\ud800' }, BodyDto, 'name'],
+    ['a lone low surrogate in an array item', { name: 'x', tags: ['a', '\udc00'] }, BodyDto, 'tags.1'],
+    ['NUL in a nested member', { name: 'x', address: { city: 'Pa\u0000ris' } }, BodyDto, 'address.city'],
+    ['a lone surrogate in a body of an array', { name: 'x', previous: [{ city: 'Oslo' }, { city: '\ud800' }] }, BodyDto, 'previous.1.city'],
+    ['a lone surrogate in a map entry', { entries: { a: { label: 'x\udfff' } } }, MapBodyDto, 'entries.a.label'],
+    ['a lone surrogate in a map key', { entries: { ['a\ud800']: { label: 'A' } } }, MapBodyDto, 'entries.a\ud800'],
+  ])('answers 422 invalid_value for %s, as record fields do', (_case, body, metatype, param) => {
+    const error = refusalOf(metatype as new () => object, body);
+    expect(seen(error)).toEqual([422, 'invalid_value', param]);
+    expect(error.message).toContain('NUL or unpaired surrogate');
+  });
+
+  it('accepts text with surrogate pairs', () => {
+    expect(accepted(BodyDto, { name: '😀 ok' }).name).toBe('😀 ok');
+  });
+
+  it('answers 400 invalid_type when validateEntry is given something other than an object', () => {
+    expect(seen(catchError(() => validateEntry(BodyDto, 'x', 'options')))).toEqual([400, 'invalid_type', 'options']);
+  });
+
+  it('leaves values and untyped bodies to their handlers', () => {
+    const pipe = new DtoValidationPipe();
+    const body = { anything: 'goes', __proto__: 1 };
+    expect(pipe.transform(body, { type: 'body', metatype: Object })).toBe(body);
+    expect(pipe.transform('mem_1', { type: 'param', metatype: String, data: 'id' })).toBe('mem_1');
+    expect(pipe.transform(body, { type: 'custom', metatype: BodyDto })).toBe(body);
+  });
+});
+
+function catchError(run: () => unknown): ApiError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('accepted');
+}

@@ -1,7 +1,9 @@
-import { ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, PipeTransform, Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { ApiError } from '../errors/api-error';
+import { storable } from '../../records/field-types/values';
+import { declaredMembers, MapShape, memberShape } from './dto-shape';
 
 /** Constraints that say "wrong JSON type or outside an enum" (400), as opposed to a refused value (422). */
 const TYPE_CONSTRAINTS = new Set([
@@ -16,15 +18,36 @@ const TYPE_CONSTRAINTS = new Set([
   'nestedValidation',
 ]);
 
+/** Parameter types that are values, not bodies: the pipe leaves them alone. */
+const VALUE_TYPES = new Set<unknown>([Object, String, Number, Boolean, Array, Date, Buffer, Map, Set, Function]);
+
+const VALIDATOR_OPTIONS = {
+  // The member walk below already refused unknown members; this also catches them in a nested
+  // body declared without NestedDto.
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  // A body class without rules (e.g. one that takes no members) is valid when empty.
+  forbidUnknownValues: false,
+  validationError: { target: false, value: true },
+};
+
+function at(path: string, key: string | number): string {
+  return path ? `${path}.${key}` : String(key);
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 function firstLeaf(error: ValidationError, prefix: string): { error: ValidationError; param: string } {
-  const param = prefix ? `${prefix}.${error.property}` : error.property;
+  const param = at(prefix, error.property);
   if (!error.constraints && error.children?.length) return firstLeaf(error.children[0], param);
   return { error, param };
 }
 
 /** Maps a class-validator failure to the error body of decisions §2, naming the member in `param`. */
-export function validationError(errors: ValidationError[]): ApiError {
-  const { error, param } = firstLeaf(errors[0], '');
+function validationError(errors: ValidationError[], path = ''): ApiError {
+  const { error, param } = firstLeaf(errors[0], path);
   const constraints = error.constraints ?? {};
   const names = Object.keys(constraints);
   if (names.includes('whitelistValidation')) return ApiError.unknownField(param);
@@ -36,35 +59,122 @@ export function validationError(errors: ValidationError[]): ApiError {
   return new ApiError(422, 'invalid_value', constraints[names[0]] ?? `${param} is invalid`, param);
 }
 
-/** The global pipe for static bodies and queries: whitelisted, transformed, our error body. */
-export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    validationError: { target: false, value: true },
-    exceptionFactory: validationError,
-  });
+/**
+ * The first string or key under `value` that PostgreSQL cannot store (NUL, a lone surrogate), as
+ * a dotted param. Iterative: free-form values are as deep as the body parser allows.
+ */
+function unstorableText(value: unknown, path: string): string | undefined {
+  const pending: [unknown, string][] = [[value, path]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, param] = next;
+    if (typeof item === 'string') {
+      if (!storable(item)) return param;
+    } else if (Array.isArray(item)) {
+      for (let index = item.length - 1; index >= 0; index--) pending.push([item[index], at(param, index)]);
+    } else if (item !== null && typeof item === 'object') {
+      for (const key of Object.keys(item).reverse()) {
+        if (!storable(key)) return at(param, key);
+        pending.push([(item as Record<string, unknown>)[key], at(param, key)]);
+      }
+    }
+  }
+  return undefined;
+}
+
+interface Members {
+  /** The given members, without the null ones, nested bodies likewise: what class-transformer sees. */
+  given: Record<string, unknown>;
+  /** DtoMap members, validated entry by entry after the rest: class-transformer never sees their user-given keys. */
+  maps: { key: string; shape: MapShape; map: Record<string, unknown> }[];
 }
 
 /**
- * Validates one entry of a map-shaped body member (e.g. `fields.priority` of a type definition)
- * with the same rules and error mapping as the global pipe, naming it `param` in errors.
+ * Checks the members of one level of a body of `type` before anything builds an instance of it:
+ * every own key must be a declared member (so `__proto__`, `constructor` or `toString` are
+ * unknown fields, not class-transformer's prototype or class-validator's rule lookups), and a
+ * nested body must be an object, never a string or array to be read as one; and text must be
+ * storable, before any validator sees it (validator.js's isEmail throws on a lone surrogate).
+ * A null member is left out: null means absent, for optional and required members alike.
  */
-export function validateEntry<T extends object>(type: new () => T, value: unknown, param: string): T {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw ApiError.invalidType(param, 'an object');
-  const instance = plainToInstance(type, value);
-  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
-  if (errors.length > 0) {
-    const [property, ...rest] = param.split('.');
-    throw validationError([wrapUnder(rest, property, errors)]);
+function membersOf(type: Type<object>, raw: Record<string, unknown>, path: string): Members {
+  const declared = declaredMembers(type);
+  const members: Members = { given: {}, maps: [] };
+  for (const key of Object.keys(raw)) {
+    const param = at(path, key);
+    if (!declared.has(key)) throw ApiError.unknownField(param);
+    const value = raw[key];
+    if (value === null || value === undefined) continue;
+    const shape = memberShape(type, key);
+    if (shape?.kind === 'map') {
+      if (!isJsonObject(value)) throw ApiError.invalidType(param, 'an object');
+      members.maps.push({ key, shape, map: value });
+      members.given[key] = {};
+    } else if (shape?.kind === 'nested') {
+      const body = (item: unknown, itemParam: string) => {
+        if (!isJsonObject(item)) throw ApiError.invalidType(itemParam, 'an object');
+        return membersOf(shape.type(), item, itemParam).given;
+      };
+      if (!shape.each) {
+        members.given[key] = body(value, param);
+      } else {
+        if (!Array.isArray(value)) throw ApiError.invalidType(param, 'an array of objects');
+        members.given[key] = value.map((item, index) => body(item, at(param, index)));
+      }
+    } else {
+      const unstorable = unstorableText(value, param);
+      if (unstorable !== undefined) throw unstorableError(unstorable);
+      members.given[key] = value;
+    }
+  }
+  return members;
+}
+
+/** Each entry of a DtoMap member validated as a body of its own, in a null-prototype object. */
+function validateMap({ type, keyMember }: MapShape, map: Record<string, unknown>, path: string): Record<string, object> {
+  const entries: Record<string, object> = Object.create(null);
+  for (const key of Object.keys(map)) {
+    const entry = map[key];
+    const param = at(path, key);
+    if (!storable(key)) throw unstorableError(param);
+    if (!isJsonObject(entry)) throw ApiError.invalidType(param, 'an object');
+    entries[key] = validateEntry(type(), keyMember ? { ...entry, [keyMember]: key } : entry, param);
+  }
+  return entries;
+}
+
+function unstorableError(param: string): ApiError {
+  return ApiError.invalidValue(param, `${param} contains NUL or unpaired surrogate characters`);
+}
+
+/**
+ * Validates `value` as a body of `type` (decisions §2) and returns the instance: unknown members
+ * 400 `unknown_field`, a wrong type 400 `invalid_type`, an absent or null required member 422
+ * `parameter_missing`, a refused value 422 `invalid_value`, text PostgreSQL cannot store 422
+ * `invalid_value`. Params are dotted and prefixed with `path` (e.g. `fields.priority`).
+ * The cost is linear in the size of `value`.
+ */
+export function validateEntry<T extends object>(type: Type<T>, value: unknown, path: string): T {
+  if (!isJsonObject(value)) throw ApiError.invalidType(path || 'body', 'an object');
+  const members = membersOf(type, value, path);
+  const instance = plainToInstance(type, members.given);
+  const errors = validateSync(instance, VALIDATOR_OPTIONS);
+  if (errors.length > 0) throw validationError(errors, path);
+  for (const { key, shape, map } of members.maps) {
+    (instance as Record<string, unknown>)[key] = validateMap(shape, map, at(path, key));
   }
   return instance;
 }
 
-function wrapUnder(path: string[], property: string, children: ValidationError[]): ValidationError {
-  const error = new ValidationError();
-  error.property = property;
-  error.children = path.length ? [wrapUnder(path.slice(1), path[0], children)] : children;
-  return error;
+/**
+ * The global pipe for static bodies (and query objects, should a handler take one as a class):
+ * each is validated by validateEntry. Handlers that take `unknown` (record bodies, which the
+ * records core validates) and single values (`@Param('id')`) pass through untouched.
+ */
+@Injectable()
+export class DtoValidationPipe implements PipeTransform {
+  transform(value: unknown, { type, metatype }: ArgumentMetadata): unknown {
+    if ((type !== 'body' && type !== 'query') || !metatype || VALUE_TYPES.has(metatype)) return value;
+    // No body at all is an empty one: a body class whose members are all optional accepts it.
+    return validateEntry(metatype as Type<object>, value ?? {}, '');
+  }
 }

@@ -1,20 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsBoolean,
   IsIn,
-  IsObject,
   IsOptional,
   IsString,
   Length,
   Matches,
   MaxLength,
   NotContains,
-  ValidateNested,
 } from 'class-validator';
+import { DtoMap, NestedDto } from '../../../common/validation/dto-shape';
 import { VALUE_TYPES } from '../../../records/value-types';
 import type { ValueType } from '../../../records/value-types';
 
@@ -63,8 +61,7 @@ export class TypeConfigurationInputDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(500)
-  @ValidateNested({ each: true })
-  @Type(() => OptionInputDto)
+  @NestedDto(() => OptionInputDto, { each: true })
   options?: OptionInputDto[];
 
   @ApiPropertyOptional()
@@ -96,8 +93,7 @@ export class AddFieldDto {
 
   @ApiPropertyOptional({ type: TypeConfigurationInputDto })
   @IsOptional()
-  @ValidateNested()
-  @Type(() => TypeConfigurationInputDto)
+  @NestedDto(() => TypeConfigurationInputDto)
   typeConfiguration?: TypeConfigurationInputDto;
 
   @ApiPropertyOptional({ description: 'Required on create' })
@@ -167,15 +163,15 @@ export class CreateObjectTypeDto {
     description: 'Field key → definition (the key inside each definition is taken from the map)',
   })
   @IsOptional()
-  @IsObject()
-  fields?: Record<string, unknown>;
+  @DtoMap(() => AddFieldDto, { keyMember: 'key' })
+  fields?: Record<string, AddFieldDto>;
 
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { $ref: '#/components/schemas/AddRelationshipDto' },
-    description: 'Relationship key → definition',
+    description: 'Relationship key → definition (the key inside each definition is taken from the map)',
   })
   @IsOptional()
-  @IsObject()
-  relationships?: Record<string, unknown>;
+  @DtoMap(() => AddRelationshipDto, { keyMember: 'key' })
+  relationships?: Record<string, AddRelationshipDto>;
 }
