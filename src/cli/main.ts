@@ -10,6 +10,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { validateEntry } from '../common/validation/validation.pipe';
 import { AdminService } from '../modules/admin/admin.service';
 import { CreateApiKeyDto, CreateMemberDto, CreateWorkspaceDto } from '../modules/admin/dto/admin.dto';
+import { CreateObjectTypeDto } from '../modules/admin/dto/object-type-admin.dto';
 import { ObjectTypesAdminService } from '../modules/admin/object-types-admin.service';
 
 const USAGE = `usage: npm run cli -- <command> [options]     (in the container image: node dist/src/cli/main.js <command> …)
@@ -84,7 +85,10 @@ const COMMANDS = new Map<string, Command>(
     'object-type:create': (app, o) =>
       app
         .get(ObjectTypesAdminService)
-        .createType(required(o, 'workspace'), JSON.parse(readFileSync(required(o, 'file'), 'utf8'))),
+        .createType(
+          required(o, 'workspace'),
+          validateEntry(CreateObjectTypeDto, JSON.parse(readFileSync(required(o, 'file'), 'utf8')), 'body'),
+        ),
   }),
 );
 

@@ -60,20 +60,28 @@ function validationError(errors: ValidationError[], path = ''): ApiError {
 }
 
 /**
- * The first string or key under `value` that PostgreSQL cannot store (NUL, a lone surrogate), as
- * a dotted param. Iterative: free-form values are as deep as the body parser allows.
+ * Member names that class-transformer reads as an object's class or prototype (an object with its
+ * own `constructor` even crashes it). No body declares them, inside a member's value neither.
  */
-function unstorableText(value: unknown, path: string): string | undefined {
+const PROTOTYPE_MEMBERS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The first problem under a member's value, before class-transformer copies it: text PostgreSQL
+ * cannot store (NUL, a lone surrogate) or a prototype-named key. Iterative: free-form values are
+ * as deep as the body parser allows.
+ */
+function freeValueError(value: unknown, path: string): ApiError | undefined {
   const pending: [unknown, string][] = [[value, path]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [item, param] = next;
     if (typeof item === 'string') {
-      if (!storable(item)) return param;
+      if (!storable(item)) return unstorableError(param);
     } else if (Array.isArray(item)) {
       for (let index = item.length - 1; index >= 0; index--) pending.push([item[index], at(param, index)]);
     } else if (item !== null && typeof item === 'object') {
       for (const key of Object.keys(item).reverse()) {
-        if (!storable(key)) return at(param, key);
+        if (!storable(key)) return unstorableError(at(param, key));
+        if (PROTOTYPE_MEMBERS.has(key)) return ApiError.unknownField(at(param, key));
         pending.push([(item as Record<string, unknown>)[key], at(param, key)]);
       }
     }
@@ -121,8 +129,8 @@ function membersOf(type: Type<object>, raw: Record<string, unknown>, path: strin
         members.given[key] = value.map((item, index) => body(item, at(param, index)));
       }
     } else {
-      const unstorable = unstorableText(value, param);
-      if (unstorable !== undefined) throw unstorableError(unstorable);
+      const problem = freeValueError(value, param);
+      if (problem) throw problem;
       members.given[key] = value;
     }
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '../../common/auth/auth.decorators';
 import { DefinitionsDto } from '../../records/definitions.dto';
 import { AddFieldDto, AddRelationshipDto, CreateObjectTypeDto } from './dto/object-type-admin.dto';
@@ -13,8 +13,7 @@ export class ObjectTypesAdminController {
 
   @Post()
   @AdminRoute({ summary: 'Create a custom object type', response: DefinitionsDto, errors: [404, 409] })
-  @ApiBody({ type: CreateObjectTypeDto })
-  createType(@Param('workspaceId') workspaceId: string, @Body() body: unknown): Promise<DefinitionsDto> {
+  createType(@Param('workspaceId') workspaceId: string, @Body() body: CreateObjectTypeDto): Promise<DefinitionsDto> {
     return this.objectTypes.createType(workspaceId, body);
   }
 

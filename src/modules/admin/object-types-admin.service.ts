@@ -4,9 +4,7 @@ import { isIdOf, newId } from '../../common/ids';
 import { Transactions } from '../../database/transactions';
 import { DefinitionsDto, toDefinitionsDto } from '../../records/definitions.dto';
 import { DefinitionsService } from '../../records/definitions.service';
-import { isPlainObject } from '../../records/field-types/values';
 import type { ObjectTypeDefinition, TypeConfiguration } from '../../records/object-type';
-import { validateEntry } from '../../common/validation/validation.pipe';
 import { RESERVED_TYPE_SLUGS } from '../../records/system-types';
 import {
   AddFieldDto,
@@ -25,46 +23,6 @@ function keyTaken(type: ObjectTypeDefinition, key: string): boolean {
 
 function duplicateKey(slug: string, key: string, param: string): ApiError {
   return new ApiError(409, 'duplicate_slug', `${slug} already has a field or relationship ${key}`, param);
-}
-
-/**
- * Members that class-transformer takes for an object's class rather than its data (a plain object
- * with its own `constructor` even crashes it). No DTO declares them: they are unknown members.
- */
-const PROTOTYPE_MEMBERS = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** Refuses a prototype-named member anywhere in `value`, in one pass over it (no recursion). */
-function refusePrototypeMembers(value: unknown, param: string): void {
-  const pending: [unknown, string][] = [[value, param]];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [item, path] = next;
-    if (item === null || typeof item !== 'object') continue;
-    for (const [key, member] of Object.entries(item)) {
-      const memberPath = path ? `${path}.${key}` : key;
-      if (!Array.isArray(item) && PROTOTYPE_MEMBERS.has(key)) throw ApiError.unknownField(memberPath);
-      pending.push([member, memberPath]);
-    }
-  }
-}
-
-/**
- * The entries of a definition map (`null` is absent), each validated as `type` with its map key as
- * `key`. An entry must be an object, checked before it is copied: a string would spread into one
- * key per character.
- */
-function definitionEntries<T extends object>(
-  type: new () => T,
-  map: unknown,
-  member: 'fields' | 'relationships',
-): [definition: T, param: string][] {
-  if (map === undefined || map === null) return [];
-  if (!isPlainObject(map)) throw ApiError.invalidType(member, 'an object');
-  return Object.entries(map).map(([key, entry]) => {
-    const param = `${member}.${key}`;
-    if (!isPlainObject(entry)) throw ApiError.invalidType(param, 'an object');
-    refusePrototypeMembers(entry, param);
-    return [validateEntry(type, { ...entry, key }, param), param];
-  });
 }
 
 function typeConfigurationOf(input: AddFieldDto, prefix: string): TypeConfiguration {
@@ -105,20 +63,13 @@ export class ObjectTypesAdminService {
   ) {}
 
   /**
-   * A custom type with its fields and relationships, all or nothing. Takes the body as sent, not
-   * through the global pipe: the keys of its `fields` and `relationships` maps are the workspace's
-   * own (`constructor`, `prototype` and `toString` included), and the pipe would strip some from
-   * the body in place while class-transformer skips others in the DTO's copy. So the maps are read
-   * here, and the DTOs validate the other members and each entry.
+   * A custom type with its fields and relationships, all or nothing. The `fields` and
+   * `relationships` maps arrive validated entry by entry, as null-prototype objects: their keys
+   * are the workspace's own (`constructor` and `toString` included).
    */
-  createType(workspaceId: string, body: unknown): Promise<DefinitionsDto> {
-    const given = body ?? {};
-    if (!isPlainObject(given)) throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
-    const { fields, relationships, ...members } = given;
-    refusePrototypeMembers(members, '');
-    const input = validateEntry(CreateObjectTypeDto, members, '');
-    const fieldEntries = definitionEntries(AddFieldDto, fields, 'fields');
-    const relationshipEntries = definitionEntries(AddRelationshipDto, relationships, 'relationships');
+  createType(workspaceId: string, input: CreateObjectTypeDto): Promise<DefinitionsDto> {
+    const fieldEntries = Object.entries(input.fields ?? {});
+    const relationshipEntries = Object.entries(input.relationships ?? {});
     return this.transactions.run(async (manager) => {
       await this.lockWorkspace(workspaceId);
       if (RESERVED_TYPE_SLUGS.has(input.slug)) {
@@ -134,12 +85,12 @@ export class ObjectTypesAdminService {
       const types = await this.workingCopy(workspaceId);
       const created: ObjectTypeDefinition = { slug: input.slug, label: input.label, custom: true, fields: [], relationships: [] };
       types.set(input.slug, created);
-      for (const [field, param] of fieldEntries) {
-        await this.insertField(workspaceId, created, field, param);
+      for (const [key, field] of fieldEntries) {
+        await this.insertField(workspaceId, created, field, `fields.${key}`);
         created.fields.push({ key: field.key } as ObjectTypeDefinition['fields'][number]);
       }
-      for (const [relationship, param] of relationshipEntries) {
-        await this.insertRelationship(workspaceId, created, types, relationship, param);
+      for (const [key, relationship] of relationshipEntries) {
+        await this.insertRelationship(workspaceId, created, types, relationship, `relationships.${key}`);
         created.relationships.push({ key: relationship.key } as ObjectTypeDefinition['relationships'][number]);
       }
       return this.changed(workspaceId, input.slug);
