@@ -2,6 +2,7 @@ import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { Response } from 'supertest';
+import { catalogueMismatch } from './errors';
 import { requestOf } from './request-of';
 
 type Operation = { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> };
@@ -70,7 +71,10 @@ export class OpenApiValidator {
     }
   }
 
-  /** Throws with the schema errors when the response does not match the document. */
+  /**
+   * Throws with the schema errors when the response does not match the document, or when an error
+   * response's code is not in the error catalogue under its status.
+   */
   assert(response: Response): void {
     const method = (requestOf(response).method ?? 'GET').toLowerCase();
     const actualPath = new URL(requestOf(response).path, 'http://x').pathname;
@@ -80,6 +84,8 @@ export class OpenApiValidator {
     if (!operation) throw new Error(`${method.toUpperCase()} ${path} is not in the OpenAPI document`);
     const documented = operation.responses[String(response.status)];
     if (!documented) throw new Error(`${method.toUpperCase()} ${path} does not document status ${response.status}`);
+    const mismatch = response.status >= 400 ? catalogueMismatch(response.status, response.body) : undefined;
+    if (mismatch) throw new Error(`${method.toUpperCase()} ${path} ${response.status}: ${mismatch}\n${JSON.stringify(response.body)}`);
     const schema = documented.content?.['application/json']?.schema;
     if (!schema) return;
     const cacheKey = `${method} ${path} ${response.status}`;

@@ -1,27 +1,7 @@
-/**
- * The one error type of the service. Every failure, from any layer, ends up as an ApiError and is
- * rendered by the global exception filter as `{ error: { type, code, message, param? } }`
- * (decisions §2). Codes are stable: clients switch on them.
- */
-export const ERROR_TYPES = {
-  400: 'bad_request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  409: 'conflict',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  422: 'unprocessable_content',
-  429: 'too_many_requests',
-  500: 'internal_server_error',
-  503: 'service_unavailable',
-} as const;
-
-export type ErrorStatus = keyof typeof ERROR_TYPES;
+import { CodeOf, ERROR_CODES, ErrorCode, ErrorStatus, ErrorType } from './error-codes';
 
 export interface ErrorBody {
-  error: { type: string; code: string; message: string; param?: string };
+  error: { type: ErrorType; code: ErrorCode; message: string; param?: string };
 }
 
 /** Longest run of non-space characters an error repeats from its input; longer ones are cut. */
@@ -50,12 +30,22 @@ export function boundedEcho(text: string, max: number): string {
   return cut(runsCut, max);
 }
 
-export class ApiError extends Error {
+/**
+ * The one error type of the service. Every failure, from any layer, ends up as an ApiError and is
+ * rendered by the global exception filter as `{ error: { type, code, message, param? } }`
+ * (docs/api.md §2). The code must be one the catalogue lists under `status`: a typo, or a code
+ * thrown with another status than its own, does not compile.
+ */
+export class ApiError<S extends ErrorStatus = ErrorStatus> extends Error {
+  // Typed by the whole catalogue, not by S: S only ties the constructor's two arguments together,
+  // and an ApiError of any status stays an ApiError.
+  readonly status: ErrorStatus;
+  readonly code: ErrorCode;
   readonly param?: string;
 
   constructor(
-    readonly status: ErrorStatus,
-    readonly code: string,
+    status: S,
+    code: CodeOf<S>,
     message: string,
     param?: string,
     /** Extra response headers, e.g. `Retry-After` or `Allow`. */
@@ -63,11 +53,13 @@ export class ApiError extends Error {
   ) {
     super(boundedEcho(message, MAX_MESSAGE_LENGTH));
     this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
     if (param !== undefined) this.param = boundedEcho(param, MAX_PARAM_LENGTH);
   }
 
   toBody(): ErrorBody {
-    const error: ErrorBody['error'] = { type: ERROR_TYPES[this.status], code: this.code, message: this.message };
+    const error: ErrorBody['error'] = { type: ERROR_CODES[this.code].type, code: this.code, message: this.message };
     if (this.param !== undefined) error.param = this.param;
     return { error };
   }

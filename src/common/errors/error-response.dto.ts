@@ -1,11 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ERROR_CODES, ERROR_TYPES } from './error-codes';
+import type { ErrorCode, ErrorType } from './error-codes';
 
 export class ErrorDetailDto {
-  @ApiProperty({ example: 'unprocessable_content', description: 'Error class, one per HTTP status' })
-  type: string;
+  @ApiProperty({
+    enum: Object.values(ERROR_TYPES),
+    enumName: 'ErrorType',
+    example: 'unprocessable_content',
+    description: 'Error class, one per HTTP status',
+  })
+  type: ErrorType;
 
-  @ApiProperty({ example: 'parameter_missing', description: 'Stable machine-readable code' })
-  code: string;
+  @ApiProperty({
+    enum: Object.keys(ERROR_CODES),
+    enumName: 'ErrorCode',
+    example: 'parameter_missing',
+    description: 'Stable machine-readable code; each status allows the codes its response lists',
+  })
+  code: ErrorCode;
 
   @ApiProperty({ example: 'fields.$title is required' })
   message: string;

@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
-import { ApiError, ERROR_TYPES, ErrorStatus } from './api-error';
+import { ApiError } from './api-error';
+import { ErrorStatus, FRAMEWORK_EXCEPTION_CODES } from './error-codes';
 
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
 
@@ -23,11 +24,8 @@ export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof HttpException) {
     const status = error.getStatus();
     if (status === 404) return ApiError.notFound('Route');
-    if (status in ERROR_TYPES && status < 500) {
-      const type = ERROR_TYPES[status as ErrorStatus];
-      return new ApiError(status as ErrorStatus, type, error.message);
-    }
-    return undefined;
+    const code = FRAMEWORK_EXCEPTION_CODES[status as ErrorStatus];
+    return code === undefined ? undefined : new ApiError(status as ErrorStatus, code, error.message);
   }
   if (error instanceof QueryFailedError) {
     const code = (error.driverError as { code?: string } | undefined)?.code;
