@@ -1,10 +1,11 @@
 import type { NestApplicationOptions } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, type OperationObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { pinoHttp } from 'pino-http';
 import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
-import { ErrorResponseDto } from './common/errors/error-response.dto';
+import { isErrorStatus } from './common/errors/error-codes';
+import { errorResponseObject, errorStatusDescription } from './common/errors/error-responses';
 import { jsonBody } from './common/http/json-body.middleware';
 import { undecodablePathNotFound } from './common/http/undecodable-path.middleware';
 import { SERVICE_VERSION } from './common/versioning/service-version';
@@ -20,20 +21,28 @@ function sortedDocument(document: OpenAPIObject): OpenAPIObject {
   return { ...document, paths };
 }
 
-const BODY_PARSER_ERRORS: Record<string, string> = {
-  '400': 'Bad request: invalid JSON (or nested more than 64 levels), parameter, filter or Service-Version header',
-  '413': 'Body larger than 1 MiB',
-  '415': 'Body is not UTF-8 application/json',
-};
+/** What the JSON body parser refuses: invalid or too deep JSON, too large a body, another media type. */
+const BODY_PARSER_STATUSES = [400, 413, 415] as const;
 
-function errorResponse(description: string) {
-  return { description, content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) } } } };
+/**
+ * Every error response lists the codes its status allows (docs/api.md §2), also one an operation
+ * documented by hand with a note of its own (the signed file routes, readiness): the note stays
+ * and the codes follow it.
+ */
+function listErrorCodes(operation: OperationObject): void {
+  for (const [key, response] of Object.entries(operation.responses)) {
+    const status = Number(key);
+    if (!isErrorStatus(status) || !response || '$ref' in response) continue;
+    const codes = errorStatusDescription(status);
+    if (!response.description.endsWith(codes)) response.description = `${response.description}\n\n${codes}`;
+  }
 }
 
 /**
  * Errors the pipeline answers before any decorator has a say: the JSON body parser guards every
  * `/v1` and operator route (decisions §1), so every operation that takes a body can answer its
  * 400, 413 and 415; and an operation without query parameters refuses any (QueryParametersGuard).
+ * Then every error response gets its codes.
  */
 function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
   for (const [path, item] of Object.entries(document.paths)) {
@@ -42,11 +51,11 @@ function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
       const operation = item[method];
       if (!operation) continue;
       const takesQuery = (operation.parameters ?? []).some((parameter) => 'in' in parameter && parameter.in === 'query');
-      if (!takesQuery) operation.responses['400'] ??= errorResponse('Bad request: a query parameter this operation does not take');
-      if (!parsesBody || method === 'get' || method === 'delete') continue;
-      for (const [status, description] of Object.entries(BODY_PARSER_ERRORS)) {
-        operation.responses[status] ??= errorResponse(description);
+      if (!takesQuery) operation.responses['400'] ??= errorResponseObject(400);
+      if (parsesBody && method !== 'get' && method !== 'delete') {
+        for (const status of BODY_PARSER_STATUSES) operation.responses[status] ??= errorResponseObject(status);
       }
+      listErrorCodes(operation);
     }
   }
   return document;

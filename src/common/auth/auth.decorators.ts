@@ -1,13 +1,7 @@
 import { applyDecorators, HttpCode, SetMetadata, Type, UseInterceptors } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiResponse,
-  ApiSecurity,
-} from '@nestjs/swagger';
-import { ErrorResponseDto } from '../errors/error-response.dto';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiSecurity } from '@nestjs/swagger';
+import type { ErrorStatus } from '../errors/error-codes';
+import { ApiErrorResponses } from '../errors/error-responses';
 import { IdempotencyInterceptor, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/idempotency.interceptor';
 import { SERVICE_VERSION } from '../versioning/service-version';
 import type { RateCategory } from '../throttling/rate-category';
@@ -20,25 +14,6 @@ export const RATE_CATEGORY = 'throttle:category';
 export const API_KEY_SECURITY = 'apiKey';
 export const ADMIN_SECURITY = 'adminToken';
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Bad request: invalid JSON, parameter, filter or Service-Version header',
-  401: 'Missing, unknown or revoked credentials',
-  403: 'The key lacks a required scope, or the member may not do this',
-  404: 'Unknown route or id, or an id of another workspace',
-  409: 'Conflict: wrong state, duplicate value, or an idempotent request still running',
-  413: 'Body larger than 1 MiB',
-  415: 'Body is not application/json',
-  422: 'The body is well-formed but refused',
-  429: 'Rate limit exceeded; see Retry-After',
-  500: 'Unexpected error',
-};
-
-function errorResponses(statuses: number[]): MethodDecorator[] {
-  return [...new Set(statuses)]
-    .sort((a, b) => a - b)
-    .map((status) => ApiResponse({ status, description: ERROR_DESCRIPTIONS[status], type: ErrorResponseDto }));
-}
-
 /** No credentials: health, metrics, docs and the signed file routes. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_MODE, 'public');
 
@@ -46,7 +21,7 @@ export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_M
 export function AdminRoute(options: {
   summary: string;
   response?: Type<unknown>;
-  errors?: number[];
+  errors?: readonly ErrorStatus[];
 }): MethodDecorator {
   return applyDecorators(
     SetMetadata(AUTH_MODE, 'admin'),
@@ -54,7 +29,7 @@ export function AdminRoute(options: {
     ApiSecurity(ADMIN_SECURITY),
     ApiOperation({ summary: options.summary }),
     ApiOkResponse({ type: options.response }),
-    ...errorResponses([400, 401, 415, 422, 429, 500, ...(options.errors ?? [])]),
+    ApiErrorResponses([400, 401, 415, 422, 429, 500, ...(options.errors ?? [])]),
   );
 }
 
@@ -69,7 +44,7 @@ export function Endpoint(options: {
   /** The 200 response; omit when the handler documents it itself (e.g. a paged list). */
   response?: Type<unknown>;
   /** Statuses this operation can answer besides the ones every `/v1` operation can. */
-  errors?: number[];
+  errors?: readonly ErrorStatus[];
 }): MethodDecorator {
   const scopes = options.scopes ?? [];
   const decorators: MethodDecorator[] = [
@@ -83,7 +58,7 @@ export function Endpoint(options: {
       summary: options.summary,
       description: `Scopes: ${scopes.length ? scopes.join(', ') : 'none'}. Rate limit category: ${options.category}.`,
     }),
-    ...errorResponses([400, 401, 429, 500, ...(scopes.length ? [403] : []), ...(options.errors ?? [])]),
+    ApiErrorResponses([400, 401, 429, 500, ...(scopes.length ? [403 as const] : []), ...(options.errors ?? [])]),
   ];
   if (options.response) decorators.push(ApiOkResponse({ type: options.response }));
   if (options.category === 'write') {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ApiError } from './api-error';
 import { codesOf, ERROR_CODES, ERROR_TYPES, ErrorCode, ErrorStatus, FRAMEWORK_EXCEPTION_CODES, isErrorCode } from './error-codes';
+import { errorStatusDescription } from './error-responses';
 
 const ROOT = path.join(__dirname, '../../..');
 
@@ -81,5 +82,14 @@ describe('the error catalogue', () => {
     expect(new ApiError(409, 'duplicate_slug', 'taken', 'slug').toBody()).toEqual({
       error: { type: 'conflict', code: 'duplicate_slug', message: 'taken', param: 'slug' },
     });
+  });
+
+  it('describes each error status in the OpenAPI document with its type and exactly its codes', () => {
+    for (const status of Object.keys(ERROR_TYPES).map(Number) as ErrorStatus[]) {
+      const description = errorStatusDescription(status);
+      expect(description).toContain(ERROR_TYPES[status]);
+      const listed = [...description.matchAll(/^- `([a-z_]+)`: /gm)].map(([, code]) => code);
+      expect({ status, listed }).toEqual({ status, listed: codesOf(status) });
+    }
   });
 });

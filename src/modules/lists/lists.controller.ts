@@ -9,7 +9,7 @@ import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { ListDto, ListWriteDto } from './lists.dto';
 import { ListsService } from './lists.service';
 
-const MEMBER_ERRORS = [404, 422];
+const MEMBER_ERRORS = [404, 422] as const;
 
 @ApiTags('Lists')
 @Controller('v1/lists')

@@ -1,0 +1,26 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse, getSchemaPath, type ResponseObject } from '@nestjs/swagger';
+import { codesOf, ERROR_CODES, ERROR_TYPES, ErrorStatus } from './error-codes';
+import { ErrorResponseDto } from './error-response.dto';
+
+/** An error status as the OpenAPI document describes it: its type, then each code it allows and what that code means. */
+export function errorStatusDescription(status: ErrorStatus): string {
+  const codes = codesOf(status).map((code) => `- \`${code}\`: ${ERROR_CODES[code].description}`);
+  return [`Type \`${ERROR_TYPES[status]}\`; \`error.code\` is one of:`, ...codes].join('\n');
+}
+
+/** The response object of an error status, for operations documented after Nest built the document. */
+export function errorResponseObject(status: ErrorStatus): ResponseObject {
+  return {
+    description: errorStatusDescription(status),
+    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) } } },
+  };
+}
+
+/** Documents each of `statuses` once, in ascending order, with the catalogue's codes. */
+export function ApiErrorResponses(statuses: readonly ErrorStatus[]): MethodDecorator {
+  const documented = [...new Set(statuses)].sort((a, b) => a - b);
+  return applyDecorators(
+    ...documented.map((status) => ApiResponse({ status, description: errorStatusDescription(status), type: ErrorResponseDto })),
+  );
+}
