@@ -1,32 +1,10 @@
 import { ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { freePort } from './byte-http';
 import type { OwnPostgresCommand, OwnPostgresReply } from './own-postgres.server';
-
-/** The pids whose parent is `pid`, read from /proc. */
-function childrenOf(pid: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return children;
-}
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
+import { killPostgres } from './processes';
 
 /**
  * A PostgreSQL server of the test's own (embedded, in a temporary directory, on a free port, the
@@ -84,12 +62,8 @@ export class OwnPostgres {
 
   /** A crash: the postmaster and every backend killed at once, as if the machine went away. */
   kill(): void {
-    const pid = this.postmasterPid();
     this.running = false;
-    if (pid === undefined) return;
-    const backends = childrenOf(pid);
-    killQuietly(pid);
-    for (const backend of backends) killQuietly(backend);
+    killPostgres(path.join(this.dataDir, 'postgres'));
   }
 
   /** Starts the server again on the same port and data (with crash recovery after kill). */
@@ -109,15 +83,6 @@ export class OwnPostgres {
       this.kill();
       this.server.kill('SIGKILL');
       rmSync(this.dataDir, { recursive: true, force: true });
-    }
-  }
-
-  private postmasterPid(): number | undefined {
-    try {
-      const pid = Number(readFileSync(path.join(this.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-      return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-    } catch {
-      return undefined;
     }
   }
 }
