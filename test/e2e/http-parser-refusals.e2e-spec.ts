@@ -1,0 +1,79 @@
+import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
+import { createWorkspace, TestWorkspace } from '../support/factories';
+import { rawExchange } from '../support/raw-http';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('requests the HTTP parser refuses get the JSON error body', () => {
+  let t: TestApp;
+  let ws: TestWorkspace;
+  let url: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ws = await createWorkspace(t.http);
+    await t.app.listen(0, '127.0.0.1');
+    url = await t.app.getUrl();
+  });
+  afterAll(() => t.close());
+
+  const auth = () => `Authorization: Bearer ${ws.key}\r\nService-Version: ${SERVICE_VERSION}\r\n`;
+
+  async function refusals(status: number): Promise<number> {
+    const text = (await t.http.get('/metrics')).text;
+    return Number(new RegExp(`^http_parser_refusals_total\\{status="${status}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  }
+
+  const malformed: [string, () => string][] = [
+    ['an unknown method', () => 'FETCH /v1/notes HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['bytes that are not HTTP', () => 'hello there\r\n\r\n'],
+    ['a Content-Length that is not a number', () => `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 12abc\r\n\r\n{}`],
+    ['two different Content-Lengths', () => `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`],
+    [
+      'Content-Length with Transfer-Encoding',
+      () => `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 7\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+    ],
+    [
+      'a chunk size that is not hexadecimal',
+      () => `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n`,
+    ],
+    ['a header name with a space', () => 'GET /health HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n'],
+    ['a space in the request target', () => 'GET /he alth HTTP/1.1\r\nHost: x\r\n\r\n'],
+  ];
+
+  it.each(malformed)('answers %s with 400 malformed_request, JSON, Connection: close', async (_case, bytes) => {
+    const before = await refusals(400);
+    const answer = await rawExchange(url, bytes());
+    expect({ status: answer.status, error: answer.error }).toEqual({ status: 400, error: undefined });
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.headers['x-request-id']).toMatch(UUID);
+    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { type: 'bad_request', code: 'malformed_request', message: expect.stringMatching(/^The request is not valid HTTP\/1\.1: \S/) },
+    });
+    expect(await refusals(400)).toBe(before + 1);
+  });
+
+  it.each([
+    ['a URL over 16 KiB', () => `GET /v1/notes?filter=${'a'.repeat(17 * 1024)} HTTP/1.1\r\nHost: x\r\n${auth()}\r\n`],
+    ['one header over 16 KiB', () => `GET /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}X-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`],
+    ['headers over 16 KiB in all', () => `GET /health HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 400 }, (_u, i) => `X-H${i}: ${'c'.repeat(40)}\r\n`).join('')}\r\n`],
+  ])('answers %s with 431 header_too_large, JSON', async (_case, bytes) => {
+    const before = await refusals(431);
+    const answer = await rawExchange(url, bytes());
+    expect({ status: answer.status, error: answer.error }).toEqual({ status: 431, error: undefined });
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { type: 'request_header_fields_too_large', code: 'header_too_large', message: 'The request line and headers are larger than 16 KiB' },
+    });
+    expect(await refusals(431)).toBe(before + 1);
+  });
+
+  it('still serves well-formed requests, also on the raw connection', async () => {
+    const answer = await rawExchange(url, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ status: 'ok' });
+  });
+});
