@@ -110,6 +110,7 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
     const faultAt = Date.now();
     await fault(locker);
     await sleep(800);
+    const readiness = await httpCall(baseUrl, { path: '/health/ready', agent });
     await recover();
     const recoveredAt = Date.now();
     await until('writes to succeed again', () =>
@@ -118,7 +119,7 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
     await locker.end().catch(() => undefined);
     const calls = await running.stop();
     const inFlight = calls.filter((call) => call.startedAt < faultAt && call.endedAt > faultAt);
-    return { calls, inFlight };
+    return { calls, inFlight, readiness };
   }
 
   it('a session terminated between two statements of a transaction fails with its own error (57P01), not TypeORM\'s "already released"', async () => {
@@ -144,20 +145,22 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
   });
 
   it('on a crash (postmaster and backends killed): in-flight writes and those until the restart are 503', async () => {
-    const { calls, inFlight } = await strike(
+    const { calls, inFlight, readiness } = await strike(
       async () => pg.kill(),
       () => pg.restart(),
     );
-    expectOnly200Or503(calls);
+    expectOnly200Or503([...calls, readiness]);
+    expect(readiness.status).toBe(503);
     expect(inFlight.filter((call) => call.status === 503).length).toBeGreaterThanOrEqual(WRITERS / 2);
   });
 
   it('on a fast shutdown (sessions terminated with 57P01, then connections refused): 503, then 200 after the restart', async () => {
-    const { calls, inFlight } = await strike(
+    const { calls, inFlight, readiness } = await strike(
       () => pg.stop(),
       () => pg.restart(),
     );
-    expectOnly200Or503(calls);
+    expectOnly200Or503([...calls, readiness]);
+    expect(readiness.status).toBe(503);
     expect(inFlight.filter((call) => call.status === 503).length).toBeGreaterThanOrEqual(WRITERS / 2);
   });
 
