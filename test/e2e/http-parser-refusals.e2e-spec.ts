@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import { rawExchange } from '../support/raw-http';
@@ -71,9 +72,49 @@ describe('requests the HTTP parser refuses get the JSON error body', () => {
     expect(await refusals(431)).toBe(before + 1);
   });
 
+  it('answers chunk extensions over Node\'s limit with 413 payload_too_large, JSON', async () => {
+    const before = await refusals(413);
+    const chunk = `2;ext=${'e'.repeat(20 * 1024)}\r\n{}\r\n0\r\n\r\n`;
+    const answer = await rawExchange(
+      url,
+      `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunk}`,
+    );
+    expect({ status: answer.status, error: answer.error }).toEqual({ status: 413, error: undefined });
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { type: 'payload_too_large', code: 'payload_too_large', message: 'Chunk extensions are too large' },
+    });
+    expect(await refusals(413)).toBe(before + 1);
+  });
+
   it('still serves well-formed requests, also on the raw connection', async () => {
     const answer = await rawExchange(url, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ status: 'ok' });
+  });
+});
+
+describe('a request whose headers do not arrive in time', () => {
+  let t: TestApp;
+  let url: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    // Node checks its timeouts on this interval (30 s by default), read when the server starts listening.
+    // (a server option @types/node 20 does not declare as a property)
+    const server = t.app.getHttpServer() as Server & { connectionsCheckingInterval: number };
+    server.connectionsCheckingInterval = 50;
+    server.headersTimeout = 300;
+    server.requestTimeout = 300;
+    await t.app.listen(0, '127.0.0.1');
+    url = await t.app.getUrl();
+  });
+  afterAll(() => t.close());
+
+  it('gets 408 request_timeout, JSON', async () => {
+    const answer = await rawExchange(url, 'GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+    expect({ status: answer.status, error: answer.error }).toEqual({ status: 408, error: undefined });
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { type: 'request_timeout', code: 'request_timeout', message: 'The request did not arrive in time' },
+    });
   });
 });
