@@ -86,6 +86,39 @@ describe('requests the HTTP parser refuses get the JSON error body', () => {
     expect(await refusals(413)).toBe(before + 1);
   });
 
+  it('answers CONNECT, which Node would close without a word, with 405 method_not_allowed, JSON', async () => {
+    const before = await refusals(405);
+    const answer = await rawExchange(url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect({ status: answer.status, error: answer.error }).toEqual({ status: 405, error: undefined });
+    expect(answer.headers.connection).toBe('close');
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { type: 'method_not_allowed', code: 'method_not_allowed', message: 'CONNECT is not supported' },
+    });
+    expect(await refusals(405)).toBe(before + 1);
+  });
+
+  it('answers an Expect other than 100-continue with 417 expectation_failed, JSON', async () => {
+    const before = await refusals(417);
+    const answer = await rawExchange(url, `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Expect: 200-ok\r\nContent-Length: 2\r\n\r\n`);
+    expect({ status: answer.status, error: answer.error }).toEqual({ status: 417, error: undefined });
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { type: 'expectation_failed', code: 'expectation_failed', message: 'Only "Expect: 100-continue" is supported' },
+    });
+    expect(await refusals(417)).toBe(before + 1);
+  });
+
+  it('still honours Expect: 100-continue', async () => {
+    const body = JSON.stringify({ fields: { $title: 'continued' } });
+    const answer = await rawExchange(
+      url,
+      `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Expect: 100-continue\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(answer.status).toBe(100);
+    expect(answer.raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+  });
+
   it('still serves well-formed requests, also on the raw connection', async () => {
     const answer = await rawExchange(url, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(answer.status).toBe(200);

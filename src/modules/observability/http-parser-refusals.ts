@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -25,7 +25,7 @@ interface Refusal {
  * - 413 `payload_too_large`: chunk extensions over Node's limit;
  * - 408 `request_timeout`: the headers or body did not arrive in time.
  */
-function refusalFor(error: NodeJS.ErrnoException & { reason?: string }): Refusal {
+function parserRefusal(error: NodeJS.ErrnoException & { reason?: string }): Refusal {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return {
@@ -49,23 +49,39 @@ function refusalFor(error: NodeJS.ErrnoException & { reason?: string }): Refusal
   }
 }
 
-function rawResponse({ status, type, code, message }: Refusal): string {
+/** CONNECT (a proxy tunnel), which Node answers by closing the connection without a word. */
+const CONNECT_REFUSAL: Refusal = {
+  status: 405,
+  type: 'method_not_allowed',
+  code: 'method_not_allowed',
+  message: 'CONNECT is not supported',
+};
+
+/** An `Expect` other than 100-continue, which Node answers with an empty 417. */
+const EXPECTATION_REFUSAL: Refusal = {
+  status: 417,
+  type: 'expectation_failed',
+  code: 'expectation_failed',
+  message: 'Only "Expect: 100-continue" is supported',
+};
+
+function headersAndBody({ type, code, message }: Refusal): { headers: Record<string, string>; body: string } {
   const body = JSON.stringify({ error: { type, code, message } });
-  return (
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-    'Content-Type: application/json; charset=utf-8\r\n' +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-    `X-Request-Id: ${randomUUID()}\r\n` +
-    'Connection: close\r\n\r\n' +
-    body
-  );
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': randomUUID(),
+    Connection: 'close',
+  };
+  return { headers, body };
 }
 
 /**
- * Answers the requests Node's HTTP parser refuses with the JSON error body, where Node's own
- * answer is an empty 400 or 431, and counts them in `http_parser_refusals_total`. Nothing is
- * written when the socket is gone or a response already started on it (that would corrupt the
- * stream); the connection is then just closed.
+ * Answers, with the JSON error body, the requests that Node's HTTP layer refuses before the
+ * application sees them: where Node's own answer is an empty 400, 408, 413, 417 or 431, or no
+ * answer at all (CONNECT). Counted in `http_parser_refusals_total`. Nothing is written when the
+ * socket is gone or a response already started on it (that would corrupt the stream); the
+ * connection is then just closed.
  */
 @Injectable()
 export class HttpParserRefusals implements OnApplicationBootstrap {
@@ -78,22 +94,33 @@ export class HttpParserRefusals implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
-    server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => this.refuse(error, socket));
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => this.refuseUnparsed(error, socket));
+    server.on('connect', (_request: IncomingMessage, socket: Duplex) => this.writeRaw(socket, CONNECT_REFUSAL));
+    server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+      this.metrics.countHttpParserRefusal(EXPECTATION_REFUSAL.status);
+      const { headers, body } = headersAndBody(EXPECTATION_REFUSAL);
+      response.writeHead(EXPECTATION_REFUSAL.status, headers).end(body);
+    });
   }
 
-  private refuse(error: NodeJS.ErrnoException, socket: Duplex): void {
+  private refuseUnparsed(error: NodeJS.ErrnoException, socket: Duplex): void {
     // The parser reports every further chunk of a connection it gave up on: answer once.
     if (this.answered.has(socket)) return;
-    this.answered.add(socket);
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
     if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
-    const refusal = refusalFor(error);
+    this.writeRaw(socket, parserRefusal(error));
+  }
+
+  private writeRaw(socket: Duplex, refusal: Refusal): void {
+    this.answered.add(socket);
     this.metrics.countHttpParserRefusal(refusal.status);
+    const { headers, body } = headersAndBody(refusal);
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
     // Ending (not destroying) lets the answer reach a client still sending; the rest is discarded.
-    socket.end(rawResponse(refusal));
+    socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${head.join('')}\r\n${body}`);
     socket.resume();
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   }
