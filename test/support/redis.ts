@@ -48,27 +48,20 @@ export class OwnRedis {
   async restart(): Promise<void> {
     if (this.server) return;
     const server = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'ignore'],
     });
     this.server = server;
-    const exited = new Promise<never>((_resolve, reject) =>
-      server.once('exit', (code) => reject(new Error(`redis-server exited (${code}); is it installed?`))),
-    );
-    exited.catch(() => undefined);
+    let output = '';
+    server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     const deadline = Date.now() + 10_000;
-    for (;;) {
-      try {
-        const client = await Promise.race([connectRedis(this.url), exited]);
-        client.disconnect();
-        return;
-      } catch (error) {
-        if (Date.now() > deadline || server.exitCode !== null) {
-          this.kill();
-          throw error;
-        }
-        await sleep(50);
+    while (!output.includes('Ready to accept connections')) {
+      if (Date.now() > deadline || server.exitCode !== null) {
+        this.kill();
+        throw new Error(`redis-server did not start on port ${this.port}: ${output}`);
       }
+      await sleep(20);
     }
+    await (await connectRedis(this.url)).quit();
   }
 
   /** Stops the server at once (SIGKILL): connections drop, new ones are refused. */

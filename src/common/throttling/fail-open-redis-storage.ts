@@ -37,6 +37,7 @@ export class FailOpenRedisStorage implements ThrottlerStorage, OnApplicationShut
   private readonly counters: ThrottlerStorageRedisService;
   private skipUntil = 0;
   private lastWarning = 0;
+  private closing: Promise<void> | undefined;
 
   constructor(
     url: string,
@@ -75,8 +76,13 @@ export class FailOpenRedisStorage implements ThrottlerStorage, OnApplicationShut
     return record;
   }
 
-  onApplicationShutdown(): void {
-    this.redis.disconnect();
+  /** QUIT lets Redis close the connection cleanly; a Redis that is gone or hangs is just dropped. */
+  onApplicationShutdown(): Promise<void> {
+    this.closing ??= this.redis.quit().then(
+      () => undefined,
+      () => this.redis.disconnect(),
+    );
+    return this.closing;
   }
 
   private warn(message: string): void {
