@@ -7,7 +7,7 @@ import Redis from 'ioredis';
 const COMMAND_TIMEOUT_MS = 500;
 /** After a failure, requests skip Redis this long instead of each paying for the next failure. */
 const COOL_DOWN_MS = 1000;
-const WARNING_INTERVAL_MS = 10_000;
+const WARNING_INTERVAL_MS = 1000;
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
@@ -20,7 +20,7 @@ export function isUncounted(record: ThrottlerStorageRecord): boolean {
 
 /**
  * Rate-limit counters in Redis, shared by every instance, that FAIL OPEN: when Redis is down,
- * slow or refusing, the request is served uncounted (logged at most every 10 s and counted in
+ * slow or refusing, the request is served uncounted (logged at most once a second and counted in
  * `rate_limit_store_errors_total`) rather than answered 500 or 503. The service's durability is
  * PostgreSQL; rate limits protect it from bursts, and an outage of the counters must not become an
  * outage of the API. Commands fail at once while disconnected (no offline queue) and within 500 ms
