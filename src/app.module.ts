@@ -25,6 +25,7 @@ import { MembersModule } from './modules/members/members.module';
 import { NotesModule } from './modules/notes/notes.module';
 import { ObjectsModule } from './modules/objects/objects.module';
 import { loggerOptions } from './modules/observability/logger-options';
+import { MetricsService } from './modules/observability/metrics.service';
 import { ObservabilityModule } from './modules/observability/observability.module';
 import { TasksModule } from './modules/tasks/tasks.module';
 import { RecordsModule } from './records/records.module';
@@ -54,7 +55,7 @@ export class AppModule {
       imports: [
         ConfigModule.register(config),
         LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerOptions }),
-        ThrottlerModule.forRootAsync({ inject: [AppConfig], useFactory: throttlerOptions }),
+        ThrottlerModule.forRootAsync({ inject: [AppConfig, MetricsService], useFactory: throttlerOptions }),
         DatabaseModule,
         ObservabilityModule,
         HealthModule,

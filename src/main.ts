@@ -5,12 +5,17 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { configureApp, NEST_APP_OPTIONS } from './app.setup';
+import { startupBanner } from './bootstrap/banner';
 import { resolveDatabase } from './bootstrap/database-url';
 import { ensureDevCredentials, resolveAdminToken } from './bootstrap/dev-credentials';
+import { HttpDrain } from './bootstrap/http-drain';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { runMigrations } from './database/migrate';
 import { Transactions } from './database/transactions';
 import { AdminService } from './modules/admin/admin.service';
+
+/** After the drain deadline, what is left of the shutdown (hooks, pool, embedded database) gets this long. */
+const SHUTDOWN_GRACE_MS = 5000;
 
 function say(message: string): void {
   process.stdout.write(`${message}\n`);
@@ -35,38 +40,46 @@ async function bootstrap(): Promise<void> {
   const adminToken = resolveAdminToken(config.adminToken, config.isProduction, config.dataDir, () =>
     randomBytes(32).toString('base64url'),
   );
-  config = new AppConfig({ ...config, databaseUrl: database.url, adminToken });
+  config = new AppConfig({ ...config, databaseUrl: database.url, adminToken: adminToken.value });
 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), NEST_APP_OPTIONS);
   configureApp(app, config);
+  const drain = new HttpDrain(app.getHttpServer());
   await app.listen(config.port);
 
-  let shuttingDown = false;
+  /**
+   * SIGTERM: drain HTTP first (see HttpDrain), then close the application (its hooks close Redis
+   * and the pool, which requests no longer need), then the embedded database; exit 0.
+   */
   const shutdown = async (signal: string) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    say(`${signal}: draining requests and shutting down`);
-    await app.close(); // stops accepting, waits for requests in flight, closes the pool
-    await database.embedded?.stop();
-    process.exit(0);
+    if (drain.isDraining) return;
+    const deadlineMs = config.shutdownTimeoutSeconds * 1000;
+    setTimeout(() => {
+      process.stderr.write('shutdown did not finish in time; exiting\n');
+      process.exit(1);
+    }, deadlineMs + SHUTDOWN_GRACE_MS).unref();
+    const draining = drain.drain(deadlineMs);
+    say(`${signal}: draining requests (at most ${config.shutdownTimeoutSeconds}s), then shutting down`);
+    let exitCode = 0;
+    try {
+      const { cut } = await draining;
+      if (cut > 0) say(`closed ${cut} connection(s) whose requests were still running at the deadline`);
+      await app.close();
+    } catch (error) {
+      process.stderr.write(`shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      exitCode = 1;
+    } finally {
+      await database.embedded?.stop();
+    }
+    process.exit(exitCode);
   };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(signal));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
 
   const seconds = (Number(process.hrtime.bigint() - startedAt) / 1e9).toFixed(2);
-  say(`Workspace records service ready in ${seconds}s`);
-  say(`  API:          ${config.publicUrl}/v1`);
-  say(`  Swagger UI:   ${config.publicUrl}/docs   (OpenAPI: ${config.publicUrl}/docs-json)`);
-  say(`  Database:     ${database.embedded ? `embedded PostgreSQL in ${config.dataDir}/postgres` : 'DATABASE_URL'}`);
-  if (!config.isProduction) {
-    const demo = await ensureDevCredentials(config.dataDir, app.get(AdminService), app.get(Transactions));
-    say(`  Demo API key: ${demo.apiKey}   (workspace ${demo.workspaceId}, every scope)`);
-    say(`  Admin token:  ${adminToken}`);
-    say(
-      `  Try: curl -H "Authorization: Bearer ${demo.apiKey}" -H "Service-Version: 2026-03-01" ${config.publicUrl}/v1/auth/validate`,
-    );
-  } else if (!adminToken) {
-    say('  Operator API: disabled (set ADMIN_TOKEN to enable it)');
-  }
+  const demo = config.isProduction
+    ? undefined
+    : await ensureDevCredentials(config.dataDir, app.get(AdminService), app.get(Transactions));
+  for (const line of startupBanner({ config, seconds, embeddedDatabase: !!database.embedded, adminToken, demo })) say(line);
 }
 
 bootstrap().catch((error: unknown) => {

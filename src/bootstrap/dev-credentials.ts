@@ -44,17 +44,24 @@ export async function ensureDevCredentials(
   return credentials;
 }
 
+/** The operator token and where it came from: the banner prints it only when the service made it. */
+export type AdminToken =
+  | { source: 'environment'; value: string }
+  | { source: 'generated'; value: string }
+  | { source: 'none'; value: undefined };
+
 /** ADMIN_TOKEN when set; in development a token generated once and kept in `DATA_DIR`. */
 export function resolveAdminToken(
   configured: string | undefined,
   isProduction: boolean,
   dataDir: string,
   generate: () => string,
-): string | undefined {
-  if (configured || isProduction) return configured;
+): AdminToken {
+  if (configured) return { source: 'environment', value: configured };
+  if (isProduction) return { source: 'none', value: undefined };
   const file = path.join(dataDir, 'admin-token');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) return { source: 'generated', value: readFileSync(file, 'utf8').trim() };
   const token = generate();
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return token;
+  return { source: 'generated', value: token };
 }

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       fileUrlSecret: undefined,
       s3: undefined,
       fileSweepIntervalSeconds: 300,
+      shutdownTimeoutSeconds: 10,
     });
     expect(config.isProduction).toBe(false);
   });
@@ -69,6 +70,7 @@ describe('loadConfig', () => {
       S3_SECRET_ACCESS_KEY: 'secret',
       S3_FORCE_PATH_STYLE: 'true',
       FILE_SWEEP_INTERVAL_SECONDS: '0',
+      SHUTDOWN_TIMEOUT_SECONDS: '25',
     });
     expect({ ...config }).toEqual({
       nodeEnv: 'production',
@@ -95,6 +97,7 @@ describe('loadConfig', () => {
         forcePathStyle: true,
       },
       fileSweepIntervalSeconds: 0,
+      shutdownTimeoutSeconds: 25,
     });
     expect(config.isProduction).toBe(true);
   });
@@ -133,7 +136,8 @@ describe('loadConfig', () => {
     [{ UPLOAD_TTL_SECONDS: '604801' }, 'UPLOAD_TTL_SECONDS must be an integer between 1 and 604800, got "604801"'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 16 characters'],
-    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL must be a URL, got "not a url"'],
+    [{ DATABASE_URL: 'postgres//u:pa ss@db' }, 'DATABASE_URL must be a URL, got a value that is not one (not shown)'],
+    [{ REDIS_URL: 'redis//:pa ss@cache' }, 'REDIS_URL must be a URL, got a value that is not one (not shown)'],
     [{ DATABASE_URL: 'mysql://db/records' }, 'DATABASE_URL must use postgres: or postgresql:, got "mysql:"'],
     [{ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL must use redis: or rediss:, got "http:"'],
     [{ PUBLIC_URL: 'ftp://files' }, 'PUBLIC_URL must use http: or https:, got "ftp:"'],
@@ -141,6 +145,7 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY must be true or false, got "yes"'],
     [{ FILE_URL_SECRET: 'short' }, 'FILE_URL_SECRET must be at least 32 characters'],
     [{ FILE_SWEEP_INTERVAL_SECONDS: '-1' }, 'FILE_SWEEP_INTERVAL_SECONDS must be an integer between 0 and 86400, got "-1"'],
+    [{ SHUTDOWN_TIMEOUT_SECONDS: '601' }, 'SHUTDOWN_TIMEOUT_SECONDS must be an integer between 0 and 600, got "601"'],
     [{ S3_ENDPOINT: 'http://s3' }, 'S3_ENDPOINT is set but S3_BUCKET is not; set S3_BUCKET to store files in S3'],
     [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'AKIA' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together'],
     [{ S3_BUCKET: 'b', S3_ENDPOINT: 's3.example.com' }, 'S3_ENDPOINT must be a URL, got "s3.example.com"'],

@@ -27,6 +27,8 @@ export class AppConfig {
   readonly fileSweepIntervalSeconds: number;
   readonly logLevel: string;
   readonly trustProxy: boolean;
+  /** On SIGTERM, how long requests in flight may take before their connections are closed. */
+  readonly shutdownTimeoutSeconds: number;
 
   constructor(values: Omit<AppConfig, 'isProduction'>) {
     Object.assign(this, values);
@@ -61,14 +63,15 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
-function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+/** `credentials`: the URL may hold a password, so a refusal does not repeat it. */
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[], credentials = false): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+    throw new ConfigError(`${name} must be a URL, got ${credentials ? 'a value that is not one (not shown)' : `"${raw}"`}`);
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
@@ -123,10 +126,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return new AppConfig({
     nodeEnv: env.NODE_ENV || 'development',
     port,
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], true),
     dataDir: path.resolve(env.DATA_DIR || './.data'),
     embeddedPostgresPort: integer(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], true),
     adminToken,
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`,
     publicAppUrl: url(env, 'PUBLIC_APP_URL', ['http:', 'https:']),
@@ -143,5 +146,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     fileSweepIntervalSeconds: integer(env, 'FILE_SWEEP_INTERVAL_SECONDS', 300, 0, 24 * 3600),
     logLevel,
     trustProxy: flag(env, 'TRUST_PROXY'),
+    shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 10, 0, 600),
   });
 }

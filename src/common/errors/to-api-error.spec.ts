@@ -35,31 +35,86 @@ describe('toApiError', () => {
     expect(leaks(error)).not.toMatch(/secret_table|driver/);
   });
 
-  it.each(['08000', '08001', '08003', '08006', '57P01', '57P02', '57P03'])(
-    'maps SQLSTATE %s (connection lost, server shutting down) to 503 database_unavailable with Retry-After',
+  const expectDatabaseUnavailable = (thrown: unknown) => {
+    const error = toApiError(thrown);
+    expect(error).toBeInstanceOf(ApiError);
+    expect([error!.status, error!.code]).toEqual([503, 'database_unavailable']);
+    expect(error!.headers).toEqual({ 'Retry-After': '1' });
+    expect(leaks(error!)).not.toMatch(/secret_table|driver|5432|terminated|timeout/i);
+  };
+
+  /** A pg DatabaseError as the pool raises it outside TypeORM (the API-key lookup): an Error with a SQLSTATE. */
+  const pgError = (code: string, message = `driver message for ${code}`) =>
+    Object.assign(new Error(message), { code, severity: 'FATAL' });
+
+  /** A QueryFailedError around a driver error that has no SQLSTATE, as when the socket breaks. */
+  const queryFailedBy = (driverError: Error) => new QueryFailedError('INSERT INTO secret_table VALUES ($1)', [1], driverError);
+
+  it.each([
+    '08000',
+    '08001',
+    '08003',
+    '08004',
+    '08006',
+    '08P01',
+    '57P01',
+    '57P02',
+    '57P03',
+    '57P05',
+    '25P03',
+    '53300',
+    '53100',
+  ])('maps SQLSTATE %s (connection lost or refused, server shutting down or out of resources) to 503 with Retry-After', (code) => {
+    expectDatabaseUnavailable(queryFailed(code));
+    expectDatabaseUnavailable(pgError(code));
+  });
+
+  it.each(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])(
+    'maps a %s socket error, bare or wrapped by TypeORM, to 503 database_unavailable',
     (code) => {
-      const error = toApiError(queryFailed(code))!;
-      expect([error.status, error.code]).toEqual([503, 'database_unavailable']);
-      expect(error.headers).toEqual({ 'Retry-After': '1' });
-      expect(leaks(error)).not.toMatch(/secret_table|driver/);
+      const socketError = Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, syscall: 'connect' });
+      expectDatabaseUnavailable(socketError);
+      expectDatabaseUnavailable(queryFailedBy(socketError));
     },
   );
 
-  it.each(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'])(
-    'maps a %s socket error to 503 database_unavailable',
-    (code) => {
-      const error = toApiError(Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code }))!;
-      expect([error.status, error.code]).toEqual([503, 'database_unavailable']);
-      expect(error.message).not.toContain('5432');
-    },
-  );
+  it.each([
+    'Connection terminated unexpectedly',
+    'Connection terminated',
+    'Connection terminated due to connection timeout',
+    'Client has encountered a connection error and is not queryable',
+    'Client was closed and is not queryable',
+    'timeout exceeded when trying to connect',
+    'Cannot use a pool after calling end on the pool',
+    'Query read timeout',
+  ])('maps the code-less pg error "%s", bare or wrapped in a QueryFailedError, to 503 database_unavailable', (message) => {
+    expectDatabaseUnavailable(new Error(message));
+    expectDatabaseUnavailable(queryFailedBy(new Error(message)));
+  });
 
-  it.each(['Connection terminated unexpectedly', 'timeout exceeded when trying to connect'])(
-    'maps the pg pool error "%s" to 503 database_unavailable',
-    (message) => {
-      expect(toApiError(new Error(message))?.status).toBe(503);
-    },
-  );
+  it('maps a pool connect timeout whose cause is the socket error to 503', () => {
+    const cause = Object.assign(new Error('connect ETIMEDOUT 10.0.0.1:5432'), { code: 'ETIMEDOUT' });
+    expectDatabaseUnavailable(new Error('Connection terminated due to connection timeout', { cause }));
+    expectDatabaseUnavailable(new Error('something wrapped', { cause }));
+  });
+
+  it('maps the AggregateError of a connect to every address of a host failing to 503', () => {
+    const refused = (address: string) => Object.assign(new Error(`connect ECONNREFUSED ${address}`), { code: 'ECONNREFUSED' });
+    expectDatabaseUnavailable(new AggregateError([refused('::1:5432'), refused('127.0.0.1:5432')], ''));
+  });
+
+  it('stops at a cycle of causes and leaves it to the caller', () => {
+    const first = new Error('first');
+    const second = new Error('second', { cause: first });
+    Object.assign(first, { cause: second });
+    expect(toApiError(first)).toBeUndefined();
+  });
+
+  it('leaves errors that merely mention a connection, or wrap an ordinary failure, to the caller', () => {
+    expect(toApiError(new Error('Invalid connection string'))).toBeUndefined();
+    expect(toApiError(new Error('outer', { cause: new Error('boom') }))).toBeUndefined();
+    expect(toApiError({ message: 'Connection terminated unexpectedly' })).toBeUndefined();
+  });
 
   it.each(['42P01', '42601', '22P02', '23503', '57014'])('leaves SQLSTATE %s to the caller (a 500)', (code) => {
     expect(toApiError(queryFailed(code))).toBeUndefined();

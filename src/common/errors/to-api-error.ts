@@ -3,21 +3,66 @@ import { QueryFailedError } from 'typeorm';
 import { ApiError } from './api-error';
 import { ErrorStatus, FRAMEWORK_EXCEPTION_CODES } from './error-codes';
 
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+/** Socket errors of a connection to PostgreSQL that failed, broke or could not be made. */
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+]);
 
-function isDatabaseUnavailable(error: unknown): boolean {
-  if (error === null || typeof error !== 'object') return false; // `throw undefined` is a 500, not a crash here
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') {
-    return error instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(error.message);
-  }
-  // Class 08: connection exception; 57P0x: the server is shutting down or restarting.
-  return CONNECTION_ERROR_CODES.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code);
+/**
+ * SQLSTATEs of a server that dropped the session or cannot take one: class 08 (connection
+ * exception), class 53 (insufficient resources, e.g. 53300 too many connections), 57P01 admin
+ * shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 57P05 idle session timeout, 25P03 idle
+ * in transaction timeout. Not 57014 (a cancelled statement: the connection is fine).
+ */
+const CONNECTION_LOST_SQLSTATE = /^(08...|53...|57P0[1235]|25P03)$/;
+
+/**
+ * What pg and pg-pool raise, without any code, when a connection ends under a query ("Connection
+ * terminated unexpectedly", "Connection terminated", "… due to connection timeout"), is broken or
+ * closed ("Client has encountered a connection error and is not queryable", "Client was closed and
+ * is not queryable"), cannot be had in time (pool exhausted: "timeout exceeded when trying to
+ * connect"), or belongs to a pool closed by shutdown; and a query that got no answer in time.
+ */
+const CONNECTION_LOST_MESSAGE =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end on the pool|Query read timeout)/;
+
+/** How deep to look through wrappers: QueryFailedError → driverError, `cause`, AggregateError. */
+const MAX_WRAPPER_DEPTH = 4;
+
+/**
+ * Whether `error` (or what it wraps) says the database connection was lost or could not be made.
+ * A QueryFailedError from TypeORM wraps the pg error as `driverError`; pg-pool chains its timeout
+ * to the socket error as `cause`; a connect to a host with several addresses fails with an
+ * AggregateError of one error per address.
+ */
+export function isConnectionLost(error: unknown, depth = 0): boolean {
+  if (error === null || typeof error !== 'object' || depth > MAX_WRAPPER_DEPTH) return false;
+  const { code, message, driverError, cause, errors } = error as {
+    code?: unknown;
+    message?: unknown;
+    driverError?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || CONNECTION_LOST_SQLSTATE.test(code))) return true;
+  if (error instanceof Error && typeof message === 'string' && CONNECTION_LOST_MESSAGE.test(message)) return true;
+  const wrapped = [driverError, cause, ...(Array.isArray(errors) ? errors : [])];
+  return wrapped.some((inner) => inner !== error && isConnectionLost(inner, depth + 1));
 }
 
 /**
  * Translates anything thrown into an ApiError. PostgreSQL errors are mapped by SQLSTATE and never
- * leak their message. Returns `undefined` for an unexpected error: the caller logs it and answers 500.
+ * leak their message; every way of losing the database connection is a 503 the client may retry.
+ * Returns `undefined` for an unexpected error: the caller logs it and answers 500.
  */
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
@@ -27,6 +72,7 @@ export function toApiError(error: unknown): ApiError | undefined {
     const code = FRAMEWORK_EXCEPTION_CODES[status as ErrorStatus];
     return code === undefined ? undefined : new ApiError(status as ErrorStatus, code, error.message);
   }
+  if (isConnectionLost(error)) return databaseUnavailable();
   if (error instanceof QueryFailedError) {
     const code = (error.driverError as { code?: string } | undefined)?.code;
     if (code === '23505') return new ApiError(409, 'duplicate_value', 'A record with this value already exists');
@@ -37,14 +83,12 @@ export function toApiError(error: unknown): ApiError | undefined {
     if (code === '40001' || code === '40P01') {
       return new ApiError(409, 'conflict', 'The request conflicted with a concurrent one; retry it');
     }
-    if (code && isDatabaseUnavailable({ code })) return databaseUnavailable();
-    return undefined;
   }
-  if (isDatabaseUnavailable(error)) return databaseUnavailable();
   return undefined;
 }
 
-function databaseUnavailable(): ApiError {
+/** 503 `database_unavailable`, with the `Retry-After` that tells clients and proxies to come back. */
+export function databaseUnavailable(): ApiError {
   return new ApiError(503, 'database_unavailable', 'The database is unavailable; retry later', undefined, {
     'Retry-After': '1',
   });

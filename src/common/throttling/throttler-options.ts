@@ -1,10 +1,11 @@
 import { ExecutionContext } from '@nestjs/common';
 import { ThrottlerModuleOptions } from '@nestjs/throttler';
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type { Request } from 'express';
 import { AppConfig } from '../../config/app-config';
+import type { MetricsService } from '../../modules/observability/metrics.service';
 import { AuthenticatedRequest } from '../auth/auth-context';
 import { RATE_CATEGORY } from '../auth/auth.decorators';
+import { FailOpenRedisStorage } from './fail-open-redis-storage';
 import { RATE_CATEGORIES, RateCategory } from './rate-category';
 
 const WINDOW_MS = 1000;
@@ -16,9 +17,10 @@ export function rateCategoryOf(context: ExecutionContext): RateCategory | undefi
 /**
  * One named throttler per category (decisions §4). Named throttlers all apply to every route
  * unless skipped, so each skips the routes of other categories; buckets are keyed by workspace.
- * With REDIS_URL the counters live in Redis, shared by every instance.
+ * With REDIS_URL the counters live in Redis, shared by every instance, and fail open (see
+ * FailOpenRedisStorage).
  */
-export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
+export function throttlerOptions(config: AppConfig, metrics: MetricsService): ThrottlerModuleOptions {
   return {
     throttlers: RATE_CATEGORIES.map((category) => ({
       name: category,
@@ -29,7 +31,7 @@ export function throttlerOptions(config: AppConfig): ThrottlerModuleOptions {
     getTracker: (request: Record<string, unknown>) => (request as unknown as AuthenticatedRequest).auth.workspaceId,
     generateKey: (_context: ExecutionContext, tracker: string, name: string) => `rate:${name}:${tracker}`,
     storage: config.redisUrl
-      ? new ThrottlerStorageRedisService(config.redisUrl, { maxRetriesPerRequest: 2, keyPrefix: 'records:' })
+      ? new FailOpenRedisStorage(config.redisUrl, () => metrics.countRateLimitStoreError())
       : undefined,
   };
 }

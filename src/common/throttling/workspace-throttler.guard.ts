@@ -2,11 +2,13 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors/api-error';
+import { isUncounted } from './fail-open-redis-storage';
 import { isAuthenticated, rateCategoryOf } from './throttler-options';
 
 /**
  * Fourth global guard: counts the request in its workspace's bucket for the route's category and
- * writes the rate-limit headers of decisions §4 itself (the library's carry the throttler name).
+ * writes the rate-limit headers itself (the library's carry the throttler name). A request the
+ * store could not count (Redis down, see FailOpenRedisStorage) is served without those headers.
  */
 @Injectable()
 export class WorkspaceThrottlerGuard extends ThrottlerGuard {
@@ -21,13 +23,10 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
     const response = context.switchToHttp().getResponse<Response>();
     const name = throttler.name!;
     const key = generateKey(context, await getTracker(request as never, context), name);
-    const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = await this.storageService.increment(
-      key,
-      ttl,
-      limit,
-      blockDuration,
-      name,
-    );
+    const record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
+    // The store failed and the request goes through uncounted: no count to report either.
+    if (isUncounted(record)) return true;
+    const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = record;
     const windowSeconds = Math.max(1, Math.round(ttl / 1000));
     const resetIn = Math.max(1, isBlocked ? timeToBlockExpire : timeToExpire);
     const remaining = isBlocked ? 0 : Math.max(0, limit - totalHits);

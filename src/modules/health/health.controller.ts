@@ -2,8 +2,8 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/auth.decorators';
-import { ApiError } from '../../common/errors/api-error';
 import { ErrorResponseDto } from '../../common/errors/error-response.dto';
+import { databaseUnavailable } from '../../common/errors/to-api-error';
 
 export class HealthDto {
   @ApiProperty({ enum: ['ok'] })
@@ -24,12 +24,12 @@ export class HealthController {
 
   @Get('ready')
   @ApiOkResponse({ type: HealthDto, description: 'The database answers' })
-  @ApiResponse({ status: 503, type: ErrorResponseDto, description: 'The database does not answer' })
+  @ApiResponse({ status: 503, type: ErrorResponseDto, description: 'The database does not answer; carries Retry-After' })
   async ready(): Promise<HealthDto> {
     try {
       await this.dataSource.query('SELECT 1');
     } catch {
-      throw new ApiError(503, 'database_unavailable', 'The database is unavailable');
+      throw databaseUnavailable();
     }
     return { status: 'ok' };
   }

@@ -3,7 +3,10 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { isCatchAllRoute } from '../../common/http/allowed-methods';
 
-/** Prometheus metrics: request counts and latency by method, route pattern and status. */
+/**
+ * Prometheus metrics: request counts and latency by method, route pattern and status; requests the
+ * HTTP parser refused; requests served unlimited while the rate-limit store was failing.
+ */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -21,8 +24,28 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly rateLimitStoreErrors = new Counter({
+    name: 'rate_limit_store_errors_total',
+    help: 'Requests served without rate limiting because the rate-limit store (Redis) failed',
+    registers: [this.registry],
+  });
+  private readonly httpParserRefusals = new Counter({
+    name: 'http_parser_refusals_total',
+    help: 'Requests refused by the HTTP parser before routing (malformed, headers too large, timed out)',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  countRateLimitStoreError(): void {
+    this.rateLimitStoreErrors.inc();
+  }
+
+  countHttpParserRefusal(status: number): void {
+    this.httpParserRefusals.inc({ status: String(status) });
   }
 
   /** Express middleware; the route label is the matched pattern (`/v1/members/:id`), never the raw path. */

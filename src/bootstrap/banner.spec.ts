@@ -1,0 +1,31 @@
+import { loadConfig } from '../config/app-config';
+import { startupBanner } from './banner';
+
+describe('startupBanner', () => {
+  const config = loadConfig({ DATA_DIR: '/var/lib/records', PORT: '3000' });
+  const demo = { workspaceId: 'wks_1', memberId: 'mem_1', apiKeyId: 'key_1', apiKey: `sk_${'d'.repeat(43)}` };
+  const banner = (adminToken: Parameters<typeof startupBanner>[0]['adminToken']) =>
+    startupBanner({ config, seconds: '1.00', embeddedDatabase: true, adminToken, demo }).join('\n');
+
+  it('prints an admin token the service generated, and where it is kept', () => {
+    expect(banner({ source: 'generated', value: 'generated-token-0123456789' })).toContain(
+      'Admin token:  generated-token-0123456789   (generated, kept in /var/lib/records/admin-token)',
+    );
+  });
+
+  it('never prints an admin token that came from ADMIN_TOKEN', () => {
+    const text = banner({ source: 'environment', value: 'operator-secret-0123456789' });
+    expect(text).not.toContain('operator-secret-0123456789');
+    expect(text).toContain('Admin token:  from ADMIN_TOKEN');
+  });
+
+  it('says the operator API is off without a token', () => {
+    expect(banner({ source: 'none', value: undefined })).toContain('Operator API: disabled (set ADMIN_TOKEN to enable it)');
+  });
+
+  it('prints the demo key the service made, with a request to try', () => {
+    const text = banner({ source: 'environment', value: 'operator-secret-0123456789' });
+    expect(text).toContain(`Demo API key: ${demo.apiKey}`);
+    expect(text).toContain(`curl -H "Authorization: Bearer ${demo.apiKey}" -H "Service-Version: 2026-03-01" http://localhost:3000/v1/auth/validate`);
+  });
+});

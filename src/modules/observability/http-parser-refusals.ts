@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { MetricsService } from './metrics.service';
+
+/** How long a refused connection may take to read the answer before it is cut. */
+const LINGER_MS = 2000;
+
+interface Refusal {
+  status: number;
+  type: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * What Node's HTTP parser refuses, before any route or middleware sees the request, as the error
+ * body every other failure has. The statuses are Node's own; the codes are stable:
+ * - 400 `malformed_request`: not HTTP/1.1 as the parser accepts it (unknown method, invalid
+ *   Content-Length, Content-Length with Transfer-Encoding, invalid chunk…);
+ * - 431 `header_too_large`: request line and headers over Node's 16 KiB;
+ * - 413 `payload_too_large`: chunk extensions over Node's limit;
+ * - 408 `request_timeout`: the headers or body did not arrive in time.
+ */
+function parserRefusal(error: NodeJS.ErrnoException & { reason?: string }): Refusal {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        status: 431,
+        type: 'request_header_fields_too_large',
+        code: 'header_too_large',
+        message: 'The request line and headers are larger than 16 KiB',
+      };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, type: 'payload_too_large', code: 'payload_too_large', message: 'Chunk extensions are too large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, type: 'request_timeout', code: 'request_timeout', message: 'The request did not arrive in time' };
+    default:
+      // llhttp's reasons are fixed texts ("Invalid method encountered"), never the client's bytes.
+      return {
+        status: 400,
+        type: 'bad_request',
+        code: 'malformed_request',
+        message: `The request is not valid HTTP/1.1: ${error.reason ?? 'parse error'}`,
+      };
+  }
+}
+
+/** CONNECT (a proxy tunnel), which Node answers by closing the connection without a word. */
+const CONNECT_REFUSAL: Refusal = {
+  status: 405,
+  type: 'method_not_allowed',
+  code: 'method_not_allowed',
+  message: 'CONNECT is not supported',
+};
+
+/** An `Expect` other than 100-continue, which Node answers with an empty 417. */
+const EXPECTATION_REFUSAL: Refusal = {
+  status: 417,
+  type: 'expectation_failed',
+  code: 'expectation_failed',
+  message: 'Only "Expect: 100-continue" is supported',
+};
+
+function headersAndBody({ type, code, message }: Refusal): { headers: Record<string, string>; body: string } {
+  const body = JSON.stringify({ error: { type, code, message } });
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': randomUUID(),
+    Connection: 'close',
+  };
+  return { headers, body };
+}
+
+/**
+ * Answers, with the JSON error body, the requests that Node's HTTP layer refuses before the
+ * application sees them: where Node's own answer is an empty 400, 408, 413, 417 or 431, or no
+ * answer at all (CONNECT). Counted in `http_parser_refusals_total`. Nothing is written when the
+ * socket is gone or a response already started on it (that would corrupt the stream); the
+ * connection is then just closed.
+ */
+@Injectable()
+export class HttpParserRefusals implements OnApplicationBootstrap {
+  private readonly answered = new WeakSet<Duplex>();
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => this.refuseUnparsed(error, socket));
+    server.on('connect', (_request: IncomingMessage, socket: Duplex) => this.writeRaw(socket, CONNECT_REFUSAL));
+    server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+      this.metrics.countHttpParserRefusal(EXPECTATION_REFUSAL.status);
+      const { headers, body } = headersAndBody(EXPECTATION_REFUSAL);
+      response.writeHead(EXPECTATION_REFUSAL.status, headers).end(body);
+    });
+  }
+
+  private refuseUnparsed(error: NodeJS.ErrnoException, socket: Duplex): void {
+    // The parser reports every further chunk of a connection it gave up on: answer once.
+    if (this.answered.has(socket)) return;
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    this.writeRaw(socket, parserRefusal(error));
+  }
+
+  private writeRaw(socket: Duplex, refusal: Refusal): void {
+    this.answered.add(socket);
+    this.metrics.countHttpParserRefusal(refusal.status);
+    const { headers, body } = headersAndBody(refusal);
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    // Ending (not destroying) lets the answer reach a client still sending; the rest is discarded.
+    socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${head.join('')}\r\n${body}`);
+    socket.resume();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  }
+}
