@@ -13,11 +13,14 @@ export const ERROR_TYPES = {
   403: 'forbidden',
   404: 'not_found',
   405: 'method_not_allowed',
+  408: 'request_timeout',
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  417: 'expectation_failed',
   422: 'unprocessable_content',
   429: 'too_many_requests',
+  431: 'request_header_fields_too_large',
   500: 'internal_server_error',
   503: 'service_unavailable',
 } as const;
@@ -65,6 +68,12 @@ export const ERROR_CODES = {
   invalid_filter: { status: 400, type: 'bad_request', description: 'A filter the type or field cannot apply.' },
   version_header: { status: 400, type: 'bad_request', description: 'Service-Version is missing or not the supported version.' },
   idempotency_key_too_long: { status: 400, type: 'bad_request', description: 'Idempotency-Key is too long.' },
+  malformed_request: {
+    status: 400,
+    type: 'bad_request',
+    description:
+      'Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.',
+  },
   invalid_api_key: {
     status: 401,
     type: 'unauthorized',
@@ -86,6 +95,11 @@ export const ERROR_CODES = {
     status: 405,
     type: 'method_not_allowed',
     description: 'A known path with another method; `Allow` lists the methods it takes.',
+  },
+  request_timeout: {
+    status: 408,
+    type: 'request_timeout',
+    description: 'The request line, headers or body did not arrive in time.',
   },
   invalid_state: { status: 409, type: 'conflict', description: 'The resource is not in a state that allows this.' },
   idempotency_conflict: {
@@ -113,6 +127,11 @@ export const ERROR_CODES = {
     status: 415,
     type: 'unsupported_media_type',
     description: 'The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.',
+  },
+  expectation_failed: {
+    status: 417,
+    type: 'expectation_failed',
+    description: 'An `Expect` header other than `100-continue`.',
   },
   parameter_missing: {
     status: 422,
@@ -160,6 +179,11 @@ export const ERROR_CODES = {
     status: 429,
     type: 'too_many_requests',
     description: 'A rate limit is exhausted (or too many failed authentications); see Retry-After.',
+  },
+  header_too_large: {
+    status: 431,
+    type: 'request_header_fields_too_large',
+    description: 'The request line and headers are larger than 16 KiB.',
   },
   internal_error: {
     status: 500,

@@ -4,15 +4,14 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { ERROR_CODES, ErrorCode } from '../../common/errors/error-codes';
 import { MetricsService } from './metrics.service';
 
 /** How long a refused connection may take to read the answer before it is cut. */
 const LINGER_MS = 2000;
 
 interface Refusal {
-  status: number;
-  type: string;
-  code: string;
+  code: ErrorCode;
   message: string;
 }
 
@@ -28,45 +27,29 @@ interface Refusal {
 function parserRefusal(error: NodeJS.ErrnoException & { reason?: string }): Refusal {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return {
-        status: 431,
-        type: 'request_header_fields_too_large',
-        code: 'header_too_large',
-        message: 'The request line and headers are larger than 16 KiB',
-      };
+      return { code: 'header_too_large', message: 'The request line and headers are larger than 16 KiB' };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, type: 'payload_too_large', code: 'payload_too_large', message: 'Chunk extensions are too large' };
+      return { code: 'payload_too_large', message: 'Chunk extensions are too large' };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, type: 'request_timeout', code: 'request_timeout', message: 'The request did not arrive in time' };
+      return { code: 'request_timeout', message: 'The request did not arrive in time' };
     default:
       // llhttp's reasons are fixed texts ("Invalid method encountered"), never the client's bytes.
-      return {
-        status: 400,
-        type: 'bad_request',
-        code: 'malformed_request',
-        message: `The request is not valid HTTP/1.1: ${error.reason ?? 'parse error'}`,
-      };
+      return { code: 'malformed_request', message: `The request is not valid HTTP/1.1: ${error.reason ?? 'parse error'}` };
   }
 }
 
 /** CONNECT (a proxy tunnel), which Node answers by closing the connection without a word. */
-const CONNECT_REFUSAL: Refusal = {
-  status: 405,
-  type: 'method_not_allowed',
-  code: 'method_not_allowed',
-  message: 'CONNECT is not supported',
-};
+const CONNECT_REFUSAL: Refusal = { code: 'method_not_allowed', message: 'CONNECT is not supported' };
 
 /** An `Expect` other than 100-continue, which Node answers with an empty 417. */
-const EXPECTATION_REFUSAL: Refusal = {
-  status: 417,
-  type: 'expectation_failed',
-  code: 'expectation_failed',
-  message: 'Only "Expect: 100-continue" is supported',
-};
+const EXPECTATION_REFUSAL: Refusal = { code: 'expectation_failed', message: 'Only "Expect: 100-continue" is supported' };
 
-function headersAndBody({ type, code, message }: Refusal): { headers: Record<string, string>; body: string } {
-  const body = JSON.stringify({ error: { type, code, message } });
+function statusOf({ code }: Refusal): number {
+  return ERROR_CODES[code].status;
+}
+
+function headersAndBody({ code, message }: Refusal): { headers: Record<string, string>; body: string } {
+  const body = JSON.stringify({ error: { type: ERROR_CODES[code].type, code, message } });
   const headers = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
@@ -97,9 +80,9 @@ export class HttpParserRefusals implements OnApplicationBootstrap {
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => this.refuseUnparsed(error, socket));
     server.on('connect', (_request: IncomingMessage, socket: Duplex) => this.writeRaw(socket, CONNECT_REFUSAL));
     server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-      this.metrics.countHttpParserRefusal(EXPECTATION_REFUSAL.status);
+      this.metrics.countHttpParserRefusal(statusOf(EXPECTATION_REFUSAL));
       const { headers, body } = headersAndBody(EXPECTATION_REFUSAL);
-      response.writeHead(EXPECTATION_REFUSAL.status, headers).end(body);
+      response.writeHead(statusOf(EXPECTATION_REFUSAL), headers).end(body);
     });
   }
 
@@ -116,11 +99,12 @@ export class HttpParserRefusals implements OnApplicationBootstrap {
 
   private writeRaw(socket: Duplex, refusal: Refusal): void {
     this.answered.add(socket);
-    this.metrics.countHttpParserRefusal(refusal.status);
+    const status = statusOf(refusal);
+    this.metrics.countHttpParserRefusal(status);
     const { headers, body } = headersAndBody(refusal);
     const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
     // Ending (not destroying) lets the answer reach a client still sending; the rest is discarded.
-    socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${head.join('')}\r\n${body}`);
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${body}`);
     socket.resume();
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   }
