@@ -8,7 +8,7 @@ import { Transactions } from '../../database/transactions';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { isRecordIdOf } from '../../records/record-ids';
 import { checkRelationshipWriteLimit, idList, isPlainObject } from '../../records/record-write';
-import { storable } from '../../records/field-types/values';
+import { storable } from '../../common/validation/storable-text';
 import { RecordsService } from '../../records/records.service';
 import { ListDto } from './lists.dto';
 
