@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { LinkTargets } from '../../records/link-targets';
 import { MembersController } from './members.controller';
 import { MembersRepository } from './members.repository';
 import { MembersService } from './members.service';
@@ -8,4 +9,14 @@ import { MembersService } from './members.service';
   providers: [MembersRepository, MembersService],
   exports: [MembersRepository, MembersService],
 })
-export class MembersModule {}
+export class MembersModule implements OnModuleInit {
+  constructor(
+    private readonly targets: LinkTargets,
+    private readonly members: MembersRepository,
+  ) {}
+
+  /** Relationships to members (note `$createdBy`, task `$assignedTo`, …) link to rows of this module's table. */
+  onModuleInit(): void {
+    this.targets.register('member', this.members);
+  }
+}

@@ -4,6 +4,7 @@ import type { PageRequest } from '../../common/pagination/pagination';
 import { MemberEntity } from '../../database/entities/member.entity';
 import { Transactions } from '../../database/transactions';
 import { filterSql, SqlParameterList } from '../../records/record-filters';
+import type { LinkTargetOwner } from '../../records/link-targets';
 import { MEMBER_TYPE } from './member.type';
 
 /** A member as a row of the page statement (its timestamps come through json_agg as text). */
@@ -42,10 +43,10 @@ const MEMBERS_AS_RECORDS = `(SELECT m.*, jsonb_strip_nulls(jsonb_build_object(
 /**
  * The `members` table: the entity's repository for what it expresses, and one hand-written
  * statement for the filtered page, which the record filters compile to SQL over a `fields`
- * document.
+ * document. Also the link target owner for `member` (see LinkTargets).
  */
 @Injectable()
-export class MembersRepository {
+export class MembersRepository implements LinkTargetOwner {
   constructor(private readonly transactions: Transactions) {}
 
   private get members(): Repository<MemberEntity> {
