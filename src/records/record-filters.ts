@@ -5,6 +5,7 @@ import { optionIdOf } from './field-types/options';
 import { COMPARISONS, escapeLike } from './field-types/sql';
 import { filterText, parseNumberLiteral } from './field-types/values';
 import type { FieldDefinition, ObjectTypeDefinition } from './object-type';
+import { linkedToSql } from './record-links.repository';
 import type { ValueType } from './value-types';
 
 const FILTER_KEY = /^([^[\]]+)(?:\[(-?)([A-Za-z]*)\])?$/;
@@ -128,9 +129,8 @@ export function filterSql(
       }
     } else {
       if ((requested ?? 'equal') !== 'equal') throw invalidFilter(name, `${key} is a relationship: only equal applies`);
-      const { link, side } = relationship!.binding;
-      const [self, other] = side === 'source' ? ['source_id', 'target_id'] : ['target_id', 'source_id'];
-      condition = `EXISTS (SELECT 1 FROM record_links l WHERE l.${self} = r.id AND l.link = ${params.add(link)} AND l.${other} = ${params.add(filterText(raw, name))})`;
+      const other = params.add(filterText(raw, name));
+      condition = linkedToSql(relationship!.binding, 'r.id', other, params);
     }
     conditions.push(negated ? `(${condition}) IS NOT TRUE` : `(${condition})`);
   }

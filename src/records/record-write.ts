@@ -1,6 +1,7 @@
 import { ApiError } from '../common/errors/api-error';
 import { fieldTypeOf } from './field-types/registry';
-import { isPlainObject, storable } from './field-types/values';
+import { storable } from '../common/validation/storable-text';
+import { isPlainObject } from './field-types/values';
 import type { ObjectTypeDefinition, RelationshipDefinition, RelationshipOperation } from './object-type';
 
 export { isPlainObject };

@@ -1,8 +1,15 @@
 import { Global, Module } from '@nestjs/common';
+import { DefinitionsRepository } from './definitions.repository';
 import { DefinitionsService } from './definitions.service';
+import { LinkTargets } from './link-targets';
+import { RecordLinksRepository } from './record-links.repository';
+import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
 
 /** The records core: shared by every record type's module. */
 @Global()
-@Module({ providers: [DefinitionsService, RecordsService], exports: [DefinitionsService, RecordsService] })
+@Module({
+  providers: [DefinitionsRepository, DefinitionsService, RecordsRepository, RecordLinksRepository, LinkTargets, RecordsService],
+  exports: [DefinitionsRepository, DefinitionsService, LinkTargets, RecordsService],
+})
 export class RecordsModule {}

@@ -1,6 +1,7 @@
 import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createWorkspace } from '../support/factories';
+import { v1Headers } from '../support/test-app';
 
 const MEMBER_TYPES = [
   { objectType: 'account', key: '$accounts', path: 'accounts', scope: 'accounts:read', body: { fields: { $name: 'Acme' } } },
@@ -127,6 +128,42 @@ describe('lists', () => {
     expectError(await post(`/v1/lists/${list}`, { fields: { $name: null } }), 422, 'parameter_missing', 'fields.$name');
     expectError(await post(`/v1/lists/${list}`, { fields: 'x' }), 400, 'invalid_type', 'fields');
     expectError(await post(`/v1/lists/${list}`, { relationships: 'x' }), 400, 'invalid_type', 'relationships');
+  });
+
+  it('validates create and update bodies with their DTOs, and documents what they take', async () => {
+    const account = await record('accounts', { fields: { $name: 'Dto' } });
+    const fields = { $name: 'Dto', $objectType: 'account' };
+    const postText = (path: string, text: string) =>
+      suite.t.http.post(path).set(v1Headers(suite.ws.key)).set('Content-Type', 'application/json').send(text);
+    expectError(await post('/v1/lists', { fields, extra: 1 }), 400, 'unknown_field', 'extra');
+    expectError(await postText('/v1/lists', '{"fields":{"$name":"x","$objectType":"account"},"__proto__":{}}'), 400, 'unknown_field', '__proto__');
+    expectError(await post('/v1/lists', { fields: { ...fields, $name: ' \n\t' } }), 422, 'invalid_value', 'fields.$name');
+    expectError(await post('/v1/lists', { fields: { ...fields, $name: 'a\u0000b' } }), 422, 'invalid_value', 'fields.$name');
+    expectError(await post('/v1/lists', { fields: { ...fields, $name: 'x'.repeat(10_001) } }), 422, 'invalid_value', 'fields.$name');
+    // Characters are counted as PostgreSQL counts them: 10,000 emoji are 20,000 UTF-16 units.
+    expect((await post('/v1/lists', { fields: { ...fields, $name: '\u{1F600}'.repeat(10_000) } })).status).toBe(200);
+    expectError(await post('/v1/lists', { fields, relationships: { $accounts: [account, 3] } }), 400, 'invalid_type', 'relationships.$accounts');
+    expectError(await post('/v1/lists', { fields, relationships: [account] }), 400, 'invalid_type', 'relationships');
+
+    const list = (await post('/v1/lists', { fields })).body.id;
+    expectError(await post(`/v1/lists/${list}`, { name: 'x' }), 400, 'unknown_field', 'name');
+    expectError(await post(`/v1/lists/${list}`, { fields: { $color: 'red' } }), 400, 'unknown_field', 'fields.$color');
+    expectError(await post(`/v1/lists/${list}`, { fields: { $name: '' } }), 422, 'invalid_value', 'fields.$name');
+    expectError(await post(`/v1/lists/${list}`, { fields: { $objectType: null } }), 422, 'read_only_field', 'fields.$objectType');
+    expectError(await post(`/v1/lists/${list}`, { relationships: { $accounts: account } }), 400, 'invalid_type', 'relationships.$accounts');
+    expectError(await post(`/v1/lists/${list}`, { relationships: { $accounts: { add: 3 } } }), 400, 'invalid_type', 'relationships.$accounts.add');
+    expectError(await post(`/v1/lists/${list}`, { relationships: { $accounts: { remove: [account, {}] } } }), 400, 'invalid_type', 'relationships.$accounts.remove');
+    expect((await get(`/v1/lists/${list}/accounts`)).body.totalCount).toBe(0);
+
+    const { openapi } = suite;
+    openapi.assertRequest('POST', '/v1/lists', { fields, relationships: { $accounts: [account] } });
+    openapi.assertRequest('POST', `/v1/lists/${list}`, { fields: { $name: 'x' }, relationships: { $accounts: { add: account, remove: [account] } } });
+    for (const refused of [{ fields: { ...fields, $name: 3 } }, { fields: { ...fields, $objectType: 'note' } }, { fields, relationships: { $people: account } }]) {
+      expect({ refused, ok: openapi.refusesRequest('POST', '/v1/lists', refused) }).toEqual({ refused, ok: true });
+    }
+    for (const refused of [{ relationships: { $accounts: { add: 3 } } }, { relationships: { $people: { add: account } } }, { fields: 'x' }]) {
+      expect({ refused, ok: openapi.refusesRequest('POST', `/v1/lists/${list}`, refused) }).toEqual({ refused, ok: true });
+    }
   });
 
   it('lists lists newest first, with only limit and offset', async () => {

@@ -1,7 +1,7 @@
 import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace } from '../support/factories';
-import { adminHeaders } from '../support/test-app';
+import { adminHeaders, v1Headers } from '../support/test-app';
 import { uploadFile } from '../support/transcripts';
 
 const HOUR = 3_600_000;
@@ -124,6 +124,28 @@ describe('meetings', () => {
     expectError(await post(`/v1/meetings/${id}`, { fields: { $nope: null } }), 400, 'unknown_field', 'fields.$nope');
     expectError(await post(`/v1/meetings/${id}`, { fields: 'METADATA' }), 400, 'invalid_type', 'fields');
     expectError(await post(`/v1/meetings/${id}`, { relationships: [] }), 400, 'invalid_type', 'relationships');
+  });
+
+  it('validates the update body with its DTO, and the create options with theirs beside the record body', async () => {
+    const id = (await post('/v1/meetings', meeting())).body.id;
+    const postText = (path: string, text: string) =>
+      suite.t.http.post(path).set(v1Headers(suite.ws.key)).set('Content-Type', 'application/json').send(text);
+    expectError(await post(`/v1/meetings/${id}`, { fields: { $privacySetting: 'FULL' }, extra: 1 }), 400, 'unknown_field', 'extra');
+    for (const name of ['__proto__', 'constructor']) {
+      expectError(await postText(`/v1/meetings/${id}`, `{"${name}":{"fields":{}}}`), 400, 'unknown_field', name);
+    }
+    expectError(await post('/v1/meetings', meeting({}, { autoCreateRecords: [true] })), 400, 'invalid_type', 'autoCreateRecords');
+    expectError(await post('/v1/meetings', meeting({}, { extra: 1 })), 400, 'unknown_field', 'extra');
+    // The rest of a create body is a record body: a custom field may be named like an Object.prototype member.
+    const fresh = await createWorkspace(suite.t.http);
+    const custom = await suite.t.http
+      .post(`/admin/v1/workspaces/${fresh.workspaceId}/object-types/meeting/fields`)
+      .set(adminHeaders())
+      .send({ key: 'constructor', label: 'Builder', valueType: 'TEXT' });
+    expect(custom.status).toBe(200);
+    const created = await post('/v1/meetings', meeting({ constructor: 'Ada' }, { autoCreateRecords: false }), fresh.key);
+    expect(created.status).toBe(200);
+    expect(created.body.fields.constructor).toEqual({ value: 'Ada', valueType: 'TEXT' });
   });
 
   it('takes one COMPLETED transcript of this workspace that no other meeting has', async () => {

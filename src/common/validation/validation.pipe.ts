@@ -2,7 +2,7 @@ import { ArgumentMetadata, Injectable, PipeTransform, Type } from '@nestjs/commo
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { ApiError } from '../errors/api-error';
-import { storable } from '../../records/field-types/values';
+import { storable } from './storable-text';
 import { declaredMembers, MapShape, memberShape } from './dto-shape';
 
 /** Constraints that say "wrong JSON type or outside an enum" (400), as opposed to a refused value (422). */

@@ -6,6 +6,7 @@ import { CustomTypesAndLists1763784000000 } from './1763784000000-custom-types-a
 import { RecordValues1763787600000 } from './1763787600000-record-values';
 import { RecordValuesOrder1763791200000 } from './1763791200000-record-values-order';
 import { FilesCreatedAtMilliseconds1763794800000 } from './1763794800000-files-created-at-milliseconds';
+import { MeetingAccess1763798400000 } from './1763798400000-meeting-access';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   RecordValues1763787600000,
   RecordValuesOrder1763791200000,
   FilesCreatedAtMilliseconds1763794800000,
+  MeetingAccess1763798400000,
 ];

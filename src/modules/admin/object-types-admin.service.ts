@@ -3,6 +3,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { isIdOf, newId } from '../../common/ids';
 import { Transactions } from '../../database/transactions';
 import { DefinitionsDto, toDefinitionsDto } from '../../records/definitions.dto';
+import { DefinitionsRepository } from '../../records/definitions.repository';
 import { DefinitionsService } from '../../records/definitions.service';
 import type { ObjectTypeDefinition, TypeConfiguration } from '../../records/object-type';
 import { RESERVED_TYPE_SLUGS } from '../../records/system-types';
@@ -60,6 +61,7 @@ export class ObjectTypesAdminService {
   constructor(
     private readonly transactions: Transactions,
     private readonly definitions: DefinitionsService,
+    private readonly stored: DefinitionsRepository,
   ) {}
 
   /**
@@ -70,16 +72,12 @@ export class ObjectTypesAdminService {
   createType(workspaceId: string, input: CreateObjectTypeDto): Promise<DefinitionsDto> {
     const fieldEntries = Object.entries(input.fields ?? {});
     const relationshipEntries = Object.entries(input.relationships ?? {});
-    return this.transactions.run(async (manager) => {
+    return this.transactions.run(async () => {
       await this.lockWorkspace(workspaceId);
       if (RESERVED_TYPE_SLUGS.has(input.slug)) {
         throw new ApiError(409, 'duplicate_slug', `${input.slug} is a system type`, 'slug');
       }
-      const inserted = (await manager.query(
-        `INSERT INTO object_types (workspace_id, slug, label) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING slug`,
-        [workspaceId, input.slug, input.label],
-      )) as unknown[];
-      if (inserted.length === 0) {
+      if (!(await this.stored.insertType({ workspaceId, slug: input.slug, label: input.label }))) {
         throw new ApiError(409, 'duplicate_slug', `This workspace already has a type ${input.slug}`, 'slug');
       }
       const types = await this.workingCopy(workspaceId);
@@ -121,22 +119,17 @@ export class ObjectTypesAdminService {
   private async insertField(workspaceId: string, type: ObjectTypeDefinition, input: AddFieldDto, prefix: string) {
     const param = (name: string) => (prefix ? `${prefix}.${name}` : name);
     if (keyTaken(type, input.key)) throw duplicateKey(type.slug, input.key, param('key'));
-    await this.transactions.manager.query(
-      `INSERT INTO field_definitions
-         (id, workspace_id, object_type, key, label, value_type, description, type_configuration, required)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        newId('field'),
-        workspaceId,
-        type.slug,
-        input.key,
-        input.label,
-        input.valueType,
-        input.description ?? null,
-        JSON.stringify(typeConfigurationOf(input, prefix)),
-        input.required ?? false,
-      ],
-    );
+    await this.stored.insertField({
+      id: newId('field'),
+      workspaceId,
+      objectType: type.slug,
+      key: input.key,
+      label: input.label,
+      valueType: input.valueType,
+      description: input.description ?? null,
+      typeConfiguration: typeConfigurationOf(input, prefix),
+      required: input.required ?? false,
+    });
   }
 
   private async insertRelationship(
@@ -157,23 +150,18 @@ export class ObjectTypesAdminService {
     if (target && (keyTaken(target, inverseKey) || (target.slug === type.slug && inverseKey === input.key))) {
       throw duplicateKey(input.objectType, inverseKey, param('inverseKey'));
     }
-    await this.transactions.manager.query(
-      `INSERT INTO relationship_definitions
-         (id, workspace_id, object_type, key, label, cardinality, target_type, description, inverse_key, inverse_label)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [
-        newId('relationship'),
-        workspaceId,
-        type.slug,
-        input.key,
-        input.label,
-        input.cardinality,
-        input.objectType,
-        input.description ?? null,
-        inverseKey,
-        input.inverseLabel ?? `${type.label} (${input.label})`,
-      ],
-    );
+    await this.stored.insertRelationship({
+      id: newId('relationship'),
+      workspaceId,
+      objectType: type.slug,
+      key: input.key,
+      label: input.label,
+      cardinality: input.cardinality,
+      targetType: input.objectType,
+      description: input.description ?? null,
+      inverseKey,
+      inverseLabel: input.inverseLabel ?? `${type.label} (${input.label})`,
+    });
     target?.relationships.push({ key: inverseKey } as ObjectTypeDefinition['relationships'][number]);
   }
 
@@ -190,10 +178,7 @@ export class ObjectTypesAdminService {
 
   /** Definition changes of one workspace take turns, so two cannot both take a key. */
   private async lockWorkspace(workspaceId: string): Promise<void> {
-    const exists =
-      isIdOf('workspace', workspaceId) &&
-      ((await this.transactions.manager.query(`SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE`, [workspaceId])) as unknown[])
-        .length > 0;
+    const exists = isIdOf('workspace', workspaceId) && (await this.stored.lockWorkspace(workspaceId));
     if (!exists) throw ApiError.notFound('Workspace');
   }
 

@@ -1,5 +1,6 @@
-import { Module, OnApplicationShutdown } from '@nestjs/common';
+import { Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
+import { LinkTargets } from '../../records/link-targets';
 import { FileSweeper } from './file-sweeper';
 import { FileTransfersController } from './file-transfers.controller';
 import { FileTransfersService } from './file-transfers.service';
@@ -29,8 +30,17 @@ function createStorage(config: AppConfig): FileStorage {
   ],
   exports: [FilesService, FilesRepository],
 })
-export class FilesModule implements OnApplicationShutdown {
-  constructor(private readonly storage: FileStorage) {}
+export class FilesModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly storage: FileStorage,
+    private readonly targets: LinkTargets,
+    private readonly files: FilesRepository,
+  ) {}
+
+  /** A meeting's `$transcript` links to a row of this module's table. */
+  onModuleInit(): void {
+    this.targets.register('file', this.files);
+  }
 
   /** After the providers' own hooks (the sweep stops first). */
   onApplicationShutdown(): void {

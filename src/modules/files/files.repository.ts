@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Transactions } from '../../database/transactions';
-import { meetingFullAccessSql, TRANSCRIPT_LINK } from '../meetings/meeting-access';
+import type { LinkTargetOwner } from '../../records/link-targets';
 import type { FileDto, FileStatus } from './dto/file.dto';
 import type { StoredFile } from './storage/file-storage';
 
@@ -41,15 +41,11 @@ const COLUMNS = `f.id, f.workspace_id, f.member_id, f.filename, f.mime_type, f.s
   (f.status = 'PENDING' AND f.expires_at <= statement_timestamp()) AS expired`;
 
 /**
- * decisions §9: a file attached as transcript to a meeting that the caller sees at METADATA
- * access does not exist for that caller. `$1` is the workspace, `$2` the member id, `$3` the email.
- * The access rule is TRUE or FALSE, never NULL, so its negation hides whatever meeting field is unset.
+ * docs/api.md §9: the transcript of a meeting that the caller sees at METADATA access does not
+ * exist for that caller. The meeting privacy rule is the database function of the MeetingAccess
+ * migration. `$1` is the workspace, `$2` the member id, `$3` the lowercased email.
  */
-const VISIBLE_TO_CALLER = `NOT EXISTS (
-  SELECT 1 FROM record_links transcript JOIN records meeting ON meeting.id = transcript.source_id
-   WHERE transcript.target_id = f.id AND transcript.link = '${TRANSCRIPT_LINK}'
-     AND transcript.workspace_id = $1 AND meeting.object_type = 'meeting'
-     AND NOT ${meetingFullAccessSql('meeting', '$2', '$3')})`;
+const VISIBLE_TO_CALLER = `NOT EXISTS (SELECT 1 FROM hidden_meeting_transcripts($1, $2, $3) hidden WHERE hidden.file_id = f.id)`;
 
 function toRecord(row: FileRow): FileRecord {
   return {
@@ -85,9 +81,12 @@ function callerParams(caller: AuthContext): string[] {
   return [caller.workspaceId, caller.memberId, caller.memberEmail.toLowerCase()];
 }
 
-/** SQL of the `files` table; the service decides, this reads and writes. */
+/**
+ * SQL of the `files` table; the service decides, this reads and writes. Also the link target
+ * owner for `file` (a meeting's `$transcript`: see LinkTargets).
+ */
 @Injectable()
-export class FilesRepository {
+export class FilesRepository implements LinkTargetOwner {
   constructor(private readonly transactions: Transactions) {}
 
   /**
@@ -196,6 +195,26 @@ export class FilesRepository {
       [batch],
     );
     return rows.map(toRecord);
+  }
+
+  async existingIds(workspaceId: string, ids: string[]): Promise<string[]> {
+    const rows: { id: string }[] = await this.transactions.manager.query(
+      `SELECT id FROM files WHERE workspace_id = $1 AND id = ANY($2)`,
+      [workspaceId, ids],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Locks the file until the transaction ends when it is a COMPLETED file of the workspace, so
+   * that whoever attaches it (a meeting's transcript) holds it meanwhile; false otherwise.
+   */
+  async lockCompleted(workspaceId: string, id: string): Promise<boolean> {
+    const rows: unknown[] = await this.transactions.manager.query(
+      `SELECT 1 FROM files WHERE id = $1 AND workspace_id = $2 AND status = 'COMPLETED' FOR UPDATE`,
+      [id, workspaceId],
+    );
+    return rows.length > 0;
   }
 
   async markSwept(manager: EntityManager, ids: string[]): Promise<void> {

@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
-import { ListDto, ListWriteDto } from './lists.dto';
+import { CreateListDto, ListDto, UpdateListDto } from './lists.dto';
 import { ListsService } from './lists.service';
 
 const MEMBER_ERRORS = [404, 422] as const;
@@ -24,8 +24,7 @@ export class ListsController {
     response: ListDto,
     errors: [415, 422],
   })
-  @ApiBody({ type: ListWriteDto })
-  create(@Caller() caller: AuthContext, @Body() body: unknown): Promise<ListDto> {
+  create(@Caller() caller: AuthContext, @Body() body: CreateListDto): Promise<ListDto> {
     return this.lists.create(caller, body);
   }
 
@@ -37,8 +36,7 @@ export class ListsController {
     response: ListDto,
     errors: [404, 415, 422],
   })
-  @ApiBody({ type: ListWriteDto })
-  update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: unknown): Promise<ListDto> {
+  update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateListDto): Promise<ListDto> {
     return this.lists.update(caller, id, body);
   }
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
@@ -7,59 +7,21 @@ import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { recordWriteSchema } from '../../records/record-write.schema';
 import { SYSTEM_RECORD_TYPES } from '../../records/system-types';
-import { MeetingDto } from './meeting.dto';
+import { MeetingCreateOptionsDto, MeetingDto, UpdateMeetingDto } from './meeting.dto';
+import { MeetingsService } from './meetings.service';
 
 const MEETING = SYSTEM_RECORD_TYPES.find((type) => type.slug === 'meeting')!;
 const CREATE_SCHEMA = recordWriteSchema(MEETING, true);
+/** The meeting record body, and the create options beside its members. */
 const CREATE_MEETING_SCHEMA = {
   ...CREATE_SCHEMA,
   properties: {
     ...(CREATE_SCHEMA.properties as object),
-    autoCreateRecords: {
-      type: 'boolean',
-      nullable: true,
-      description:
-        'Create contacts (and an account per new email domain, unless one has a website on it) for attendees outside ' +
-        'the workspace. Records the workspace requires more fields of are skipped; the meeting is never refused for them.',
-    },
+    autoCreateRecords: { $ref: `${getSchemaPath(MeetingCreateOptionsDto)}/properties/autoCreateRecords` },
   },
 };
-/** Only `$privacySetting` and `$transcript.replace` may change; `null` members change nothing. */
-const UPDATE_MEETING_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    fields: {
-      type: 'object',
-      nullable: true,
-      additionalProperties: false,
-      properties: {
-        $privacySetting: {
-          type: 'string',
-          nullable: true,
-          enum: ['FULL', 'METADATA', null],
-          description: 'null clears the setting: the meeting is then FULL, the default',
-        },
-      },
-    },
-    relationships: {
-      type: 'object',
-      nullable: true,
-      additionalProperties: false,
-      properties: {
-        $transcript: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['replace'],
-          properties: { replace: { type: 'string', description: 'A COMPLETED file id' } },
-        },
-      },
-    },
-  },
-};
-import { MeetingsService } from './meetings.service';
-
 @ApiTags('Meetings')
+@ApiExtraModels(MeetingCreateOptionsDto)
 @Controller('v1/meetings')
 export class MeetingsController {
   constructor(private readonly meetings: MeetingsService) {}
@@ -73,6 +35,8 @@ export class MeetingsController {
     errors: [415, 422],
   })
   @ApiBody({ schema: CREATE_MEETING_SCHEMA })
+  // A record body: its keys are the type's, and `constructor` is a valid custom field key, which a
+  // static body would refuse; the service validates the create options with their DTO.
   create(@Caller() caller: AuthContext, @Body() body: unknown): Promise<MeetingDto> {
     return this.meetings.create(caller, body);
   }
@@ -85,8 +49,7 @@ export class MeetingsController {
     response: MeetingDto,
     errors: [404, 415, 422],
   })
-  @ApiBody({ schema: UPDATE_MEETING_SCHEMA })
-  update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: unknown): Promise<MeetingDto> {
+  update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateMeetingDto): Promise<MeetingDto> {
     return this.meetings.update(caller, id, body);
   }
 

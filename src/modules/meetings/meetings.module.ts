@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
+import { FilesModule } from '../files/files.module';
+import { MembersModule } from '../members/members.module';
 import { MeetingsController } from './meetings.controller';
+import { MeetingsRepository } from './meetings.repository';
 import { MeetingsService } from './meetings.service';
 
-@Module({ controllers: [MeetingsController], providers: [MeetingsService] })
+@Module({ imports: [FilesModule, MembersModule], controllers: [MeetingsController], providers: [MeetingsRepository, MeetingsService] })
 export class MeetingsModule {}

@@ -2,17 +2,19 @@ import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiError } from '../../common/errors/api-error';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
+import { validateEntry } from '../../common/validation/validation.pipe';
 import { Transactions } from '../../database/transactions';
 import { DefinitionsService } from '../../records/definitions.service';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
-import type { ObjectTypeDefinition } from '../../records/object-type';
+import { hostKey } from '../../records/field-types/url-hosts';
+import type { ObjectTypeDefinition, RelationshipDefinition } from '../../records/object-type';
 import { isRecordIdOf } from '../../records/record-ids';
 import { isPlainObject } from '../../records/record-write';
 import { RecordsService } from '../../records/records.service';
-import { meetingFullAccessSql, TRANSCRIPT_LINK } from './meeting-access';
-import { MeetingDto } from './meeting.dto';
-
-type AccessLevel = MeetingDto['accessLevel'];
+import { FilesRepository } from '../files/files.repository';
+import { MembersRepository } from '../members/members.repository';
+import { MeetingCreateOptionsDto, MeetingDto, UpdateMeetingDto } from './meeting.dto';
+import { MeetingsRepository } from './meetings.repository';
 
 /** The fields a caller with METADATA access still sees; every other field reads null. */
 const METADATA_FIELDS = new Set([
@@ -44,6 +46,11 @@ function readOnly(param: string, why: string): ApiError {
   return new ApiError(422, 'read_only_field', `${param} ${why}`, param);
 }
 
+/** The relationship `key` of `type`, one of the system relationships every workspace has. */
+function relationshipOf(type: ObjectTypeDefinition, key: string): RelationshipDefinition {
+  return type.relationships.find((relationship) => relationship.key === key)!;
+}
+
 function transcriptId(value: unknown, param: string): string {
   const ids = Array.isArray(value) ? value : [value];
   if (ids.length !== 1) throw ApiError.invalidValue(param, 'A meeting has exactly one transcript');
@@ -51,34 +58,22 @@ function transcriptId(value: unknown, param: string): string {
   return ids[0];
 }
 
-/** A member of a hand-checked body: `null` for an optional member reads as absent. */
-function optionalObject(value: unknown, param: string): Record<string, unknown> {
-  if (value === undefined || value === null) return {};
-  if (!isPlainObject(value)) throw ApiError.invalidType(param, 'an object');
-  return value;
-}
-
 /**
- * An update body: only `$privacySetting` and `$transcript.replace` may change. `fields` or
- * `relationships` given as null change nothing; `$privacySetting: null` clears the setting, which
- * is the default FULL; clearing the transcript is refused (read_only_field), as documented.
- * Returns the write for the records core and the new transcript, if any.
+ * The keys of an update body (its shape is UpdateMeetingDto's): only `$privacySetting` and
+ * `$transcript.replace` may change. `$privacySetting: null` clears the setting, which is the
+ * default FULL; clearing the transcript is refused (read_only_field), as documented. Returns the
+ * write for the records core, which validates the values, and the new transcript, if any.
  */
-function readUpdate(type: ObjectTypeDefinition, body: unknown): { write: Record<string, unknown>; fileId?: string } {
-  const given = body ?? {};
-  if (!isPlainObject(given)) throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
-  for (const key of Object.keys(given)) {
-    if (key !== 'fields' && key !== 'relationships') throw ApiError.unknownField(key);
-  }
+function readUpdate(type: ObjectTypeDefinition, body: UpdateMeetingDto): { write: Record<string, unknown>; fileId?: string } {
   const write: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(optionalObject(given.fields, 'fields'))) {
+  for (const [key, value] of Object.entries(body.fields ?? {})) {
     const param = `fields.${key}`;
     if (!type.fields.some((field) => field.key === key)) throw ApiError.unknownField(param);
     if (key !== UPDATABLE_FIELD) throw readOnly(param, 'cannot change after create; only $privacySetting can');
     write.fields = { [UPDATABLE_FIELD]: value ?? DEFAULT_PRIVACY };
   }
   let fileId: string | undefined;
-  for (const [key, value] of Object.entries(optionalObject(given.relationships, 'relationships'))) {
+  for (const [key, value] of Object.entries(body.relationships ?? {})) {
     const param = `relationships.${key}`;
     if (!type.relationships.some((relationship) => relationship.key === key)) {
       throw new ApiError(400, 'unknown_relationship', `${param} is not a known relationship`, param);
@@ -109,11 +104,6 @@ function creatableWith(type: ObjectTypeDefinition, fields: string[]): boolean {
 const HOST_LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?`;
 const HOSTNAME = new RegExp(`^(?:${HOST_LABEL}\\.)+${HOST_LABEL}$`, 'u');
 
-/** How account websites and email domains are compared: lowercase, no trailing dot, no `www.`. */
-function hostKey(host: string): string {
-  return host.toLowerCase().replace(/\.+$/, '').replace(/^www\./, '');
-}
-
 /** The email's domain when it is a host name a website can have (an EMAIL allows more), else undefined. */
 function webDomainOf(email: string): string | undefined {
   const domain = email.slice(email.lastIndexOf('@') + 1);
@@ -126,17 +116,9 @@ function webDomainOf(email: string): string | undefined {
 }
 
 /**
- * The host key of the URL `url` (SQL text), as hostKey computes it: the authority's host without
- * user info or port, lowercased, without a trailing dot or a leading `www.`; NULL when no URL.
- */
-function urlHostKeySql(url: string): string {
-  const host = `substring(${url} from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?([^/?#:]+)')`;
-  return `regexp_replace(rtrim(lower(${host}), '.'), '^www[.]', '')`;
-}
-
-/**
  * Meetings on the records core: past meetings only, one transcript file, links to contacts,
- * accounts and opportunities derived from the attendees, and privacy resolved per caller.
+ * accounts and opportunities derived from the attendees, and privacy resolved per caller by the
+ * one SQL rule (MeetingsRepository).
  */
 @Injectable()
 export class MeetingsService {
@@ -144,13 +126,15 @@ export class MeetingsService {
     private readonly transactions: Transactions,
     private readonly records: RecordsService,
     private readonly definitions: DefinitionsService,
+    private readonly meetings: MeetingsRepository,
+    private readonly files: FilesRepository,
+    private readonly members: MembersRepository,
   ) {}
 
   async create(caller: AuthContext, body: unknown): Promise<MeetingDto> {
     if (!isPlainObject(body)) throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
     const { autoCreateRecords, ...recordBody } = body;
-    const autoCreate = autoCreateRecords ?? false;
-    if (typeof autoCreate !== 'boolean') throw ApiError.invalidType('autoCreateRecords', 'a boolean');
+    const options = validateEntry(MeetingCreateOptionsDto, { autoCreateRecords }, '');
     if (isPlainObject(recordBody.fields)) {
       recordBody.fields = { ...recordBody.fields, $privacySetting: recordBody.fields.$privacySetting ?? DEFAULT_PRIVACY };
     }
@@ -161,29 +145,28 @@ export class MeetingsService {
       else if (transcript !== undefined) fileId = transcriptId(transcript, `relationships.${TRANSCRIPT}`);
     }
     return this.transactions.run(async () => {
-      if (fileId !== undefined) await this.checkTranscript(caller, fileId, undefined);
       const created = await this.records.create(caller, 'meeting', recordBody);
+      if (fileId !== undefined) await this.checkTranscript(caller, fileId, created.id);
       this.checkDates(created);
-      await this.linkAttendees(caller, created, autoCreate);
-      return this.present(caller, await this.records.get(caller, 'meeting', created.id));
+      const linked = await this.linkAttendees(caller, created, options.autoCreateRecords ?? false);
+      return this.present(caller, linked ? await this.records.get(caller, 'meeting', created.id) : created);
     });
   }
 
-  async update(caller: AuthContext, id: string, body: unknown): Promise<MeetingDto> {
+  async update(caller: AuthContext, id: string, body: UpdateMeetingDto): Promise<MeetingDto> {
     const type = await this.definitions.typeOf(caller, 'meeting');
     if (!isRecordIdOf('meeting', id)) throw ApiError.notFound(type.label);
     const { write, fileId } = readUpdate(type, body);
     return this.transactions.run(async () => {
-      // A caller who may not see the transcript may not replace it, nor lift the privacy setting.
-      // The row stays locked, so the setting cannot change between this check and the write.
-      const level = (await this.accessLevels(caller, [id], true)).get(id);
-      if (level === undefined) throw ApiError.notFound(type.label);
-      if (level !== 'FULL') {
-        throw new ApiError(403, 'not_permitted', 'Only members with FULL access to this meeting may change it');
-      }
+      const updated = await this.records.update(caller, 'meeting', id, write, async () => {
+        // A caller who may not see the transcript may not replace it, nor lift the privacy setting.
+        // The meeting's row is locked from here on, so its setting cannot change before the write.
+        if ((await this.meetings.fullAccess(caller, [id])).get(id) !== true) {
+          throw new ApiError(403, 'not_permitted', 'Only members with FULL access to this meeting may change it');
+        }
+      });
       if (fileId !== undefined) await this.checkTranscript(caller, fileId, id);
-      await this.records.update(caller, 'meeting', id, write);
-      return this.present(caller, await this.records.get(caller, 'meeting', id));
+      return this.present(caller, updated);
     });
   }
 
@@ -199,37 +182,25 @@ export class MeetingsService {
    */
   async list(caller: AuthContext, page: PageRequest): Promise<PageResult<MeetingDto>> {
     const type = await this.definitions.typeOf(caller, 'meeting');
-    const result = await this.records.list(caller, 'meeting', page, (params, filteredKeys) =>
-      filteredKeys.some((key) => hiddenAtMetadata(type, key))
-        ? meetingFullAccessSql('r', params.add(caller.memberId), params.add(caller.memberEmail.toLowerCase()))
-        : undefined,
-    );
-    const levels = await this.accessLevels(caller, result.data.map((meeting) => meeting.id));
-    return { data: result.data.map((meeting) => this.render(meeting, levels.get(meeting.id))), totalCount: result.totalCount };
+    const filteredKeys = Object.keys(page.filters).map((name) => name.replace(/\[.*$/, ''));
+    const restrict = filteredKeys.some((key) => hiddenAtMetadata(type, key))
+      ? this.meetings.fullAccessRestriction(caller)
+      : undefined;
+    const result = await this.records.list(caller, 'meeting', page, restrict);
+    const access = await this.meetings.fullAccess(caller, result.data.map((meeting) => meeting.id));
+    return {
+      data: result.data.map((meeting) => this.render(meeting, access.get(meeting.id) === true)),
+      totalCount: result.totalCount,
+    };
   }
 
   /**
-   * The meeting redacted for the caller. The level is read just after the meeting: only
+   * The meeting redacted for the caller. The access is read just after the meeting: only
    * `$privacySetting` (and the transcript) can change in between, so the caller sees at most what
-   * the setting allows it at that later moment.
+   * the setting allows it at that later moment; a meeting not found any more reads at METADATA.
    */
   private async present(caller: AuthContext, meeting: EntityEnvelopeDto): Promise<MeetingDto> {
-    return this.render(meeting, (await this.accessLevels(caller, [meeting.id])).get(meeting.id));
-  }
-
-  /**
-   * The caller's access level to each of these meetings of its workspace, by the one SQL rule
-   * (meetingFullAccessSql) that also hides transcripts from the files routes. A meeting that is
-   * not found has no entry; with `lock`, the rows stay locked in the current transaction.
-   */
-  private async accessLevels(caller: AuthContext, ids: string[], lock = false): Promise<Map<string, AccessLevel>> {
-    if (ids.length === 0) return new Map();
-    const rows = (await this.transactions.manager.query(
-      `SELECT r.id, ${meetingFullAccessSql('r', '$2', '$3')} AS full_access FROM records r
-        WHERE r.workspace_id = $1 AND r.object_type = 'meeting' AND r.id = ANY($4) ${lock ? 'FOR UPDATE' : ''}`,
-      [caller.workspaceId, caller.memberId, caller.memberEmail.toLowerCase(), ids],
-    )) as { id: string; full_access: boolean }[];
-    return new Map(rows.map((row) => [row.id, row.full_access ? 'FULL' : 'METADATA']));
+    return this.render(meeting, (await this.meetings.fullAccess(caller, [meeting.id])).get(meeting.id) === true);
   }
 
   private checkDates(meeting: EntityEnvelopeDto): void {
@@ -241,66 +212,44 @@ export class MeetingsService {
     if (end < start) throw ApiError.invalidValue('fields.$endDate', 'fields.$endDate must not be before $startDate');
   }
 
-  /** A COMPLETED file of this workspace, attached to no other meeting. */
-  private async checkTranscript(caller: AuthContext, fileId: string, meetingId: string | undefined): Promise<void> {
+  /**
+   * The transcript just linked to `meetingId` (the records core has checked that it is a file of
+   * the workspace) must be COMPLETED and no other meeting's. The file stays locked until the
+   * commit, so two meetings taking one file at once take turns and the second sees the first.
+   */
+  private async checkTranscript(caller: AuthContext, fileId: string, meetingId: string): Promise<void> {
     const param = `relationships.${TRANSCRIPT}`;
-    const manager = this.transactions.manager;
-    const files = isRecordIdOf('file', fileId)
-      ? ((await manager.query(`SELECT status FROM files WHERE id = $1 AND workspace_id = $2 FOR UPDATE`, [
-          fileId,
-          caller.workspaceId,
-        ])) as { status: string }[])
-      : [];
-    if (files.length === 0) {
-      throw new ApiError(422, 'relationship_entity_missing', `No file ${fileId} in this workspace`, param);
+    if (!(await this.files.lockCompleted(caller.workspaceId, fileId))) {
+      throw ApiError.invalidValue(param, `File ${fileId} is not COMPLETED`);
     }
-    if (files[0].status !== 'COMPLETED') throw ApiError.invalidValue(param, `File ${fileId} is not COMPLETED`);
-    const attached = (await manager.query(
-      `SELECT source_id FROM record_links WHERE link = $1 AND target_id = $2 AND source_id IS DISTINCT FROM $3`,
-      [TRANSCRIPT_LINK, fileId, meetingId ?? null],
-    )) as unknown[];
-    if (attached.length > 0) throw ApiError.invalidValue(param, `File ${fileId} is already another meeting's transcript`);
+    const transcript = relationshipOf(await this.definitions.typeOf(caller, 'meeting'), TRANSCRIPT);
+    const holders = await this.records.idsLinkingTo(transcript, [fileId]);
+    if (holders.some((holder) => holder !== meetingId)) {
+      throw ApiError.invalidValue(param, `File ${fileId} is already another meeting's transcript`);
+    }
   }
 
   /**
    * `$contact`: contacts whose `$email` holds an attendee or the organizer; `$account` and
    * `$opportunity` follow from them. With autoCreateRecords, attendees outside the workspace
-   * without a contact first get one (see createMissingContacts).
+   * without a contact first get one (see createMissingContacts). False when there is nobody to link.
    */
-  private async linkAttendees(caller: AuthContext, meeting: EntityEnvelopeDto, autoCreate: boolean): Promise<void> {
+  private async linkAttendees(caller: AuthContext, meeting: EntityEnvelopeDto, autoCreate: boolean): Promise<boolean> {
     const attendees = (meeting.fields.$attendeeEmails.value as string[] | null) ?? [];
     const organizer = meeting.fields.$organizerEmail.value as string | null;
     const emails = [...new Set([...attendees, ...(organizer ? [organizer] : [])])];
-    if (emails.length === 0) return;
+    if (emails.length === 0) return false;
     if (autoCreate) await this.createMissingContacts(caller, emails);
-    const manager = this.transactions.manager;
-    const contactIds = (await this.contactsWith(caller, emails)).map((contact) => contact.id);
-    const accountIds = (
-      (await manager.query(
-        `SELECT DISTINCT target_id AS id FROM record_links WHERE link = 'contact:$account' AND source_id = ANY($1)`,
-        [contactIds],
-      )) as { id: string }[]
-    ).map((row) => row.id);
-    const opportunityIds = (
-      (await manager.query(
-        `SELECT DISTINCT source_id AS id FROM record_links WHERE link = 'opportunity:$account' AND target_id = ANY($1)`,
-        [accountIds],
-      )) as { id: string }[]
-    ).map((row) => row.id);
-    const type = await this.definitions.typeOf(caller, 'meeting');
+    const types = await this.definitions.typesOf(caller);
+    const contactIds = (await this.records.findHoldingAny(caller, 'contact', '$email', emails)).map((contact) => contact.id);
+    const accountIds = await this.records.idsLinkedBy(relationshipOf(types.get('contact')!, '$account'), contactIds);
+    const opportunityIds = await this.records.idsLinkedBy(relationshipOf(types.get('account')!, '$opportunity'), accountIds);
     const derived = { $contact: contactIds, $account: accountIds, $opportunity: opportunityIds };
+    const meetingType = types.get('meeting')!;
     for (const key of DERIVED_RELATIONSHIPS) {
-      const definition = type.relationships.find((relationship) => relationship.key === key)!;
-      await this.records.setSystemLinks(caller.workspaceId, meeting.id, definition, derived[key]);
+      await this.records.setSystemLinks(caller.workspaceId, meeting.id, relationshipOf(meetingType, key), derived[key]);
     }
-  }
-
-  private async contactsWith(caller: AuthContext, emails: string[]): Promise<{ id: string; emails: string[] }[]> {
-    return (await this.transactions.manager.query(
-      `SELECT id, fields -> '$email' AS emails FROM records
-        WHERE workspace_id = $1 AND object_type = 'contact' AND fields -> '$email' ?| $2::text[]`,
-      [caller.workspaceId, emails],
-    )) as { id: string; emails: string[] }[];
+    return true;
   }
 
   /**
@@ -318,29 +267,15 @@ export class MeetingsService {
     const contactType = await this.definitions.typeOf(caller, 'contact');
     if (!creatableWith(contactType, ['$email'])) return;
     const createsAccounts = creatableWith(await this.definitions.typeOf(caller, 'account'), ['$name', '$website']);
-    const manager = this.transactions.manager;
-    // Creating accounts and contacts takes their counter rows; take both now, in one order, so
-    // that two meetings creating records at once queue, and the second sees the first's contacts.
-    await manager.query(
-      `INSERT INTO record_counts (workspace_id, object_type, count) VALUES ($1, 'account', 0), ($1, 'contact', 0)
-       ON CONFLICT DO NOTHING`,
-      [caller.workspaceId],
-    );
-    await manager.query(
-      `SELECT 1 FROM record_counts WHERE workspace_id = $1 AND object_type IN ('account', 'contact')
-        ORDER BY object_type FOR UPDATE`,
-      [caller.workspaceId],
-    );
-    const known = new Set((await this.contactsWith(caller, emails)).flatMap((contact) => contact.emails));
-    const members = new Set(
-      ((await manager.query(`SELECT lower(email) AS email FROM members WHERE workspace_id = $1`, [caller.workspaceId])) as {
-        email: string;
-      }[]).map((row) => row.email),
-    );
+    // Two meetings creating records at once queue here, and the second sees the first's contacts.
+    await this.records.lockCreation(caller, ['account', 'contact']);
+    const known = new Set((await this.records.findHoldingAny(caller, 'contact', '$email', emails)).flatMap((contact) => contact.values));
+    const members = new Set(await this.members.emailsOf(caller.workspaceId));
     const missing = emails.filter((email) => !known.has(email) && !members.has(email));
     if (missing.length === 0) return;
     const domains = missing.map(webDomainOf);
-    const accounts = await this.accountsByHost(caller, domains.flatMap((domain) => (domain ? [hostKey(domain)] : [])));
+    const hosts = domains.flatMap((domain) => (domain ? [hostKey(domain)] : []));
+    const accounts = await this.records.oldestByUrlHost(caller, 'account', '$website', hosts);
     for (const [index, email] of missing.entries()) {
       const domain = domains[index];
       let accountId = domain && accounts.get(hostKey(domain));
@@ -354,27 +289,9 @@ export class MeetingsService {
     }
   }
 
-  /** For each host key, the oldest account of the workspace with a `$website` on that host. */
-  private async accountsByHost(caller: AuthContext, hosts: string[]): Promise<Map<string, string>> {
-    if (hosts.length === 0) return new Map();
-    const rows = (await this.transactions.manager.query(
-      `SELECT DISTINCT ON (site.host) site.host, r.id
-         FROM records r
-        CROSS JOIN LATERAL (
-               SELECT ${urlHostKeySql('website.url')} AS host
-                 FROM jsonb_array_elements_text(
-                        CASE jsonb_typeof(r.fields -> '$website') WHEN 'array' THEN r.fields -> '$website' ELSE '[]' END
-                      ) website(url)) site
-        WHERE r.workspace_id = $1 AND r.object_type = 'account' AND site.host = ANY($2)
-        ORDER BY site.host, r.created_at, r.id`,
-      [caller.workspaceId, [...new Set(hosts)]],
-    )) as { host: string; id: string }[];
-    return new Map(rows.map((row) => [row.host, row.id]));
-  }
-
-  /** The meeting as the caller may see it: at METADATA (or not found any more), redacted. */
-  private render(meeting: EntityEnvelopeDto, level: AccessLevel | undefined): MeetingDto {
-    if (level === 'FULL') return { ...meeting, accessLevel: 'FULL', objectType: 'meeting' };
+  /** The meeting as the caller may see it: redacted unless it has FULL access. */
+  private render(meeting: EntityEnvelopeDto, fullAccess: boolean): MeetingDto {
+    if (fullAccess) return { ...meeting, accessLevel: 'FULL', objectType: 'meeting' };
     const fields = Object.fromEntries(
       Object.entries(meeting.fields).map(([key, value]) => [key, METADATA_FIELDS.has(key) ? value : { ...value, value: null }]),
     );

@@ -1,10 +1,22 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { LinkTargets } from '../../records/link-targets';
 import { MembersController } from './members.controller';
+import { MembersRepository } from './members.repository';
 import { MembersService } from './members.service';
 
 @Module({
   controllers: [MembersController],
-  providers: [MembersService],
-  exports: [MembersService],
+  providers: [MembersRepository, MembersService],
+  exports: [MembersRepository, MembersService],
 })
-export class MembersModule {}
+export class MembersModule implements OnModuleInit {
+  constructor(
+    private readonly targets: LinkTargets,
+    private readonly members: MembersRepository,
+  ) {}
+
+  /** Relationships to members (note `$createdBy`, task `$assignedTo`, …) link to rows of this module's table. */
+  onModuleInit(): void {
+    this.targets.register('member', this.members);
+  }
+}

@@ -1,17 +1,11 @@
 import { ApiError } from '../../common/errors/api-error';
+import { storable } from '../../common/validation/storable-text';
 
 /** Shared write-side checks of the field types (decisions §7). */
 export const MAX_ITEMS = 100;
 export const MAX_TEXT_LENGTH = 10_000;
 
 const SURROGATE_PAIRS = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** False for text PostgreSQL cannot hold in jsonb or text: NUL, and unpaired UTF-16 surrogates. */
-export function storable(text: string): boolean {
-  return !text.includes('\u0000') && !LONE_SURROGATE.test(text);
-}
-
 /** Length in characters (code points, as PostgreSQL counts), not UTF-16 units. */
 function characterCount(text: string): number {
   return text.length - (text.match(SURROGATE_PAIRS)?.length ?? 0);

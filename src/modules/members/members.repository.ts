@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { In, Raw, Repository } from 'typeorm';
+import type { PageRequest } from '../../common/pagination/pagination';
+import { MemberEntity } from '../../database/entities/member.entity';
+import { Transactions } from '../../database/transactions';
+import { filterSql, SqlParameterList } from '../../records/record-filters';
+import type { LinkTargetOwner } from '../../records/link-targets';
+import { MEMBER_TYPE } from './member.type';
+
+/** A member as a row of the page statement (its timestamps come through json_agg as text). */
+interface MemberPageRow {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  role: MemberEntity['role'];
+  created_at: string;
+  updated_at: string | null;
+}
+
+function fromPageRow(row: MemberPageRow): MemberEntity {
+  return Object.assign(new MemberEntity(), {
+    id: row.id,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    role: row.role,
+    createdAt: new Date(row.created_at),
+    updatedAt: row.updated_at === null ? null : new Date(row.updated_at),
+  });
+}
+
+/**
+ * `members` rows as the filter engine reads records: with the `fields` document their envelope
+ * shows (docs/api.md §6, §8), so the record filters apply to members unchanged.
+ */
+const MEMBERS_AS_RECORDS = `(SELECT m.*, jsonb_strip_nulls(jsonb_build_object(
+    '$email', lower(m.email),
+    '$name', nullif(jsonb_strip_nulls(jsonb_build_object('firstName', m.first_name, 'lastName', m.last_name)), '{}'::jsonb),
+    '$role', m.role)) AS fields
+  FROM members m) r`;
+
+/**
+ * The `members` table: the entity's repository for what it expresses, and one hand-written
+ * statement for the filtered page, which the record filters compile to SQL over a `fields`
+ * document. Also the link target owner for `member` (see LinkTargets).
+ */
+@Injectable()
+export class MembersRepository implements LinkTargetOwner {
+  constructor(private readonly transactions: Transactions) {}
+
+  private get members(): Repository<MemberEntity> {
+    return this.transactions.manager.getRepository(MemberEntity);
+  }
+
+  async findInWorkspace(workspaceId: string, id: string): Promise<MemberEntity | null> {
+    return this.members.findOneBy({ id, workspaceId });
+  }
+
+  /** Whether a member of the workspace has this email, letter case aside. */
+  async emailTaken(workspaceId: string, email: string): Promise<boolean> {
+    return this.members.existsBy({ workspaceId, email: Raw((column) => `lower(${column}) = lower(:email)`, { email }) });
+  }
+
+  async insert(member: MemberEntity): Promise<MemberEntity> {
+    await this.members.insert(member);
+    return member;
+  }
+
+  async existingIds(workspaceId: string, ids: string[]): Promise<string[]> {
+    const found = await this.members.find({ select: { id: true }, where: { workspaceId, id: In(ids) } });
+    return found.map((member) => member.id);
+  }
+
+  /** Every member's email, lowercased as the EMAIL field type stores addresses. */
+  async emailsOf(workspaceId: string): Promise<string[]> {
+    const found = await this.members.find({ select: { email: true }, where: { workspaceId } });
+    return found.map((member) => member.email.toLowerCase());
+  }
+
+  /**
+   * Newest first, with the record filters of docs/api.md §8. The count and the page are one
+   * statement, so they come from one snapshot: a page never outgrows its `totalCount`.
+   */
+  async page(workspaceId: string, page: PageRequest): Promise<{ members: MemberEntity[]; total: number }> {
+    const params = new SqlParameterList();
+    const { conditions } = filterSql(MEMBER_TYPE, page.filters, params, { valueIndex: false });
+    const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...conditions].join(' AND ');
+    const [result] = (await this.transactions.manager.query(
+      `SELECT (SELECT count(*)::int FROM ${MEMBERS_AS_RECORDS} WHERE ${where}) AS total,
+              coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC)
+                          FROM (SELECT r.id, r.email, r.first_name, r.last_name, r.role, r.created_at, r.updated_at
+                                  FROM ${MEMBERS_AS_RECORDS} WHERE ${where}
+                                 ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${page.offset}) p),
+                       '[]'::json) AS rows`,
+      params.values,
+    )) as [{ total: number; rows: MemberPageRow[] }];
+    return { members: result.rows.map(fromPageRow), total: result.total };
+  }
+}

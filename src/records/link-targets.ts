@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors/api-error';
+import { isRecordIdOf } from './record-ids';
+import { RecordsRepository } from './records.repository';
+
+/** The owner of a table whose rows are link targets without being records (members, files). */
+export interface LinkTargetOwner {
+  /** Which of `ids` are rows of the workspace. */
+  existingIds(workspaceId: string, ids: string[]): Promise<string[]>;
+}
+
+/**
+ * The one check that link targets exist (docs/api.md §7), for records, lists and meetings alike.
+ * Most targets are records; the modules whose own rows are targets register their repository
+ * here (members, files), so the records core asks them without importing them.
+ */
+@Injectable()
+export class LinkTargets {
+  /** By object type slug, which a workspace may choose (`constructor` included): a Map. */
+  private readonly owners = new Map<string, LinkTargetOwner>();
+
+  constructor(private readonly records: RecordsRepository) {}
+
+  register(objectType: string, owner: LinkTargetOwner): void {
+    this.owners.set(objectType, owner);
+  }
+
+  /**
+   * Every one of `ids` must be an `objectType` of the workspace: a malformed, unknown or foreign id
+   * is 422 `relationship_entity_missing` at `param`, checked by shape before any query.
+   */
+  async verify(workspaceId: string, objectType: string, ids: string[], param: string): Promise<void> {
+    if (ids.length === 0) return;
+    const missing = (id: string) => new ApiError(422, 'relationship_entity_missing', `No ${objectType} ${id} in this workspace`, param);
+    const malformed = ids.find((id) => !isRecordIdOf(objectType, id));
+    if (malformed !== undefined) throw missing(malformed);
+    const owner = this.owners.get(objectType);
+    const found = new Set(
+      owner ? await owner.existingIds(workspaceId, ids) : await this.records.existingIds(workspaceId, objectType, ids),
+    );
+    const absent = ids.find((id) => !found.has(id));
+    if (absent !== undefined) throw missing(absent);
+  }
+}

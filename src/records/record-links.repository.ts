@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { Transactions } from '../database/transactions';
+import type { SqlParameters } from './field-types/field-type';
+import type { LinkBinding, ObjectTypeDefinition } from './object-type';
+
+/** A link as a record's `links` column holds it: [the record's end, link name, the other record's id]. */
+export type LinkEnd = ['source' | 'target', string, string];
+
+/** The columns of `record_links` seen from one end: the record's own and the other record's. */
+function columnsOf(side: LinkBinding['side']): { self: string; other: string } {
+  return side === 'source' ? { self: 'source_id', other: 'target_id' } : { self: 'target_id', other: 'source_id' };
+}
+
+/**
+ * A `links` column for `records r`: every link of the type's relationships, from both ends, in the
+ * order they were made. The records repository reads it with the rows themselves, so that no page
+ * needs a query per record.
+ */
+export function linksColumnSql(type: ObjectTypeDefinition, params: SqlParameters): string {
+  const links = (side: LinkBinding['side']) =>
+    params.add(type.relationships.filter((r) => r.binding.side === side).map((r) => r.binding.link));
+  return `(SELECT coalesce(json_agg(json_build_array(l.side, l.link, l.other) ORDER BY l.created_at, l.other), '[]'::json)
+      FROM (SELECT 'source' AS side, link, target_id AS other, created_at FROM record_links
+             WHERE source_id = r.id AND link = ANY(${links('source')})
+            UNION ALL
+            SELECT 'target', link, source_id, created_at FROM record_links
+             WHERE target_id = r.id AND link = ANY(${links('target')})) l) AS links`;
+}
+
+/** A condition: the record `recordId` (SQL) is linked through `binding` to `otherId` (a bound parameter). */
+export function linkedToSql({ link, side }: LinkBinding, recordId: string, otherId: string, params: SqlParameters): string {
+  const { self, other } = columnsOf(side);
+  return `EXISTS (SELECT 1 FROM record_links l WHERE l.${self} = ${recordId} AND l.link = ${params.add(link)} AND l.${other} = ${otherId})`;
+}
+
+/**
+ * SQL of `record_links`: one row per link between two records (or a record and a member or file),
+ * named after the relationship that made it and read from both ends. A `binding` says which link
+ * and from which end the caller reads it (see LinkBinding).
+ */
+@Injectable()
+export class RecordLinksRepository {
+  constructor(private readonly transactions: Transactions) {}
+
+  /** The ids `recordId` is linked to through `binding`, read from the record's end. */
+  async linkedTo(recordId: string, { link, side }: LinkBinding): Promise<string[]> {
+    const { self, other } = columnsOf(side);
+    const rows = (await this.transactions.manager.query(
+      `SELECT ${other} AS id FROM record_links WHERE ${self} = $1 AND link = $2`,
+      [recordId, link],
+    )) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
+  /** The ids that any of `recordIds` is linked to through `binding`, once each. */
+  async linkedToAny(recordIds: string[], { link, side }: LinkBinding): Promise<string[]> {
+    if (recordIds.length === 0) return [];
+    const { self, other } = columnsOf(side);
+    const rows = (await this.transactions.manager.query(
+      `SELECT DISTINCT ${other} AS id FROM record_links WHERE link = $1 AND ${self} = ANY($2)`,
+      [link, recordIds],
+    )) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
+  async link(workspaceId: string, recordId: string, { link, side }: LinkBinding, ids: string[]): Promise<void> {
+    const { self, other } = columnsOf(side);
+    await this.transactions.manager.query(
+      `INSERT INTO record_links (workspace_id, ${self}, link, ${other})
+       SELECT $1, $2, $3, unnest($4::text[]) ON CONFLICT DO NOTHING`,
+      [workspaceId, recordId, link, ids],
+    );
+  }
+
+  async unlink(recordId: string, { link, side }: LinkBinding, ids: string[]): Promise<void> {
+    const { self, other } = columnsOf(side);
+    await this.transactions.manager.query(`DELETE FROM record_links WHERE ${self} = $1 AND link = $2 AND ${other} = ANY($3)`, [
+      recordId,
+      link,
+      ids,
+    ]);
+  }
+
+  /** Removes every `link` from the sources `sourceIds`, which are about to be linked elsewhere. */
+  async unlinkSources(sourceIds: string[], link: string): Promise<void> {
+    await this.transactions.manager.query(`DELETE FROM record_links WHERE source_id = ANY($1) AND link = $2`, [sourceIds, link]);
+  }
+}

@@ -1,0 +1,68 @@
+import { apiSuite } from '../support/api-suite';
+import { countQueries } from '../support/query-counter';
+import { RecordsApi } from '../support/records';
+import { uploadFile } from '../support/transcripts';
+
+const HOUR = 3_600_000;
+const meetingFields = () => ({
+  $title: 'Counted',
+  $startDate: new Date(Date.now() - 2 * HOUR).toISOString(),
+  $endDate: new Date(Date.now() - HOUR).toISOString(),
+});
+
+type Request = () => Promise<{ status: number; body: unknown }>;
+
+/**
+ * The statements one request sends, BEGIN and COMMIT included (the API-key lookup is a prepared
+ * statement on the pool, outside the counted query runner). Each bound is what the request cost
+ * when the bound was set: a change may lower it, and should lower the bound with it.
+ */
+describe('statements per request', () => {
+  const suite = apiSuite();
+  let api: RecordsApi;
+  let account: string;
+  let note: string;
+  let list: string;
+  let meeting: string;
+  let transcripts: string[];
+
+  beforeAll(async () => {
+    api = new RecordsApi(suite.t, suite.openapi, suite.ws.key, suite.ws.workspaceId);
+    account = (await api.account('Counted')).id;
+    note = (await api.create('note', { fields: { $title: 'Counted' }, relationships: { $account: account } })).id;
+    const created = await suite.post('/v1/lists', { fields: { $name: 'Counted', $objectType: 'account' }, relationships: { $accounts: account } });
+    list = created.body.id;
+    meeting = (await suite.post('/v1/meetings', { fields: meetingFields() })).body.id;
+    transcripts = [await uploadFile(suite.t.http, suite.ws.key), await uploadFile(suite.t.http, suite.ws.key)];
+  });
+
+  const cases: [string, number, Request][] = [
+    ['GET /v1/notes/{id}', 1, () => api.retrieveRaw('note', note)],
+    ['GET /v1/notes', 1, () => api.list('note', { limit: 25 })],
+    ['POST /v1/notes', 11, () => api.createRaw('note', { fields: { $title: 'More' }, relationships: { $account: account } })],
+    ['POST /v1/notes/{id}', 5, () => api.updateRaw('note', note, { fields: { $content: 'Edited' } })],
+    ['POST /v1/notes/{id} with links', 7, () => api.updateRaw('note', note, { relationships: { $account: { remove: account, add: account } } })],
+    ['POST /v1/lists', 5, () => suite.post('/v1/lists', { fields: { $name: 'More', $objectType: 'account' }, relationships: { $accounts: account } })],
+    ['POST /v1/lists/{id}', 5, () => suite.post(`/v1/lists/${list}`, { fields: { $name: 'Renamed' }, relationships: { $accounts: { add: account } } })],
+    ['GET /v1/lists/{id}', 1, () => suite.get(`/v1/lists/${list}`)],
+    ['GET /v1/lists/{id}/accounts', 2, () => suite.get(`/v1/lists/${list}/accounts`)],
+    ['GET /v1/meetings/{id}', 2, () => suite.get(`/v1/meetings/${meeting}`)],
+    ['GET /v1/meetings', 2, () => suite.get('/v1/meetings?limit=25')],
+    ['GET /v1/meetings filtered on a hidden relationship', 2, () => suite.get(`/v1/meetings?limit=25&$transcript=${transcripts[0]}`)],
+    ['POST /v1/meetings/{id}', 7, () => suite.post(`/v1/meetings/${meeting}`, { fields: { $privacySetting: 'METADATA' } })],
+    [
+      'POST /v1/meetings/{id} replacing the transcript',
+      12,
+      () => suite.post(`/v1/meetings/${meeting}`, { relationships: { $transcript: { replace: transcripts[0] } } }),
+    ],
+    ['POST /v1/meetings with a transcript', 14, () => suite.post('/v1/meetings', { fields: meetingFields(), relationships: { $transcript: transcripts[1] } })],
+    ['GET /v1/files', 1, () => suite.get('/v1/files?limit=25')],
+    ['GET /v1/members', 1, () => suite.get('/v1/members?limit=25')],
+  ];
+
+  it.each(cases)('%s: at most %d', async (_name, bound, request) => {
+    const { result, queries } = await countQueries(request);
+    expect({ status: result.status, body: result.status === 200 ? undefined : result.body }).toEqual({ status: 200, body: undefined });
+    expect({ count: queries.length, queries }).toEqual({ count: Math.min(queries.length, bound), queries });
+  });
+});
