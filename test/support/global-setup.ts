@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -17,17 +17,33 @@ function freePort(): Promise<number> {
 }
 
 /**
+ * One temporary folder for everything a run writes (the embedded database, each app's DATA_DIR,
+ * the processes tests start): TMPDIR points into it for the test workers, which inherit this
+ * process's environment, and the teardown deletes it, so a run leaves /tmp as it found it, failed
+ * or not. Readable by others because, as root, the embedded PostgreSQL runs as `postgres`.
+ */
+function makeRunFolder(): string {
+  const folder = mkdtempSync(path.join(tmpdir(), 'records-test-'));
+  chmodSync(folder, 0o755);
+  process.env.RECORDS_TEST_RUN_FOLDER = folder;
+  process.env.TMPDIR = folder;
+  return folder;
+}
+
+/**
  * One database for the run: TEST_DATABASE_URL when set (its name must say "test", so that a
- * production database is never touched), else an embedded PostgreSQL in a temporary directory.
+ * production database is never touched), else an embedded PostgreSQL in the run's folder.
  * Suites share it and isolate themselves by creating their own workspaces.
  */
 export default async function globalSetup(): Promise<void> {
+  const folder = makeRunFolder();
   let url = process.env.TEST_DATABASE_URL;
   if (url) {
     const name = new URL(url).pathname.slice(1);
     if (!/test/i.test(name)) throw new Error(`TEST_DATABASE_URL names database "${name}", which does not say "test"`);
   } else {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'records-test-'));
+    const dataDir = path.join(folder, 'postgres');
+    mkdirSync(dataDir);
     const embedded = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'records_test' });
     (globalThis as { stopTestDatabase?: () => Promise<void> }).stopTestDatabase = embedded.stop;
     url = embedded.url;
