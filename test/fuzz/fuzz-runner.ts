@@ -76,6 +76,8 @@ export interface FailureClass {
   path: string;
   example: Exchange;
   shrunk?: Exchange;
+  /** `FUZZ_PATH` of the shrunk request. */
+  shrunkPath?: string;
 }
 
 export interface FuzzOutcome {
@@ -131,10 +133,18 @@ export async function fuzz(
       if (exchange.problems.length > 0 && accept(exchange)) throw new RequestFailed(exchange);
     });
   const timeLimit = (seconds: number | undefined) => (seconds === undefined ? [] : [fc.interruptAfterTimeLimit(seconds * 1000)]);
-  const shrink = async (path: string, accept?: (exchange: Exchange) => boolean): Promise<Exchange | undefined> => {
-    const details = await fc.check(failing(accept), { seed: budget.seed, path, plugins: timeLimit(budget.shrinkSeconds) });
-    return details.failed && details.errorInstance instanceof RequestFailed ? details.errorInstance.exchange : undefined;
+  const shrink = async (
+    path: string,
+    example: Exchange,
+    accept: (exchange: Exchange) => boolean,
+  ): Promise<Pick<FailureClass, 'shrunk' | 'shrunkPath'>> => {
+    // Time enough to replay the example itself (a slow one is sent twice), whatever the budget.
+    const seconds = Math.max(budget.shrinkSeconds, (4 * example.response.elapsedMs) / 1000 + 1);
+    const details = await fc.check(failing(accept), { seed: budget.seed, path, plugins: timeLimit(seconds) });
+    if (!details.failed || !(details.errorInstance instanceof RequestFailed)) return {};
+    return { shrunk: details.errorInstance.exchange, shrunkPath: details.counterexamplePath ?? undefined };
   };
+  const sameClass = (key: string) => (exchange: Exchange) => exchange.problems.some((problem) => classKey(exchange, problem) === key);
 
   if (!budget.survey) {
     const details = await fc.check(failing(), {
@@ -151,8 +161,8 @@ export async function fuzz(
     const example = details.errorInstance.exchange;
     const path = details.counterexamplePath ?? '0';
     const key = classKey(example, example.problems[0]);
-    const shrunk = await shrink(path, (exchange) => exchange.problems.some((problem) => classKey(exchange, problem) === key));
-    return { seed: budget.seed, requests: details.numRuns, failures: [{ key, count: 1, routes: new Set([routeOf(example.request)]), path, example, shrunk }] };
+    const shrunk = await shrink(path, example, sameClass(key));
+    return { seed: budget.seed, requests: details.numRuns, failures: [{ key, count: 1, routes: new Set([routeOf(example.request)]), path, example, ...shrunk }] };
   }
 
   const classes = new Map<string, FailureClass>();
@@ -174,7 +184,7 @@ export async function fuzz(
   await fc.check(surveying, { seed: budget.seed, numRuns: budget.numRuns, plugins: timeLimit(budget.seconds) });
   const failures = [...classes.values()].sort((a, b) => a.key.localeCompare(b.key));
   for (const failure of failures) {
-    failure.shrunk = await shrink(failure.path, (exchange) => exchange.problems.some((problem) => classKey(exchange, problem) === failure.key));
+    Object.assign(failure, await shrink(failure.path, failure.example, sameClass(failure.key)));
   }
   return { seed: budget.seed, requests, failures };
 }
@@ -224,6 +234,7 @@ export function describeOutcome(outcome: FuzzOutcome, budget: FuzzBudget, world:
         `${index + 1}. ${failure.key}  (${failure.count} request${failure.count === 1 ? '' : 's'})`,
         failure.routes.size > 1 ? `   on ${[...failure.routes].sort().join(', ')}` : '',
         `   replay and shrink: FUZZ_SEED=${outcome.seed} FUZZ_PATH=${failure.path} ${command}`,
+        failure.shrunkPath ? `   replay the shrunk request: FUZZ_SEED=${outcome.seed} FUZZ_PATH=${failure.shrunkPath} ${command}` : '',
         failure.shrunk ? `   shrunk:\n${indent(describeExchange(failure.shrunk, world))}` : `   (did not fail again when replayed: it depends on earlier requests)`,
         failure.shrunk ? '' : `   as first seen:\n${indent(describeExchange(failure.example, world))}`,
       ]

@@ -355,7 +355,7 @@ export class RequestArbitraries {
     const badCredential = fc.constantFrom(
       'Bearer', 'Bearer ', `Bearer sk_${'0'.repeat(40)}`, 'Bearer sk_', `Basic ${Buffer.from('a:b').toString('base64')}`,
       `Bearer ${this.world.adminToken}`, `bearer ${this.world.A.workspace.key}`, `Bearer ${this.world.A.workspace.key} extra`,
-      `Bearer ${'A'.repeat(2000)}`, 'Bearer %00', 'Bearer \u00e9',
+      `Bearer ${'A'.repeat(1000)}`, 'Bearer %00', 'Bearer \u00e9',
     );
     const serviceVersion = fc.oneof(
       { weight: 12, arbitrary: fc.constant<string | undefined>(SERVICE_VERSION) },
@@ -370,7 +370,7 @@ export class RequestArbitraries {
             {
               weight: 1,
               arbitrary: fc.constantFrom<string | undefined>(
-                'k'.repeat(255), 'k'.repeat(256), 'k'.repeat(5000), '', ' ', 'a b', '\t', `sk_${'A'.repeat(40)}`, '\u00e9t\u00e9', '__proto__', '%ZZ', '"quoted"',
+                'k'.repeat(255), 'k'.repeat(256), 'k'.repeat(1000), '', ' ', 'a b', '\t', `sk_${'A'.repeat(40)}`, '\u00e9t\u00e9', '__proto__', '%ZZ', '"quoted"',
               ),
             },
           )
@@ -392,7 +392,7 @@ export class RequestArbitraries {
         weight: 1,
         arbitrary: fc.constantFrom<Record<string, string>>(
           { 'X-Request-Id': `sk_${'B'.repeat(40)}` },
-          { 'X-Request-Id': 'r'.repeat(3000) },
+          { 'X-Request-Id': 'r'.repeat(1000) },
           { 'X-Request-Id': '../\u00ff' },
           { Accept: 'text/html' },
           { Accept: 'application/xml' },
@@ -623,7 +623,11 @@ function misshapenId(id: string, how: number): string {
   }
 }
 
-/** Path segments that are not ids: malformed percent-encoding, traversal, prototype names, very long ones. */
+/**
+ * Path segments that are not ids: malformed percent-encoding, traversal, prototype names, long ones.
+ * Lengths here and in queries and headers keep a request's head under Node's 16 KB limit, whose
+ * refusals (431, before the app) are another test's subject.
+ */
 function junkSegment(prefix: string): fc.Arbitrary<string> {
   return fc.oneof(
     {
@@ -636,7 +640,7 @@ function junkSegment(prefix: string): fc.Arbitrary<string> {
       ),
     },
     { weight: 2, arbitrary: fc.string({ minLength: 1, maxLength: 30, unit: 'binary' }).map(encodeURIComponent) },
-    { weight: 1, arbitrary: fc.constantFrom(100, 1000, 4000, 8000).map((length) => `${prefix}_${'A'.repeat(length)}`) },
+    { weight: 1, arbitrary: fc.constantFrom(100, 1000, 4000).map((length) => `${prefix}_${'A'.repeat(length)}`) },
   );
 }
 
@@ -660,7 +664,7 @@ function pagingParameter(name: string, value: fc.Arbitrary<string>): fc.Arbitrar
 }
 
 const nastyQueryValue = fc.constantFrom(
-  '', '%ZZ', '%', '%00', '%ED%A0%80', '%C0%AF', encodeURIComponent('\u00e9'), 'a'.repeat(4000), '1e308', '-0', 'NaN', '__proto__', '%5B%5D', '[', 'a=b',
+  '', '%ZZ', '%', '%00', '%ED%A0%80', '%C0%AF', encodeURIComponent('\u00e9'), 'a'.repeat(1000), '1e308', '-0', 'NaN', '__proto__', '%5B%5D', '[', 'a=b',
 );
 
 /** A query key with its brackets percent-encoded (encoding 0) or left as typed (1). */

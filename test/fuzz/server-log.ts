@@ -37,7 +37,7 @@ export class ServerLog {
       return {
         cause: `${record.err.type ?? 'Error'}: ${record.err.message ?? ''}`,
         function: ours ? /^at (?:async )?([^\s(]+) \(/.exec(ours)?.[1] : undefined,
-        frame: (ours ?? theirs)?.replace(/^at /, '').replace(/\(\/.*?\/(src|node_modules)\//, '($1/'),
+        frame: (ours ?? theirs)?.replace(/^at /, '').replace(/(^|\()\/\S*?\/(src|node_modules)\//, '$1$2/'),
       };
     }
     return undefined;
