@@ -1,8 +1,11 @@
-/** `npm test`: unit specs next to the code and e2e suites on a real PostgreSQL (embedded unless TEST_DATABASE_URL). */
+/**
+ * `npm test`: unit specs next to the code, e2e suites on a real PostgreSQL (embedded unless
+ * TEST_DATABASE_URL), and the fuzz test with its small, fixed-seed budget (test/fuzz).
+ */
 module.exports = {
   testEnvironment: 'node',
   rootDir: '.',
-  testRegex: ['src/.*\\.spec\\.ts$', 'test/e2e/.*\\.e2e-spec\\.ts$'],
+  testRegex: ['src/.*\\.spec\\.ts$', 'test/e2e/.*\\.e2e-spec\\.ts$', 'test/fuzz/.*\\.fuzz-spec\\.ts$'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',

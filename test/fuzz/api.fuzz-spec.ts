@@ -1,0 +1,70 @@
+import type { AddressInfo } from 'node:net';
+import { createTestApp, TestApp } from '../support/test-app';
+import { budgetFromEnv, budgetTimeoutMs, describeOutcome, fuzz } from './fuzz-runner';
+import { FuzzWorld, seedWorld } from './fuzz-world';
+import { operationsOf } from './openapi-operations';
+import { sendRaw } from './raw-http';
+import { RequestArbitraries } from './request-arbitrary';
+import { responseProblems } from './response-checks';
+import { ServerLog } from './server-log';
+
+/** Longest wait for an answer before the request counts as unanswered (the contract's bound is budget.requestBoundMs). */
+const NO_ANSWER_MS = 30_000;
+
+/**
+ * Property-based requests built from the served OpenAPI document: every operation, with path ids
+ * of both workspaces and malformed ones, paging and filter parameters valid and not, odd headers,
+ * and bodies that follow the documented schema then get mutated (types swapped, nulls, members
+ * removed or added under prototype names, huge strings, lone surrogates, deep nesting, edge
+ * numbers). Whatever is asked, every answer must come in time, never be a 5xx, carry the public
+ * error body on a 4xx, and hold nothing of the other workspace. See fuzz-runner.ts for budgets.
+ */
+describe('fuzz: requests generated from the OpenAPI document', () => {
+  const budget = budgetFromEnv();
+  let t: TestApp;
+  let world: FuzzWorld;
+  let baseUrl: URL;
+  let serverLog: ServerLog;
+
+  beforeAll(async () => {
+    serverLog = new ServerLog();
+    t = await createTestApp({ env: { LOG_LEVEL: 'error' } });
+    await t.app.listen(0, '127.0.0.1');
+    baseUrl = new URL(`http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`);
+    world = await seedWorld(t.http);
+  });
+  afterAll(async () => {
+    await t?.close();
+    serverLog?.restore();
+  });
+
+  it(
+    `keeps the contract for every generated request (budget ${budget.name})`,
+    async () => {
+      const operations = operationsOf(t.document);
+      expect(operations.length).toBeGreaterThan(50);
+      const requests = new RequestArbitraries(t.document, world).requests(operations);
+      if (budget.name === 'large') process.stderr.write(`fuzz: FUZZ_SEED=${budget.seed}, ${budget.seconds} s\n`);
+      const outcome = await fuzz(
+        requests,
+        async (request) => {
+          serverLog.takeError();
+          const response = await sendRaw(baseUrl, request, NO_ANSWER_MS);
+          const serverError = serverLog.takeError();
+          if (response.elapsedMs > budget.requestBoundMs && !response.failure) {
+            // Once more before calling it slow: a pause of the shared machine is not the service's cost.
+            const again = await sendRaw(baseUrl, request, NO_ANSWER_MS);
+            serverLog.takeError();
+            response.elapsedMs = Math.min(response.elapsedMs, again.elapsedMs);
+          }
+          return { request, response, problems: responseProblems(request, response, world, budget.requestBoundMs, serverError) };
+        },
+        budget,
+      );
+      if (budget.name === 'large') process.stderr.write(`fuzz: ${outcome.requests} requests, ${outcome.failures.length} class(es) of failure\n`);
+      if (outcome.failures.length > 0) throw new Error(describeOutcome(outcome, budget, world));
+      expect(outcome.requests).toBeGreaterThan(0);
+    },
+    budgetTimeoutMs(budget),
+  );
+});
