@@ -72,12 +72,22 @@ export function operationsOf(document: OpenAPIObject): Operation[] {
   return operations;
 }
 
-/** Follows `$ref`s into the document's components. */
+/** The node a local JSON pointer (`#/components/schemas/A/properties/b`) names, if any. */
+function pointerTarget(document: OpenAPIObject, pointer: string): Schema | undefined {
+  let node: unknown = document;
+  for (const token of pointer.replace(/^#\//, '').split('/')) {
+    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node as Schema | undefined;
+}
+
+/** Follows `$ref`s (local JSON pointers) through the document. */
 export function resolveSchema(document: OpenAPIObject, schema: Schema): Schema {
   let resolved = schema;
   while (resolved.$ref) {
-    const name = resolved.$ref.replace('#/components/schemas/', '');
-    const target = document.components?.schemas?.[name] as Schema | undefined;
+    const target = pointerTarget(document, resolved.$ref);
     if (!target) throw new Error(`fuzz: the document has no schema ${resolved.$ref}`);
     resolved = target;
   }
