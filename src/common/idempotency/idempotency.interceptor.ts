@@ -11,9 +11,8 @@ import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { EntityManager } from 'typeorm';
 import { Transactions } from '../../database/transactions';
-import { AuthenticatedRequest } from '../auth/auth-context';
+import { AuthenticatedRequest, isAuthenticated } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
-import { isAuthenticated } from '../throttling/throttler-options';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
