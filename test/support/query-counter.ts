@@ -3,8 +3,9 @@ import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner
 
 /**
  * The SQL statements `run` sends to PostgreSQL through TypeORM (every `manager.query`, repository
- * call and transaction statement of the app in this process goes through a PostgresQueryRunner).
- * Run requests one at a time while counting: every statement in the window is counted.
+ * call and transaction statement of the app in this process goes through a PostgresQueryRunner),
+ * all but the API-key lookup, a named statement sent on the runner's `pg` client (`watchWire`
+ * sees it). Run requests one at a time while counting: every statement in the window is counted.
  */
 export async function countQueries<T>(run: () => Promise<T>): Promise<{ result: T; queries: string[] }> {
   const spy = jest.spyOn(PostgresQueryRunner.prototype, 'query');
