@@ -7,7 +7,7 @@ import { AuthGuard } from './common/auth/auth.guard';
 import { ScopeGuard } from './common/auth/scope.guard';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { QueryParametersGuard } from './common/http/query-parameters.guard';
-import { IdempotencySweeper } from './common/idempotency/idempotency.interceptor';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { throttlerOptions } from './common/throttling/throttler-options';
 import { WorkspaceThrottlerGuard } from './common/throttling/workspace-throttler.guard';
 import { DtoValidationPipe } from './common/validation/validation.pipe';
@@ -57,6 +57,7 @@ export class AppModule {
         LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerOptions }),
         ThrottlerModule.forRootAsync({ inject: [AppConfig, MetricsService], useFactory: throttlerOptions }),
         DatabaseModule,
+        IdempotencyModule,
         ObservabilityModule,
         HealthModule,
         AuthModule,
@@ -78,7 +79,6 @@ export class AppModule {
         { provide: APP_GUARD, useClass: ScopeGuard },
         { provide: APP_GUARD, useClass: WorkspaceThrottlerGuard },
         { provide: APP_GUARD, useClass: QueryParametersGuard },
-        IdempotencySweeper,
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

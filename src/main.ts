@@ -9,9 +9,9 @@ import { startupBanner } from './bootstrap/banner';
 import { resolveDatabase } from './bootstrap/database-url';
 import { ensureDevCredentials, resolveAdminToken } from './bootstrap/dev-credentials';
 import { HttpDrain } from './bootstrap/http-drain';
+import { ApiKeysRepository } from './common/auth/api-keys.repository';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { runMigrations } from './database/migrate';
-import { Transactions } from './database/transactions';
 import { AdminService } from './modules/admin/admin.service';
 
 /** After the drain deadline, what is left of the shutdown (hooks, pool, embedded database) gets this long. */
@@ -78,7 +78,7 @@ async function bootstrap(): Promise<void> {
   const seconds = (Number(process.hrtime.bigint() - startedAt) / 1e9).toFixed(2);
   const demo = config.isProduction
     ? undefined
-    : await ensureDevCredentials(config.dataDir, app.get(AdminService), app.get(Transactions));
+    : await ensureDevCredentials(config.dataDir, app.get(AdminService), app.get(ApiKeysRepository));
   for (const line of startupBanner({ config, seconds, embeddedDatabase: !!database.embedded, adminToken, demo })) say(line);
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { hashSecret } from '../common/auth/api-key-secret';
-import { Transactions } from '../database/transactions';
+import type { ApiKeysRepository } from '../common/auth/api-keys.repository';
 import { AdminService } from '../modules/admin/admin.service';
 
 export interface DevCredentials {
@@ -20,16 +20,12 @@ const DEMO_SCOPES = ['*'];
 export async function ensureDevCredentials(
   dataDir: string,
   admin: AdminService,
-  transactions: Transactions,
+  apiKeys: ApiKeysRepository,
 ): Promise<DevCredentials> {
   const file = path.join(dataDir, 'dev-credentials.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as DevCredentials;
-    const rows = (await transactions.manager.query(
-      'SELECT 1 FROM api_keys WHERE id = $1 AND key_hash = $2 AND revoked_at IS NULL',
-      [saved.apiKeyId, hashSecret(saved.apiKey)],
-    )) as unknown[];
-    if (rows.length > 0) return saved;
+    if (await apiKeys.isActive(saved.apiKeyId, hashSecret(saved.apiKey))) return saved;
   }
   const workspace = await admin.createWorkspace('Demo workspace');
   const member = await admin.createMember(workspace.id, {

@@ -4,6 +4,7 @@ import { SCOPES } from '../../src/common/auth/scopes';
 import { expectError } from '../support/errors';
 import { createKey, createWorkspace, TestWorkspace } from '../support/factories';
 import { OpenApiValidator } from '../support/openapi';
+import { watchWire } from '../support/query-counter';
 import { adminHeaders, createTestApp, TestApp, v1Headers } from '../support/test-app';
 
 describe('authentication, versioning and scopes', () => {
@@ -53,6 +54,20 @@ describe('authentication, versioning and scopes', () => {
     expectError(await t.http.get('/v1/auth/validate').set(v1Headers(key.key)), 401, 'invalid_api_key');
     const again = await t.http.post(`/admin/v1/api-keys/${key.id}/revoke`).set(adminHeaders());
     expect(again.body.revokedAt).toBe(revoked.body.revokedAt);
+  });
+
+  it('looks a key up in one prepared statement: one round trip per request, parsed once per connection', async () => {
+    // Prepares the lookup on the pooled connection that the next requests, one at a time, reuse.
+    expect((await t.http.get('/v1/auth/validate').set(v1Headers(ws.key))).status).toBe(200);
+    const { result, statements, roundTrips, parses } = await watchWire(async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i += 1) statuses.push((await t.http.get('/v1/auth/validate').set(v1Headers(ws.key))).status);
+      return statuses;
+    });
+    expect(result).toEqual([200, 200, 200]);
+    expect(statements).toEqual(['auth-key-lookup', 'auth-key-lookup', 'auth-key-lookup']);
+    expect(roundTrips).toBe(3);
+    expect(parses).toBe(0);
   });
 
   it('stores only the SHA-256 of a key, never the key', async () => {

@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { IdempotencySweeper } from '../../src/common/idempotency/idempotency-sweeper';
 import { concurrently, Gate } from '../support/concurrency';
 import { expectError } from '../support/errors';
 import { createKey, createWorkspace, TestWorkspace } from '../support/factories';
@@ -32,6 +33,13 @@ describe('Idempotency-Key on POST /v1 routes', () => {
         key,
       ])
     )[0].n;
+
+  /** Moves a stored response back in time, past or within its 24 hours. */
+  const ageStored = (apiKeyId: string, key: string, hours: number) =>
+    dataSource.query(
+      `UPDATE idempotency_keys SET created_at = now() - $3 * interval '1 hour' WHERE api_key_id = $1 AND key = $2`,
+      [apiKeyId, key, hours],
+    );
 
   beforeAll(async () => {
     t = await createTestApp({ controllers: [WriteProbeController] });
@@ -254,5 +262,35 @@ describe('Idempotency-Key on POST /v1 routes', () => {
       [ws.apiKeyId, key],
     );
     expect(stored).toEqual([{ response_status: 200, response_body: response.body }]);
+  });
+
+  it('replays for 24 hours; after that the key runs the request anew, with any body, and stores the new response', async () => {
+    const { label, key } = fresh();
+    const first = await post(ws.key, key, { label });
+    await ageStored(ws.apiKeyId, key, 23.9);
+    expect((await post(ws.key, key, { label })).headers['idempotent-replayed']).toBe('true');
+
+    await ageStored(ws.apiKeyId, key, 24.1);
+    const again = await post(ws.key, key, { label: `${label}-b` });
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.body.id).not.toBe(first.body.id);
+    const replay = await post(ws.key, key, { label: `${label}-b` });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(again.body);
+    expect(await storedResponses(ws.apiKeyId, key)).toBe(1);
+  });
+
+  it('sweeps stored responses past their 24 hours and keeps the others', async () => {
+    const expired = fresh();
+    const current = fresh();
+    await post(ws.key, expired.key, { label: expired.label });
+    await post(ws.key, current.key, { label: current.label });
+    await ageStored(ws.apiKeyId, expired.key, 24.1);
+    await ageStored(ws.apiKeyId, current.key, 23.9);
+
+    expect(await t.app.get(IdempotencySweeper).sweep()).toBeGreaterThanOrEqual(1);
+    expect(await storedResponses(ws.apiKeyId, expired.key)).toBe(0);
+    expect(await storedResponses(ws.apiKeyId, current.key)).toBe(1);
   });
 });

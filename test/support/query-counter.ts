@@ -1,9 +1,11 @@
+import { Client, Connection, type QueryConfig } from 'pg';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 
 /**
  * The SQL statements `run` sends to PostgreSQL through TypeORM (every `manager.query`, repository
- * call and transaction statement of the app in this process goes through a PostgresQueryRunner).
- * Run requests one at a time while counting: every statement in the window is counted.
+ * call and transaction statement of the app in this process goes through a PostgresQueryRunner),
+ * all but the API-key lookup, a named statement sent on the runner's `pg` client (`watchWire`
+ * sees it). Run requests one at a time while counting: every statement in the window is counted.
  */
 export async function countQueries<T>(run: () => Promise<T>): Promise<{ result: T; queries: string[] }> {
   const spy = jest.spyOn(PostgresQueryRunner.prototype, 'query');
@@ -12,5 +14,35 @@ export async function countQueries<T>(run: () => Promise<T>): Promise<{ result: 
     return { result, queries: spy.mock.calls.map((call) => String(call[0]).replace(/\s+/g, ' ').trim()) };
   } finally {
     spy.mockRestore();
+  }
+}
+
+/**
+ * What `run` sends to PostgreSQL at the wire, from every `pg` client of this process, the pool's
+ * included (which `countQueries` does not see): each statement as its name when it has one, else
+ * its text; the round trips (each ends with a Sync or is one simple Query, answered by one
+ * ReadyForQuery); and the Parse messages (a named statement is parsed once per connection, then
+ * only bound and executed).
+ */
+export async function watchWire<T>(
+  run: () => Promise<T>,
+): Promise<{ result: T; statements: string[]; roundTrips: number; parses: number }> {
+  const statements = jest.spyOn(Client.prototype, 'query');
+  const syncs = jest.spyOn(Connection.prototype, 'sync');
+  const simpleQueries = jest.spyOn(Connection.prototype, 'query');
+  const parses = jest.spyOn(Connection.prototype, 'parse');
+  try {
+    const result = await run();
+    return {
+      result,
+      statements: statements.mock.calls.map(([query]) => {
+        const config = query as string | QueryConfig;
+        return typeof config === 'string' ? config : (config.name ?? config.text);
+      }),
+      roundTrips: syncs.mock.calls.length + simpleQueries.mock.calls.length,
+      parses: parses.mock.calls.length,
+    };
+  } finally {
+    for (const spy of [statements, syncs, simpleQueries, parses]) spy.mockRestore();
   }
 }

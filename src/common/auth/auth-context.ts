@@ -18,6 +18,11 @@ export interface AuthContext {
 
 export type AuthenticatedRequest = Request & { auth: AuthContext };
 
+/** False on public and operator routes, and before the authentication guard has run. */
+export function isAuthenticated(request: Request): request is AuthenticatedRequest {
+  return (request as Partial<AuthenticatedRequest>).auth !== undefined;
+}
+
 /** Handler parameter: the caller's AuthContext. */
 export const Caller = createParamDecorator(
   (_data: unknown, context: ExecutionContext): AuthContext =>

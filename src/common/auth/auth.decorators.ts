@@ -4,13 +4,12 @@ import type { ErrorStatus } from '../errors/error-codes';
 import { ApiErrorResponses } from '../errors/error-responses';
 import { IdempotencyInterceptor, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/idempotency.interceptor';
 import { SERVICE_VERSION } from '../versioning/service-version';
-import type { RateCategory } from '../throttling/rate-category';
+import { RATE_CATEGORY, type RateCategory } from '../throttling/rate-category';
 import type { Scope } from './scopes';
 
 export type AuthMode = 'apiKey' | 'admin' | 'public';
 export const AUTH_MODE = 'auth:mode';
 export const REQUIRED_SCOPES = 'auth:scopes';
-export const RATE_CATEGORY = 'throttle:category';
 export const API_KEY_SECURITY = 'apiKey';
 export const ADMIN_SECURITY = 'adminToken';
 

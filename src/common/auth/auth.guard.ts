@@ -1,12 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import type { MemberRole } from '../../database/entities/member.entity';
 import { ApiError } from '../errors/api-error';
 import { looksLikeApiKey, hashSecret, secretsEqual } from './api-key-secret';
+import { ApiKeysRepository } from './api-keys.repository';
 import { AuthContext, AuthenticatedRequest } from './auth-context';
 import { AUTH_MODE, AuthMode } from './auth.decorators';
 import { AuthFailureLimiter } from './auth-failure-limiter';
@@ -28,7 +26,7 @@ function bearerToken(request: Request): string | undefined {
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly dataSource: DataSource,
+    private readonly apiKeys: ApiKeysRepository,
     private readonly config: AppConfig,
     private readonly failures: AuthFailureLimiter,
   ) {}
@@ -56,34 +54,9 @@ export class AuthGuard implements CanActivate {
   }
 
   private async lookUp(secret: string): Promise<AuthContext | undefined> {
-    const rows: {
-      id: string;
-      workspace_id: string;
-      member_id: string;
-      scopes: string[];
-      role: MemberRole;
-      email: string;
-      metadata_version: number;
-    }[] = (
-      await (this.dataSource.driver as unknown as { master: Pool }).master.query({
-        // Named: every connection parses and plans the lookup that runs on every request once.
-        name: 'auth-key-lookup',
-        text: `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
-                 FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
-                WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-        values: [hashSecret(secret)],
-      })
-    ).rows;
-    const row = rows[0];
-    if (!row) return undefined;
-    return {
-      apiKeyId: row.id,
-      workspaceId: row.workspace_id,
-      memberId: row.member_id,
-      memberRole: row.role,
-      memberEmail: row.email,
-      metadataVersion: row.metadata_version,
-      scopes: new Set(expandScopes(row.scopes)),
-    };
+    const holder = await this.apiKeys.findActiveByHash(hashSecret(secret));
+    if (!holder) return undefined;
+    const { scopes, ...caller } = holder;
+    return { ...caller, scopes: new Set(expandScopes(scopes)) };
   }
 }

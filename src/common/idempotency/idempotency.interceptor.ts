@@ -1,24 +1,14 @@
 import { createHash } from 'node:crypto';
-import {
-  CallHandler,
-  ExecutionContext,
-  Injectable,
-  NestInterceptor,
-  OnApplicationShutdown,
-  OnModuleInit,
-} from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
-import { EntityManager } from 'typeorm';
 import { Transactions } from '../../database/transactions';
-import { AuthenticatedRequest } from '../auth/auth-context';
+import { AuthenticatedRequest, isAuthenticated } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
-import { isAuthenticated } from '../throttling/throttler-options';
+import { IdempotencyRepository } from './idempotency.repository';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-const RETENTION = '24 hours';
-const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /** Sorted keys, so that the same JSON sent with its members in another order is the same body. */
 function canonicalJson(value: unknown): string {
@@ -65,7 +55,10 @@ function readKey(request: Request): string | undefined {
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly transactions: Transactions) {}
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly stored: IdempotencyRepository,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<Request>();
@@ -73,24 +66,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = readKey(request);
     if (key === undefined) return next.handle();
     const response = context.switchToHttp().getResponse<Response>();
-    return from(
-      this.transactions.run((manager) => this.runOnce(manager, request, response, key, () => lastValueFrom(next.handle()))),
-    );
+    return from(this.transactions.run(() => this.runOnce(request, response, key, () => lastValueFrom(next.handle()))));
   }
 
+  /** Runs in the request's transaction: every statement here commits or rolls back with the write. */
   private async runOnce(
-    manager: EntityManager,
     request: AuthenticatedRequest,
     response: Response,
     key: string,
     operation: () => Promise<unknown>,
   ): Promise<unknown> {
     const apiKeyId = request.auth.apiKeyId;
-    const [{ locked }] = (await manager.query(
-      `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
-      [`idempotency:${apiKeyId}:${key}`],
-    )) as [{ locked: boolean }];
-    if (!locked) {
+    if (!(await this.stored.tryLock(apiKeyId, key))) {
       throw new ApiError(
         409,
         'idempotency_conflict',
@@ -99,13 +86,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       );
     }
     const fingerprint = requestFingerprint(request);
-    const stored = (await manager.query(
-      `SELECT fingerprint, response_status, response_body FROM idempotency_keys
-        WHERE api_key_id = $1 AND key = $2 AND created_at >= now() - interval '${RETENTION}'`,
-      [apiKeyId, key],
-    )) as { fingerprint: string; response_status: number; response_body: unknown }[];
-    if (stored.length > 0) {
-      if (stored[0].fingerprint !== fingerprint) {
+    const stored = await this.stored.findStored(apiKeyId, key);
+    if (stored) {
+      if (stored.fingerprint !== fingerprint) {
         throw new ApiError(
           422,
           'idempotency_key_reused',
@@ -113,43 +96,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
           'Idempotency-Key',
         );
       }
-      response.status(stored[0].response_status);
+      response.status(stored.status);
       response.setHeader('Idempotent-Replayed', 'true');
-      return stored[0].response_body;
+      return stored.body;
     }
     const result = await operation();
-    await manager.query(
-      `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, response_status, response_body, created_at)
-       VALUES ($1, $2, $3, $4, $5, now())
-       ON CONFLICT (api_key_id, key) DO UPDATE
-         SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-             response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at`,
-      [apiKeyId, key, fingerprint, response.statusCode, JSON.stringify(result ?? null)],
-    );
+    await this.stored.store(apiKeyId, key, { fingerprint, status: response.statusCode, body: result });
     return result;
-  }
-}
-
-/** Deletes stored responses past their 24 hours, every 10 minutes, on every instance. */
-@Injectable()
-export class IdempotencySweeper implements OnModuleInit, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-
-  constructor(private readonly transactions: Transactions) {}
-
-  onModuleInit(): void {
-    this.timer = setInterval(() => void this.deleteExpired().catch(() => undefined), SWEEP_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
-  }
-
-  async deleteExpired(): Promise<number> {
-    const [, deleted] = (await this.transactions.manager.query(
-      `DELETE FROM idempotency_keys WHERE created_at < now() - interval '${RETENTION}'`,
-    )) as [unknown, number];
-    return deleted;
   }
 }

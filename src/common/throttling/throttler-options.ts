@@ -1,18 +1,12 @@
 import { ExecutionContext } from '@nestjs/common';
 import { ThrottlerModuleOptions } from '@nestjs/throttler';
-import type { Request } from 'express';
 import { AppConfig } from '../../config/app-config';
 import type { MetricsService } from '../../modules/observability/metrics.service';
-import { AuthenticatedRequest } from '../auth/auth-context';
-import { RATE_CATEGORY } from '../auth/auth.decorators';
+import type { AuthenticatedRequest } from '../auth/auth-context';
 import { FailOpenRedisStorage } from './fail-open-redis-storage';
-import { RATE_CATEGORIES, RateCategory } from './rate-category';
+import { RATE_CATEGORIES, rateCategoryOf } from './rate-category';
 
 const WINDOW_MS = 1000;
-
-export function rateCategoryOf(context: ExecutionContext): RateCategory | undefined {
-  return Reflect.getMetadata(RATE_CATEGORY, context.getHandler()) as RateCategory | undefined;
-}
 
 /**
  * One named throttler per category (decisions §4). Named throttlers all apply to every route
@@ -34,8 +28,4 @@ export function throttlerOptions(config: AppConfig, metrics: MetricsService): Th
       ? new FailOpenRedisStorage(config.redisUrl, () => metrics.countRateLimitStoreError())
       : undefined,
   };
-}
-
-export function isAuthenticated(request: Request): request is AuthenticatedRequest {
-  return (request as Partial<AuthenticatedRequest>).auth !== undefined;
 }

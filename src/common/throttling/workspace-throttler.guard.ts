@@ -1,9 +1,10 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
+import { isAuthenticated } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
 import { isUncounted } from './fail-open-redis-storage';
-import { isAuthenticated, rateCategoryOf } from './throttler-options';
+import { rateCategoryOf } from './rate-category';
 
 /**
  * Fourth global guard: counts the request in its workspace's bucket for the route's category and

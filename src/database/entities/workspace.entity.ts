@@ -10,4 +10,8 @@ export class WorkspaceEntity {
 
   @Column('timestamptz', { name: 'created_at' })
   createdAt: Date;
+
+  /** Incremented by every definition change: the key of the per-workspace definitions cache. */
+  @Column('integer', { name: 'metadata_version', default: 0 })
+  metadataVersion: number;
 }

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { generateApiKeySecret, hashSecret } from '../../common/auth/api-key-secret';
+import { ApiKeysRepository } from '../../common/auth/api-keys.repository';
 import { ApiError } from '../../common/errors/api-error';
 import { isIdOf, newId } from '../../common/ids';
-import { ApiKeyEntity, MemberEntity, WorkspaceEntity } from '../../database/entities';
+import { MemberEntity } from '../../database/entities';
 import { Transactions } from '../../database/transactions';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { MembersService } from '../members/members.service';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { CreateApiKeyDto, CreatedApiKeyDto, CreateMemberDto, RevokedApiKeyDto, WorkspaceDto } from './dto/admin.dto';
 
 /** The operator API's operations (decisions §6), shared by the admin controller and the CLI. */
@@ -14,13 +16,15 @@ export class AdminService {
   constructor(
     private readonly transactions: Transactions,
     private readonly members: MembersService,
+    private readonly workspaces: WorkspacesRepository,
+    private readonly apiKeys: ApiKeysRepository,
   ) {}
 
   async createWorkspace(name: string): Promise<WorkspaceDto> {
-    const workspace = await this.transactions.manager.save(
-      this.transactions.manager.create(WorkspaceEntity, { id: newId('workspace'), name, createdAt: new Date() }),
-    );
-    return { id: workspace.id, name: workspace.name, createdAt: workspace.createdAt.toISOString() };
+    const id = newId('workspace');
+    const createdAt = new Date();
+    await this.workspaces.insert({ id, name, createdAt });
+    return { id, name, createdAt: createdAt.toISOString() };
   }
 
   async createMember(workspaceId: string, input: CreateMemberDto): Promise<EntityEnvelopeDto> {
@@ -43,38 +47,30 @@ export class AdminService {
       );
     }
     const secret = generateApiKeySecret();
-    const scopes = [...new Set(input.scopes)];
-    const key = await this.transactions.manager.save(
-      this.transactions.manager.create(ApiKeyEntity, {
-        id: newId('apiKey'),
-        workspaceId,
-        memberId: member.id,
-        name: input.name ?? null,
-        keyHash: hashSecret(secret),
-        scopes,
-        createdAt: new Date(),
-        revokedAt: null,
-      }),
-    );
-    return { id: key.id, key: secret, scopes, memberId: key.memberId, createdAt: key.createdAt.toISOString() };
+    const key = {
+      id: newId('apiKey'),
+      workspaceId,
+      memberId: member.id,
+      name: input.name ?? null,
+      keyHash: hashSecret(secret),
+      scopes: [...new Set(input.scopes)],
+      createdAt: new Date(),
+      revokedAt: null,
+    };
+    await this.apiKeys.insert(key);
+    const { id, scopes, memberId, createdAt } = key;
+    return { id, key: secret, scopes, memberId, createdAt: createdAt.toISOString() };
   }
 
   /** Takes effect at once: every request looks its key up. Revoking twice keeps the first time. */
   async revokeApiKey(keyId: string): Promise<RevokedApiKeyDto> {
-    if (!isIdOf('apiKey', keyId)) throw ApiError.notFound('API key');
-    const rows = (await this.transactions.manager.query(
-      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, revoked_at`,
-      [keyId],
-    )) as [{ id: string; revoked_at: Date }[], number];
-    const row = rows[0][0];
-    if (!row) throw ApiError.notFound('API key');
-    return { id: row.id, revokedAt: row.revoked_at.toISOString() };
+    const revokedAt = isIdOf('apiKey', keyId) ? await this.apiKeys.revoke(keyId) : undefined;
+    if (!revokedAt) throw ApiError.notFound('API key');
+    return { id: keyId, revokedAt: revokedAt.toISOString() };
   }
 
   private async requireWorkspace(workspaceId: string): Promise<void> {
-    const exists =
-      isIdOf('workspace', workspaceId) &&
-      (await this.transactions.manager.existsBy(WorkspaceEntity, { id: workspaceId }));
+    const exists = isIdOf('workspace', workspaceId) && (await this.workspaces.exists(workspaceId));
     if (!exists) throw ApiError.notFound('Workspace');
   }
 }

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ApiKeysRepository } from '../../common/auth/api-keys.repository';
 import { AuthController } from './auth.controller';
 
-@Module({ controllers: [AuthController] })
+/** Key validation, and the owner of `api_keys`: the authentication guard and the operator API use it. */
+@Module({ controllers: [AuthController], providers: [ApiKeysRepository], exports: [ApiKeysRepository] })
 export class AuthModule {}

@@ -1,9 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/auth.decorators';
 import { ErrorResponseDto } from '../../common/errors/error-response.dto';
 import { databaseUnavailable } from '../../common/errors/to-api-error';
+import { DatabaseHealth } from '../../database/database-health';
 
 export class HealthDto {
   @ApiProperty({ enum: ['ok'] })
@@ -14,7 +14,7 @@ export class HealthDto {
 @Controller('health')
 @Public()
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: DatabaseHealth) {}
 
   @Get()
   @ApiOkResponse({ type: HealthDto, description: 'The process is up' })
@@ -27,7 +27,7 @@ export class HealthController {
   @ApiResponse({ status: 503, type: ErrorResponseDto, description: 'The database does not answer; carries Retry-After' })
   async ready(): Promise<HealthDto> {
     try {
-      await this.dataSource.query('SELECT 1');
+      await this.database.ping();
     } catch {
       throw databaseUnavailable();
     }

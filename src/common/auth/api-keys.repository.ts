@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { DataSource, IsNull, Repository } from 'typeorm';
+import { ApiKeyEntity } from '../../database/entities/api-key.entity';
+import type { MemberRole } from '../../database/entities/member.entity';
+import { Transactions } from '../../database/transactions';
+
+/** An active key, with what a request needs of its member and workspace. */
+export interface ApiKeyHolder {
+  apiKeyId: string;
+  workspaceId: string;
+  memberId: string;
+  /** As granted: `*` or public scopes. */
+  scopes: string[];
+  memberRole: MemberRole;
+  memberEmail: string;
+  metadataVersion: number;
+}
+
+interface HolderRow {
+  id: string;
+  workspace_id: string;
+  member_id: string;
+  scopes: string[];
+  role: MemberRole;
+  email: string;
+  metadata_version: number;
+}
+
+/**
+ * Named: each pooled connection parses and plans it once, then only binds and executes. It reads
+ * the key's member and workspace too, because splitting it would cost every request a round trip.
+ */
+const HOLDER_LOOKUP = {
+  name: 'auth-key-lookup',
+  text: `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
+           FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+};
+
+/** The `api_keys` table. Keys are found by their SHA-256; the key itself is never stored. */
+@Injectable()
+export class ApiKeysRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
+  ) {}
+
+  private get keys(): Repository<ApiKeyEntity> {
+    return this.transactions.manager.getRepository(ApiKeyEntity);
+  }
+
+  /**
+   * Runs on every `/v1` request, before any transaction exists: one prepared statement on a
+   * connection of its own. TypeORM's query runner cannot name a statement, so it runs on the
+   * pooled `pg` client the runner hands out; the runner returns it to the pool.
+   */
+  async findActiveByHash(keyHash: string): Promise<ApiKeyHolder | undefined> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      const client = (await runner.connect()) as PoolClient;
+      const { rows } = await client.query<HolderRow>({ ...HOLDER_LOOKUP, values: [keyHash] });
+      const row = rows[0];
+      return (
+        row && {
+          apiKeyId: row.id,
+          workspaceId: row.workspace_id,
+          memberId: row.member_id,
+          scopes: row.scopes,
+          memberRole: row.role,
+          memberEmail: row.email,
+          metadataVersion: row.metadata_version,
+        }
+      );
+    } finally {
+      await runner.release();
+    }
+  }
+
+  async insert(key: ApiKeyEntity): Promise<void> {
+    await this.keys.insert(key);
+  }
+
+  async isActive(id: string, keyHash: string): Promise<boolean> {
+    return this.keys.existsBy({ id, keyHash, revokedAt: IsNull() });
+  }
+
+  /** The revocation time; a key revoked before keeps its first one. Undefined: no such key. */
+  async revoke(id: string): Promise<Date | undefined> {
+    const { raw } = await this.keys
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: () => 'coalesce(revoked_at, now())' })
+      .where({ id })
+      .returning('revoked_at')
+      .execute();
+    return (raw as { revoked_at: Date }[])[0]?.revoked_at;
+  }
+}

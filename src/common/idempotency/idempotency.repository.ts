@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { Transactions } from '../../database/transactions';
+
+/** How long a stored response replays (docs/api.md §5). */
+const RETENTION = '24 hours';
+
+/** The first success of a request sent with an Idempotency-Key, as replayed. */
+export interface StoredResponse {
+  /** `requestFingerprint` of the request that produced it. */
+  fingerprint: string;
+  status: number;
+  body: unknown;
+}
+
+/**
+ * The `idempotency_keys` table, keyed by (API key, Idempotency-Key). Every method but the sweep runs
+ * in the request's transaction, so a stored response commits or vanishes with the write. Ages are
+ * judged by the database clock, the one that stamps them, so every instance agrees.
+ */
+@Injectable()
+export class IdempotencyRepository {
+  constructor(private readonly transactions: Transactions) {}
+
+  /**
+   * A transaction-scoped advisory lock on (API key, Idempotency-Key), without waiting: false when
+   * another transaction holds it, i.e. the same request is still running.
+   */
+  async tryLock(apiKeyId: string, key: string): Promise<boolean> {
+    const [{ locked }] = (await this.transactions.manager.query(
+      `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
+      [`idempotency:${apiKeyId}:${key}`],
+    )) as [{ locked: boolean }];
+    return locked;
+  }
+
+  /** The stored response, unless it is past its retention. */
+  async findStored(apiKeyId: string, key: string): Promise<StoredResponse | undefined> {
+    const [row] = (await this.transactions.manager.query(
+      `SELECT fingerprint, response_status, response_body FROM idempotency_keys
+        WHERE api_key_id = $1 AND key = $2 AND created_at >= now() - interval '${RETENTION}'`,
+      [apiKeyId, key],
+    )) as { fingerprint: string; response_status: number; response_body: unknown }[];
+    return row && { fingerprint: row.fingerprint, status: row.response_status, body: row.response_body };
+  }
+
+  /** Stores a response, replacing an expired one the sweep has not deleted yet. */
+  async store(apiKeyId: string, key: string, response: StoredResponse): Promise<void> {
+    await this.transactions.manager.query(
+      `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, response_status, response_body, created_at)
+       VALUES ($1, $2, $3, $4, $5, now())
+       ON CONFLICT (api_key_id, key) DO UPDATE
+         SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+             response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at`,
+      [apiKeyId, key, response.fingerprint, response.status, JSON.stringify(response.body ?? null)],
+    );
+  }
+
+  /** Deletes the responses past their retention; returns how many. */
+  async deleteExpired(): Promise<number> {
+    const [, deleted] = (await this.transactions.manager.query(
+      `DELETE FROM idempotency_keys WHERE created_at < now() - interval '${RETENTION}'`,
+    )) as [unknown, number];
+    return deleted;
+  }
+}

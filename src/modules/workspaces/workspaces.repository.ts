@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import type { Repository } from 'typeorm';
+import { WorkspaceEntity } from '../../database/entities/workspace.entity';
+import { Transactions } from '../../database/transactions';
+
+/** The `workspaces` table, read and written in the request's transaction when there is one. */
+@Injectable()
+export class WorkspacesRepository {
+  constructor(private readonly transactions: Transactions) {}
+
+  private get workspaces(): Repository<WorkspaceEntity> {
+    return this.transactions.manager.getRepository(WorkspaceEntity);
+  }
+
+  async insert(workspace: Pick<WorkspaceEntity, 'id' | 'name' | 'createdAt'>): Promise<void> {
+    await this.workspaces.insert(workspace);
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return this.workspaces.existsBy({ id });
+  }
+
+  /** Undefined when there is no such workspace. */
+  async metadataVersion(id: string): Promise<number | undefined> {
+    const workspace = await this.workspaces.findOne({ select: { metadataVersion: true }, where: { id } });
+    return workspace?.metadataVersion;
+  }
+
+  /** Marks the workspace's definitions changed; call in the transaction that changes them. */
+  async incrementMetadataVersion(id: string): Promise<void> {
+    await this.workspaces.increment({ id }, 'metadataVersion', 1);
+  }
+
+  /**
+   * Locks the workspace row until the transaction ends, so that definition changes of one
+   * workspace take turns. False when there is no such workspace. Needs a transaction.
+   */
+  async lockForMetadataChange(id: string): Promise<boolean> {
+    const workspace = await this.workspaces.findOne({
+      select: { id: true },
+      where: { id },
+      lock: { mode: 'pessimistic_write' },
+    });
+    return workspace !== null;
+  }
+}
