@@ -8,8 +8,8 @@ type NewRow<T> = Omit<T, 'createdAt'>;
 
 /**
  * The stored definitions of a workspace: `object_types`, `field_definitions` and
- * `relationship_definitions`, each read in creation order; and the workspace's
- * `metadata_version`, which versions them (see DefinitionsService).
+ * `relationship_definitions`, each read in creation order. The workspace's `metadata_version`,
+ * which versions them, belongs to the workspaces owner (see DefinitionsService).
  */
 @Injectable()
 export class DefinitionsRepository {
@@ -55,30 +55,5 @@ export class DefinitionsRepository {
 
   async insertRelationship(relationship: NewRow<RelationshipDefinitionEntity>): Promise<void> {
     await this.transactions.manager.getRepository(RelationshipDefinitionEntity).insert(relationship);
-  }
-
-  /** 0 for a workspace that does not exist: it has no definitions. */
-  async metadataVersion(workspaceId: string): Promise<number> {
-    const [row] = (await this.transactions.manager.query(`SELECT metadata_version FROM workspaces WHERE id = $1`, [
-      workspaceId,
-    ])) as { metadata_version: number }[];
-    return row?.metadata_version ?? 0;
-  }
-
-  async bumpMetadataVersion(workspaceId: string): Promise<void> {
-    await this.transactions.manager.query(`UPDATE workspaces SET metadata_version = metadata_version + 1 WHERE id = $1`, [
-      workspaceId,
-    ]);
-  }
-
-  /**
-   * Locks the workspace's row until the transaction ends, so that definition changes of one
-   * workspace take turns; false when there is no such workspace.
-   */
-  async lockWorkspace(workspaceId: string): Promise<boolean> {
-    const rows = (await this.transactions.manager.query(`SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE`, [
-      workspaceId,
-    ])) as unknown[];
-    return rows.length > 0;
   }
 }

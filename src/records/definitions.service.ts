@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import type { FieldDefinitionEntity } from '../database/entities/field-definition.entity';
 import type { RelationshipDefinitionEntity } from '../database/entities/relationship-definition.entity';
+import { WorkspacesRepository } from '../modules/workspaces/workspaces.repository';
 import { DefinitionsRepository } from './definitions.repository';
 import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition } from './object-type';
 import { SYSTEM_RECORD_TYPES } from './system-types';
@@ -33,7 +34,10 @@ function cloneType(type: ObjectTypeDefinition): ObjectTypeDefinition {
 export class DefinitionsService {
   private readonly cache = new Map<string, CachedWorkspace>();
 
-  constructor(private readonly repository: DefinitionsRepository) {}
+  constructor(
+    private readonly repository: DefinitionsRepository,
+    private readonly workspaces: WorkspacesRepository,
+  ) {}
 
   /** The type `slug` of the workspace; unknown → 404. */
   async typeOf(workspace: WorkspaceRef, slug: string): Promise<ObjectTypeDefinition> {
@@ -47,7 +51,7 @@ export class DefinitionsService {
    * no metadata query while the cache is current. Operator routes pass none and read it.
    */
   async typesOf({ workspaceId, metadataVersion }: WorkspaceRef): Promise<Map<string, ObjectTypeDefinition>> {
-    const version = metadataVersion ?? (await this.repository.metadataVersion(workspaceId));
+    const version = metadataVersion ?? (await this.workspaces.metadataVersion(workspaceId)) ?? 0;
     const cached = this.cache.get(workspaceId);
     // A request authenticated just before a change may carry the older version: the newer cache serves it.
     if (cached && cached.version >= version) return cached.types;
@@ -60,7 +64,7 @@ export class DefinitionsService {
 
   /** Marks the workspace's definitions changed; call inside the transaction that changes them. */
   async bumpVersion(workspaceId: string): Promise<void> {
-    await this.repository.bumpMetadataVersion(workspaceId);
+    await this.workspaces.incrementMetadataVersion(workspaceId);
     this.cache.delete(workspaceId);
   }
 

@@ -3,9 +3,8 @@ import { generateApiKeySecret, hashSecret } from '../../common/auth/api-key-secr
 import { ApiKeysRepository } from '../../common/auth/api-keys.repository';
 import { ApiError } from '../../common/errors/api-error';
 import { isIdOf, newId } from '../../common/ids';
-import { MemberEntity } from '../../database/entities';
-import { Transactions } from '../../database/transactions';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
+import { MembersRepository } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { CreateApiKeyDto, CreatedApiKeyDto, CreateMemberDto, RevokedApiKeyDto, WorkspaceDto } from './dto/admin.dto';
@@ -14,8 +13,8 @@ import { CreateApiKeyDto, CreatedApiKeyDto, CreateMemberDto, RevokedApiKeyDto, W
 @Injectable()
 export class AdminService {
   constructor(
-    private readonly transactions: Transactions,
     private readonly members: MembersService,
+    private readonly membersRepository: MembersRepository,
     private readonly workspaces: WorkspacesRepository,
     private readonly apiKeys: ApiKeysRepository,
   ) {}
@@ -36,7 +35,7 @@ export class AdminService {
   async createApiKey(workspaceId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     await this.requireWorkspace(workspaceId);
     const member = isIdOf('member', input.memberId)
-      ? await this.transactions.manager.findOneBy(MemberEntity, { id: input.memberId, workspaceId })
+      ? await this.membersRepository.findInWorkspace(workspaceId, input.memberId)
       : null;
     if (!member) {
       throw new ApiError(

@@ -4,6 +4,7 @@ import { isIdOf, newId } from '../../common/ids';
 import { Transactions } from '../../database/transactions';
 import { DefinitionsDto, toDefinitionsDto } from '../../records/definitions.dto';
 import { DefinitionsRepository } from '../../records/definitions.repository';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { DefinitionsService } from '../../records/definitions.service';
 import type { ObjectTypeDefinition, TypeConfiguration } from '../../records/object-type';
 import { RESERVED_TYPE_SLUGS } from '../../records/system-types';
@@ -62,6 +63,7 @@ export class ObjectTypesAdminService {
     private readonly transactions: Transactions,
     private readonly definitions: DefinitionsService,
     private readonly stored: DefinitionsRepository,
+    private readonly workspaces: WorkspacesRepository,
   ) {}
 
   /**
@@ -178,7 +180,7 @@ export class ObjectTypesAdminService {
 
   /** Definition changes of one workspace take turns, so two cannot both take a key. */
   private async lockWorkspace(workspaceId: string): Promise<void> {
-    const exists = isIdOf('workspace', workspaceId) && (await this.stored.lockWorkspace(workspaceId));
+    const exists = isIdOf('workspace', workspaceId) && (await this.workspaces.lockForMetadataChange(workspaceId));
     if (!exists) throw ApiError.notFound('Workspace');
   }
 
