@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A single-node Ceph (mon + memstore OSD + radosgw) serving S3 on 127.0.0.1:$S3_CEPH_PORT, for the
-# files integration suite. Adapted from the shared recipe: start/stop with all state in one
+# files integration suite: start/stop with all state in one
 # directory, a bounded wait, and the S3 settings written to "$DIR/env" for the caller to source.
 #
 #   scripts/s3-ceph.sh start DIR   # ~12 s; needs: apt-get install radosgw ceph-mon ceph-osd

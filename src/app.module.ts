@@ -40,7 +40,7 @@ class ConfigModule {
 
 /**
  * The whole request pipeline is registered here, not in main.ts, so that tests which build this
- * module get exactly the production behaviour. Guards run in the order of decisions §1:
+ * module get exactly the production behaviour. Guards run in the order of docs/api.md §1:
  * authentication, Service-Version, scope, rate limit, then the check that a route without query
  * parameters got none; then the validation pipe and the handler;
  * the filter renders every failure. The paging and idempotency interceptors come with the

@@ -40,7 +40,7 @@ function listErrorCodes(operation: OperationObject): void {
 
 /**
  * Errors the pipeline answers before any decorator has a say: the JSON body parser guards every
- * `/v1` and operator route (decisions §1), so every operation that takes a body can answer its
+ * `/v1` and operator route (docs/api.md §1), so every operation that takes a body can answer its
  * 400, 413 and 415; and an operation without query parameters refuses any (QueryParametersGuard).
  * Then every error response gets its codes.
  */

@@ -3,7 +3,7 @@ import { ID_PREFIXES, IdKind, isIdOf, newId } from './ids';
 const KINDS = Object.keys(ID_PREFIXES) as IdKind[];
 
 describe('ids', () => {
-  it('has the prefixes of decisions §3', () => {
+  it('has the prefixes of docs/api.md §3', () => {
     expect(ID_PREFIXES).toEqual(
       expect.objectContaining({
         account: 'acc',

@@ -1,7 +1,7 @@
 import { monotonicFactory } from 'ulid';
 
 /**
- * Ids are `<prefix>_<ULID>` (decisions §3): opaque, and monotonic in creation order within a
+ * Ids are `<prefix>_<ULID>` (docs/api.md §3): opaque, and monotonic in creation order within a
  * process, so `created_at desc, id desc` is a stable newest-first order.
  */
 export const ID_PREFIXES = {

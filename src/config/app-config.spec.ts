@@ -12,7 +12,7 @@ function configError(env: NodeJS.ProcessEnv): string {
 }
 
 describe('loadConfig', () => {
-  it('has the defaults of decisions §11', () => {
+  it('has the documented defaults (README, environment table)', () => {
     const config = loadConfig({});
     expect({ ...config }).toEqual({
       nodeEnv: 'development',

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 
 /**
- * Typed, validated configuration read once from the environment (decisions §11).
+ * Typed, validated configuration read once from the environment (the README lists every variable).
  * Provided to Nest as the `AppConfig` class so tests can override it with `overrideProvider`.
  */
 export class AppConfig {

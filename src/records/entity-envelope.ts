@@ -70,7 +70,7 @@ export interface StoredEntity {
 }
 
 /**
- * The one mapper from stored records to the entity envelope (decisions §7): every field and
+ * The one mapper from stored records to the entity envelope (docs/api.md §7): every field and
  * relationship the type defines is present, unset fields read `null`, empty relationships `[]`.
  */
 export function toEntityEnvelope(

@@ -83,7 +83,7 @@ function invalidFilter(param: string, message: string): ApiError {
 }
 
 /**
- * `?key[operator]=value` filters of decisions §8 as SQL conditions on `records r`, ANDed. A `-`
+ * `?key[operator]=value` filters of docs/api.md §8 as SQL conditions on `records r`, ANDed. A `-`
  * before the operator negates it and then also matches unset values.
  */
 export function filterSql(

@@ -30,7 +30,7 @@ export interface RecordWrite {
   externalId?: string | null;
 }
 
-/** At most 25 ids in one request, counted over all its relationships (decisions §7). */
+/** At most 25 ids in one request, counted over all its relationships (docs/api.md §7). */
 export function checkRelationshipWriteLimit(total: number): void {
   if (total > MAX_RELATIONSHIP_IDS_PER_REQUEST) {
     throw new ApiError(
@@ -54,7 +54,7 @@ export function idList(value: unknown, param: string): string[] {
 
 function readFields(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean): Map<string, unknown> {
   const values = new Map<string, unknown>();
-  // `"fields": null` is absent (decisions §2: a required member absent or null is missing).
+  // `"fields": null` is absent (docs/api.md §2: a required member absent or null is missing).
   if (raw === undefined || raw === null) {
     if (isCreate) throw ApiError.missing('fields');
     return values;
@@ -125,7 +125,7 @@ function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean):
       throw new ApiError(400, 'unknown_relationship', `${param} is not a known relationship`, param);
     }
     if (value === null) {
-      // A required relationship given as null is missing (decisions §2), not mistyped, on create
+      // A required relationship given as null is missing (docs/api.md §2), not mistyped, on create
       // as on update: an update may not empty it (see RecordsService.applyLinks).
       if (definition.required) throw ApiError.missing(param);
       throw ApiError.invalidType(param, 'an id or an array of ids');
@@ -152,7 +152,7 @@ function readExternalId(raw: unknown): string | null | undefined {
 }
 
 /**
- * Validates a create or update body of any record type against its definitions (decisions §2, §7):
+ * Validates a create or update body of any record type against its definitions (docs/api.md §2, §7):
  * every field through the registry, relationship operations per the type, at most 25 ids.
  */
 export function readRecordWrite(type: ObjectTypeDefinition, body: unknown, isCreate: boolean): RecordWrite {

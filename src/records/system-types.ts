@@ -8,7 +8,7 @@ import type {
 import type { ValueType } from './value-types';
 
 /**
- * The system object types and their fields and relationships (decisions §7). They live in code, not
+ * The system object types and their fields and relationships (docs/api.md §7). They live in code, not
  * in seeded rows: the services depend on them (a task needs `$assignedTo`), they are the same in
  * every workspace, and a deploy changes code and catalogue together. Workspaces add custom fields
  * and relationships on top (stored in `field_definitions` and `relationship_definitions`).
@@ -21,7 +21,7 @@ function field(key: string, label: string, valueType: ValueType, options: FieldO
   return { key, label, valueType, description, typeConfiguration, readOnly, required };
 }
 
-/** System enums read back their literal value as the option id (decisions §7). */
+/** System enums read back their literal value as the option id (docs/api.md §7). */
 function literalOptions(values: readonly string[]): { options: { id: string; label: string }[] } {
   return { options: values.map((value) => ({ id: value, label: value })) };
 }
@@ -188,7 +188,7 @@ const OPPORTUNITY: ObjectTypeDefinition = {
 export const PRIVACY_SETTINGS = ['FULL', 'METADATA'] as const;
 
 /**
- * Meetings (decisions §7, §9): every field is written on create only, but `$privacySetting`; the
+ * Meetings (docs/api.md §7, §9): every field is written on create only, but `$privacySetting`; the
  * meetings service enforces that and the privacy redaction. `$contact`, `$account` and
  * `$opportunity` are derived from the attendees' emails by the service, never written by callers.
  */

@@ -7,7 +7,7 @@ import { createTestApp, TestApp } from '../support/test-app';
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
 
-/** Accounts, contacts and opportunities (decisions §7): routes, scopes, system fields and links. */
+/** Accounts, contacts and opportunities (docs/api.md §7): routes, scopes, system fields and links. */
 describe('accounts, contacts, opportunities', () => {
   let t: TestApp;
   let api: RecordsApi;
@@ -36,7 +36,7 @@ describe('accounts, contacts, opportunities', () => {
       definitions = (await api.definitions('account')).body;
     });
 
-    it('serves the definitions of decisions §7', async () => {
+    it('serves the definitions of docs/api.md §7', async () => {
       const response = await api.definitions('account');
       expect(response.status).toBe(200);
       expect(response.body.objectType).toBe('account');
@@ -202,7 +202,7 @@ describe('accounts, contacts, opportunities', () => {
   });
 
   describe('contacts', () => {
-    it('serves the definitions of decisions §7', async () => {
+    it('serves the definitions of docs/api.md §7', async () => {
       const response = await api.definitions('contact');
       expect(response.status).toBe(200);
       expect(response.body.objectType).toBe('contact');
@@ -295,7 +295,7 @@ describe('accounts, contacts, opportunities', () => {
       account = (await api.account('Buyer')).id;
     });
 
-    it('serves the definitions of decisions §7', async () => {
+    it('serves the definitions of docs/api.md §7', async () => {
       const response = await api.definitions('opportunity');
       expect(response.status).toBe(200);
       const fields = response.body.fieldDefinitions;

@@ -5,7 +5,7 @@ import { createKey, createMember, createWorkspace, TestWorkspace } from '../supp
 import { OpenApiValidator } from '../support/openapi';
 import { createTestApp, TestApp, v1Headers } from '../support/test-app';
 
-/** The member resource of decisions §6: the entity envelope with three fields and no relationships. */
+/** The member resource of docs/api.md §6: the entity envelope with three fields and no relationships. */
 function memberEnvelope(member: {
   id: string;
   email: string;
@@ -124,7 +124,7 @@ describe('members (GET /v1/members, GET /v1/members/{id})', () => {
     }
   });
 
-  it('filters members like records (decisions §8)', async () => {
+  it('filters members like records (docs/api.md §8)', async () => {
     const fresh = await createWorkspace(t.http);
     const grace = await createMember(t.http, fresh.workspaceId, { firstName: 'Grace', lastName: 'Hopper', email: 'grace@navy.example' });
     const ids = async (query: string) => {

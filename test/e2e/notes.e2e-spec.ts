@@ -79,7 +79,7 @@ describe('notes', () => {
     expect(linked.body.relationships.$createdBy.values).toEqual([suite.ws.memberId]);
   });
 
-  it('refuses what the spec refuses, with the codes of decisions §2', async () => {
+  it('refuses what the spec refuses, with the codes of docs/api.md §2', async () => {
     const acc = await account('Refusals');
     const note = (await post('/v1/notes', { fields: { $title: 'x' } })).body;
     expectError(await post('/v1/notes', { fields: {} }), 422, 'parameter_missing', 'fields.$title');

@@ -140,7 +140,7 @@ describe('operability: health, metrics, docs', () => {
           .filter((parameter) => parameter.in === 'path')
           .map((parameter) => parameter.name);
         expect({ route, declared: declared.sort() }).toEqual({ route, declared: [...names].sort() });
-        // The signed file routes are outside /v1 by design (decisions §10).
+        // The signed file routes are outside /v1 by design (docs/api.md §10).
         expect(path).toMatch(/^\/(v1\/|admin\/v1\/|health(\/|$)|metrics$|(uploads|downloads)\/\{id\}$)/);
       }
     });

@@ -103,7 +103,7 @@ describe('pagination of GET /v1/members (limit, offset, totalCount, order)', () 
   });
 
   it.each([['foo=bar', 'foo'], ['limit=5&sort=asc', 'sort'], ['page=2', 'page']])(
-    'answers 400 unknown_field for the unknown filter key in ?%s (members take filters, decisions §8)',
+    'answers 400 unknown_field for the unknown filter key in ?%s (members take filters, docs/api.md §8)',
     async (query, param) => {
       const response = await list(`?${query}`);
       expectError(response, 400, 'unknown_field', param);

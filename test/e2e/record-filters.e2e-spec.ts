@@ -8,7 +8,7 @@ type Letter = 'A' | 'B' | 'C' | 'D';
 type Pairs = [string, string][];
 
 /**
- * Filters of decisions §8 on GET /v1/accounts, on a custom field of every value type plus system
+ * Filters of docs/api.md §8 on GET /v1/accounts, on a custom field of every value type plus system
  * fields and relationships. Four accounts A, B, C, D (created in that order, so listed D, C, B, A);
  * D sets nothing but `$name`, so negations must match it.
  */
@@ -253,7 +253,7 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
   });
 
   /**
-   * Every operator of every filterable value type (decisions §8), and every kind of relationship,
+   * Every operator of every filterable value type (docs/api.md §8), and every kind of relationship,
    * with a value some record matches. D leaves every custom field unset and links nothing.
    */
   const OPERATOR_PROBES: [string, string, string][] = [

@@ -20,7 +20,7 @@ interface ValueCase {
 const LONG_TEXT = 'x'.repeat(10_000);
 
 /**
- * Every one of the 14 value types (decisions §7), each as a custom field on account. Option ids are
+ * Every one of the 14 value types (docs/api.md §7), each as a custom field on account. Option ids are
  * given where the read-back must be known; `opt_` ids are generated otherwise.
  */
 const CASES: ValueCase[] = [
@@ -394,7 +394,7 @@ describe('record values: the 14 value types as custom fields', () => {
       expect(createdNull.fields[c.key].value).toBeNull();
     });
 
-    it.each(c.bad)('refuses %s with the code of decisions §2, on create and update', async (_label, value, status, code, suffix = '') => {
+    it.each(c.bad)('refuses %s with the code of docs/api.md §2, on create and update', async (_label, value, status, code, suffix = '') => {
       const param = `fields.${c.key}${suffix}`;
       expectError(await api.createRaw('account', { fields: { $name: 'bad', [c.key]: value } }), status, code, param);
       const existing = await api.account(`${c.key} kept`, { fields: { [c.key]: c.good[0][0] } });

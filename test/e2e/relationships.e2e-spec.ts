@@ -5,7 +5,7 @@ import { countQueries } from '../support/query-counter';
 import { Entity, idsOf, RecordsApi } from '../support/records';
 import { createTestApp, TestApp } from '../support/test-app';
 
-/** Relationship writes and reads of decisions §7: limits, operations, cardinality, targets, custom links. */
+/** Relationship writes and reads of docs/api.md §7: limits, operations, cardinality, targets, custom links. */
 describe('relationships', () => {
   let t: TestApp;
   let api: RecordsApi;
@@ -480,7 +480,7 @@ describe('relationships', () => {
           'relationships.reviewers',
         );
       }
-      // Members have no relationships of their own (decisions §6).
+      // Members have no relationships of their own (docs/api.md §6).
       const member = await api.get(`/v1/members/${m2.id}`);
       expect(member.body.relationships).toEqual({});
     });

@@ -14,7 +14,7 @@ import { createTestApp, TestApp, v1Headers } from './test-app';
 
 export type UploadRefusal = 'signature' | 'expired' | 'content_type' | 'too_large';
 
-/** What differs between storage drivers; everything else is one contract (decisions §10). */
+/** What differs between storage drivers; everything else is one contract (docs/api.md §10). */
 export interface FilesDriver {
   name: string;
   /** Environment selecting the driver. */
@@ -119,7 +119,7 @@ export function tampered(url: string): string {
   return parsed.toString();
 }
 
-/** The files contract (spec: Files; decisions §2, §9, §10), run on each storage driver. */
+/** The files contract (spec: Files; docs/api.md §2, §9, §10), run on each storage driver. */
 export function describeFilesContract(driver: FilesDriver): void {
   describe(`files on the ${driver.name} storage driver`, () => {
     let t: FilesApp;
@@ -284,7 +284,7 @@ export function describeFilesContract(driver: FilesDriver): void {
       expect((await api.cancel(bare.id)).body.status).toBe('CANCELLED');
     });
 
-    it('validates the create body with the codes of decisions §2', async () => {
+    it('validates the create body with the codes of docs/api.md §2', async () => {
       const valid = { filename: 'f.txt', mimeType: 'text/plain', sizeBytes: 1 };
       const refusals: [Record<string, unknown>, number, string, string][] = [
         [{ mimeType: 'text/plain', sizeBytes: 1 }, 422, 'parameter_missing', 'filename'],
@@ -464,7 +464,7 @@ export function describeFilesContract(driver: FilesDriver): void {
       expectError(await api.complete(first.body.id, {}), 409, 'invalid_state');
     });
 
-    describe('transcripts of meetings seen at METADATA access (decisions §9)', () => {
+    describe('transcripts of meetings seen at METADATA access (docs/api.md §9)', () => {
       async function meeting(fields: Record<string, unknown>, links: [string, string][]): Promise<string> {
         const id = newId('meeting');
         await t.dataSource.query(

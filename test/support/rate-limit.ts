@@ -9,7 +9,7 @@ export interface RateLimitHeaders {
 }
 
 /**
- * Asserts the rate-limit headers of decisions §4 for the bucket `category` with `limit` requests
+ * Asserts the rate-limit headers of docs/api.md §4 for the bucket `category` with `limit` requests
  * per second, consistent with each other, and returns their values.
  */
 export function expectRateLimitHeaders(response: Response, category: RateCategory, limit: number): RateLimitHeaders {

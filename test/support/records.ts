@@ -23,7 +23,7 @@ export interface RelationshipValue {
   values: string[];
 }
 
-/** The entity envelope of decisions §7. */
+/** The entity envelope of docs/api.md §7. */
 export interface Entity {
   id: string;
   createdAt: string;

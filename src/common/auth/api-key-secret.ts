@@ -3,7 +3,7 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 43; // ~256 bits of entropy
 
-/** A new API key: `sk_` then 43 base62 characters from the CSPRNG (decisions §6). */
+/** A new API key: `sk_` then 43 base62 characters from the CSPRNG (docs/api.md §6). */
 export function generateApiKeySecret(): string {
   let secret = 'sk_';
   for (let i = 0; i < SECRET_LENGTH; i += 1) secret += BASE62[randomInt(BASE62.length)];

@@ -7,7 +7,7 @@ import { ApiError } from '../errors/api-error';
 const WINDOW_MS = 60_000;
 
 /**
- * Limits failed authentications per client address (decisions §4), in the throttler's storage so
+ * Limits failed authentications per client address (docs/api.md §4), in the throttler's storage so
  * that several instances share the count through Redis. After the limit, failures answer 429.
  */
 @Injectable()

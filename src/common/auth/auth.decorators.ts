@@ -48,7 +48,7 @@ export function Endpoint(options: {
   const scopes = options.scopes ?? [];
   const decorators: MethodDecorator[] = [
     SetMetadata(AUTH_MODE, 'apiKey'),
-    HttpCode(200), // decisions §1: every success is 200, creates included
+    HttpCode(200), // docs/api.md §1: every success is 200, creates included
     SetMetadata(REQUIRED_SCOPES, scopes),
     SetMetadata(RATE_CATEGORY, options.category),
     ApiBearerAuth(API_KEY_SECURITY),
@@ -61,7 +61,7 @@ export function Endpoint(options: {
   ];
   if (options.response) decorators.push(ApiOkResponse({ type: options.response }));
   if (options.category === 'write') {
-    // Every /v1 write is a POST (decisions §5); only they pay for the idempotency interceptor.
+    // Every /v1 write is a POST (docs/api.md §5); only they pay for the idempotency interceptor.
     decorators.push(
       UseInterceptors(IdempotencyInterceptor),
       ApiHeader({

@@ -1,4 +1,4 @@
-/** Every public scope (decisions §6): the spec's 17 and the ones this service adds. */
+/** Every public scope (docs/api.md §6): the spec's 17 and the ones this service adds. */
 export const SCOPES = [
   'notes:create',
   'notes:update',

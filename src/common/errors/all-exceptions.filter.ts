@@ -6,7 +6,7 @@ import { ApiError } from './api-error';
 import { sendError } from './send-error';
 import { toApiError } from './to-api-error';
 
-/** The one place where failures become responses (decisions §2): no stack, no SQL, ever. */
+/** The one place where failures become responses (docs/api.md §2): no stack, no SQL, ever. */
 @Catch()
 @Injectable()
 export class AllExceptionsFilter implements ExceptionFilter {

@@ -65,7 +65,7 @@ function bodyParserError(error: { type?: string; status?: number }): ApiError {
 }
 
 /**
- * JSON body parsing for the API routes (decisions §1): only `application/json` in UTF-8 (415
+ * JSON body parsing for the API routes (docs/api.md §1): only `application/json` in UTF-8 (415
  * otherwise), at most 1 MiB (413), well-formed and at most MAX_BODY_DEPTH levels deep (400
  * `invalid_json`), and an object at the top level.
  * The signed file routes are mounted elsewhere and never pass through this.

@@ -18,7 +18,7 @@ function takesQueryParameters(controller: object, handler: Function): boolean {
 
 /**
  * The last guard (after authentication, version, scope and rate limit, as validation comes after
- * them): a route that takes no query parameters refuses any, `400 invalid_parameter` (decisions
+ * them): a route that takes no query parameters refuses any, `400 invalid_parameter` (docs/api.md
  * §2), rather than ignoring what the client meant to ask.
  */
 @Injectable()

@@ -47,7 +47,7 @@ function readKey(request: Request): string | undefined {
 }
 
 /**
- * `Idempotency-Key` on every POST under `/v1` (decisions §5). The request runs in one transaction
+ * `Idempotency-Key` on every POST under `/v1` (docs/api.md §5). The request runs in one transaction
  * that first takes a transaction-scoped advisory lock on (API key, Idempotency-Key): a duplicate
  * arriving while the first runs cannot take it and gets 409. The first success's response is
  * inserted in that same transaction, so the write and its stored response commit or vanish

@@ -13,7 +13,7 @@ function refusal(query: Query, filters = false): ApiError {
   throw new Error(`${JSON.stringify(query)} was accepted`);
 }
 
-describe('parsePageRequest (decisions §3)', () => {
+describe('parsePageRequest (docs/api.md §3)', () => {
   it('defaults to limit 25, offset 0', () => {
     expect(MAX_PAGE_SIZE).toBe(25);
     expect(parsePageRequest({}, { filters: false })).toEqual({ limit: 25, offset: 0, filters: {} });

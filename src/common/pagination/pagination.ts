@@ -36,7 +36,7 @@ interface PaginatedOptions {
 }
 
 /**
- * Marks a paged list handler (decisions §3): `limit` 1..25 (default 25) and `offset` ≥ 0 (default 0)
+ * Marks a paged list handler (docs/api.md §3): `limit` 1..25 (default 25) and `offset` ≥ 0 (default 0)
  * are checked before the handler runs, other query parameters are refused unless the route takes
  * filters, and the result becomes `{ object: 'list', data, totalCount }`.
  */

@@ -9,7 +9,7 @@ import { RATE_CATEGORIES, rateCategoryOf } from './rate-category';
 const WINDOW_MS = 1000;
 
 /**
- * One named throttler per category (decisions §4). Named throttlers all apply to every route
+ * One named throttler per category (docs/api.md §4). Named throttlers all apply to every route
  * unless skipped, so each skips the routes of other categories; buckets are keyed by workspace.
  * With REDIS_URL the counters live in Redis, shared by every instance, and fail open (see
  * FailOpenRedisStorage).

@@ -93,7 +93,7 @@ function seen(error: ApiError): [number, string, string | undefined] {
   return [error.status, error.code, error.param];
 }
 
-describe('validation pipe error mapping (decisions §2)', () => {
+describe('validation pipe error mapping (docs/api.md §2)', () => {
   it('accepts and transforms a valid body', async () => {
     const body = { name: 'Ada', email: 'ada@example.com', role: 'admin', letters: ['a', 'c'], count: 3, address: { city: 'Paris' } };
     const result = accepted(BodyDto, body);

@@ -45,7 +45,7 @@ function firstLeaf(error: ValidationError, prefix: string): { error: ValidationE
   return { error, param };
 }
 
-/** Maps a class-validator failure to the error body of decisions §2, naming the member in `param`. */
+/** Maps a class-validator failure to the error body of docs/api.md §2, naming the member in `param`. */
 function validationError(errors: ValidationError[], path = ''): ApiError {
   const { error, param } = firstLeaf(errors[0], path);
   const constraints = error.constraints ?? {};
@@ -155,7 +155,7 @@ function unstorableError(param: string): ApiError {
 }
 
 /**
- * Validates `value` as a body of `type` (decisions §2) and returns the instance: unknown members
+ * Validates `value` as a body of `type` (docs/api.md §2) and returns the instance: unknown members
  * 400 `unknown_field`, a wrong type 400 `invalid_type`, an absent or null required member 422
  * `parameter_missing`, a refused value 422 `invalid_value`, text PostgreSQL cannot store 422
  * `invalid_value`. Params are dotted and prefixed with `path` (e.g. `fields.priority`).

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Files: two-step upload sessions (decisions §10). EXPIRED is not stored: a PENDING row whose
+ * Files: two-step upload sessions (docs/api.md §10). EXPIRED is not stored: a PENDING row whose
  * `expires_at` has passed reads as EXPIRED, so reads are exact at any moment without a job.
  * `expires_at` keeps the upload deadline after completion or cancellation (the API shows null):
  * it is when the upload URL stops working, after which the sweep may delete what it left behind

@@ -9,7 +9,7 @@ import { MembersService } from '../members/members.service';
 import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { CreateApiKeyDto, CreatedApiKeyDto, CreateMemberDto, RevokedApiKeyDto, WorkspaceDto } from './dto/admin.dto';
 
-/** The operator API's operations (decisions §6), shared by the admin controller and the CLI. */
+/** The operator API's operations (docs/api.md §6), shared by the admin controller and the CLI. */
 @Injectable()
 export class AdminService {
   constructor(

@@ -52,11 +52,11 @@ function typeConfigurationOf(input: AddFieldDto, prefix: string): TypeConfigurat
     throw ApiError.invalidValue(param('typeConfiguration.multipleValues'), `${input.valueType} fields hold one value`);
   }
   if (input.unique) configuration.unique = true;
-  // An optional member given as null is absent (decisions §2), not stored as null.
+  // An optional member given as null is absent (docs/api.md §2), not stored as null.
   return Object.fromEntries(Object.entries(configuration).filter(([, value]) => value !== undefined && value !== null));
 }
 
-/** Operator API: custom object types, and custom fields and relationships on any type (decisions §6). */
+/** Operator API: custom object types, and custom fields and relationships on any type (docs/api.md §6). */
 @Injectable()
 export class ObjectTypesAdminService {
   constructor(

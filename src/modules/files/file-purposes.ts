@@ -2,7 +2,7 @@ import type { MemberRole } from '../../database/entities/member.entity';
 import { ApiError } from '../../common/errors/api-error';
 
 export const MIB = 1024 * 1024;
-/** decisions §10: without a purpose, any MIME type up to 512 MiB. */
+/** docs/api.md §10: without a purpose, any MIME type up to 512 MiB. */
 export const MAX_FILE_BYTES = 512 * MIB;
 
 /**
@@ -54,7 +54,7 @@ function allows(rule: PurposeRule, mimeType: string): boolean {
 }
 
 /**
- * The purpose's rules at creation (decisions §10): a workspace upload needs an admin member
+ * The purpose's rules at creation (docs/api.md §10): a workspace upload needs an admin member
  * (403 `not_permitted`), then the MIME type and the size must fit (422 `file_constraint`).
  */
 export function checkPurpose(

@@ -7,7 +7,7 @@ import { FileStorage } from './storage/file-storage';
 const BATCH = 100;
 
 /**
- * Deletes the bytes that no file will ever use (decisions §10): those of EXPIRED and CANCELLED
+ * Deletes the bytes that no file will ever use (docs/api.md §10): those of EXPIRED and CANCELLED
  * uploads, and what an S3 upload URL left beside a completed file. It waits for the session's
  * deadline, when the upload URL stops working, so nothing can be written after the sweep; each file
  * is swept once (`swept_at`). Instances sweep side by side: rows are claimed with

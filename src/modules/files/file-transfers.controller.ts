@@ -22,7 +22,7 @@ function error(status: number, description: string): MethodDecorator {
 /**
  * The byte routes of the local storage driver, at the URLs that `POST /v1/files` and
  * `GET /v1/files/{id}/url` return: outside `/v1`, authorised by their signature alone
- * (decisions §1, §10). The body is the file's bytes, streamed; no JSON parser runs here.
+ * (docs/api.md §1, §10). The body is the file's bytes, streamed; no JSON parser runs here.
  */
 @ApiTags('File transfers')
 @Controller()

@@ -37,7 +37,7 @@ function lingerThenClose(request: Request): void {
 }
 
 /**
- * The local driver's signed routes (decisions §10): outside `/v1`, without API key, version,
+ * The local driver's signed routes (docs/api.md §10): outside `/v1`, without API key, version,
  * scope, rate limit or JSON parser; the signature in the URL is the authorisation. Anything that
  * is not a URL this service issued, or one past its expiry, is 403 `invalid_signature`.
  */

@@ -12,7 +12,7 @@ import { FileUrlSigner, resolveFileUrlSecret } from './storage/file-url-signer';
 import { LocalFileStorage } from './storage/local-file-storage';
 import { S3FileStorage } from './storage/s3-file-storage';
 
-/** The storage driver of decisions §10: S3 when S3_BUCKET is set, else the local one. */
+/** The storage driver of docs/api.md §10: S3 when S3_BUCKET is set, else the local one. */
 function createStorage(config: AppConfig): FileStorage {
   if (config.s3) return new S3FileStorage(config.s3);
   return new LocalFileStorage(config.dataDir, config.publicUrl, new FileUrlSigner(resolveFileUrlSecret(config)));

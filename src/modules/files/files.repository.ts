@@ -63,7 +63,7 @@ function toRecord(row: FileRow): FileRecord {
   };
 }
 
-/** The response shape (decisions §10): `expiresAt` only while the upload is open. */
+/** The response shape (docs/api.md §10): `expiresAt` only while the upload is open. */
 export function toFileDto(file: FileRecord): FileDto {
   return {
     id: file.id,

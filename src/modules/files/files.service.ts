@@ -15,7 +15,7 @@ function notPending(file: FileRecord, operation: string): ApiError {
   return new ApiError(409, 'invalid_state', `Only a PENDING file can be ${operation}; this file is ${file.status}`);
 }
 
-/** The `/v1/files` operations (spec: Files; decisions §9, §10). */
+/** The `/v1/files` operations (spec: Files; docs/api.md §9, §10). */
 @Injectable()
 export class FilesService {
   constructor(

@@ -4,7 +4,7 @@ function systemField(key: string, label: string, valueType: 'EMAIL' | 'FULL_NAME
   return { key, label, valueType, description: null, typeConfiguration: {}, readOnly: true, required: true };
 }
 
-/** Members as the records core sees them (decisions §6): read-only through the public API. */
+/** Members as the records core sees them (docs/api.md §6): read-only through the public API. */
 export const MEMBER_TYPE: ObjectTypeDefinition = {
   slug: 'member',
   label: 'Member',

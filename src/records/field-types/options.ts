@@ -8,7 +8,7 @@ export function optionIdOf(field: FieldDefinition, value: string): string | unde
   return (options.find((option) => option.id === value) ?? options.find((option) => option.label === value))?.id;
 }
 
-/** An option id or label as the option id; anything else is 400 invalid_type (decisions §2). */
+/** An option id or label as the option id; anything else is 400 invalid_type (docs/api.md §2). */
 export function expectOption(field: FieldDefinition, value: unknown, param: string): string {
   const id = typeof value === 'string' ? optionIdOf(field, value) : undefined;
   if (id === undefined) throw ApiError.invalidType(param, `an option id or label of ${field.key}`);

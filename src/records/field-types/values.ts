@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error';
 import { storable } from '../../common/validation/storable-text';
 
-/** Shared write-side checks of the field types (decisions §7). */
+/** Shared write-side checks of the field types (docs/api.md §7). */
 export const MAX_ITEMS = 100;
 export const MAX_TEXT_LENGTH = 10_000;
 

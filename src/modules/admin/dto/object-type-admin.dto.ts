@@ -16,7 +16,7 @@ import { DtoMap, NestedDto } from '../../../common/validation/dto-shape';
 import { VALUE_TYPES } from '../../../records/value-types';
 import type { ValueType } from '../../../records/value-types';
 
-/** Custom keys (decisions §6): no `$`, and not a paging parameter. */
+/** Custom keys (docs/api.md §6): no `$`, and not a paging parameter. */
 export const CUSTOM_KEY_PATTERN = /^(?!(limit|offset)$)[a-z][a-zA-Z0-9_]{0,62}$/;
 const CUSTOM_KEY_MESSAGE = 'key must match ^[a-z][a-zA-Z0-9_]{0,62}$ and not be limit or offset';
 

@@ -15,7 +15,7 @@ export interface UploadTarget {
 }
 
 /**
- * Where file bytes live (decisions §10). Both drivers keep one contract: the client PUTs the bytes
+ * Where file bytes live (docs/api.md §10). Both drivers keep one contract: the client PUTs the bytes
  * to a signed URL with exactly the returned headers, before `expires`; a wrong signature, an
  * expired URL, another content type or more bytes than `sizeBytes` are refused by whoever receives
  * them. Once committed, the bytes of a file never change. Times are unix seconds.
