@@ -1,24 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { ID_PREFIXES } from '../../src/common/ids';
 import type TestAgent from 'supertest/lib/agent';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
 import { adminHeaders, TEST_ADMIN_TOKEN, v1Headers } from '../support/test-app';
 import { uploadFile } from '../support/transcripts';
 
-/** Kinds of ids a request can carry, with the prefix of each. */
-export const ID_KINDS = {
-  account: 'acc',
-  contact: 'con',
-  opportunity: 'opp',
-  member: 'mem',
-  note: 'note',
-  task: 'task',
-  meeting: 'mtg',
-  list: 'lst',
-  file: 'fil',
-  record: 'rec',
-  workspace: 'wks',
-  apiKey: 'key',
-} as const;
+/** Kinds of ids a request can carry, with the prefix of each: all but the definitions' own. */
+const { field, relationship, option, ...REQUEST_ID_PREFIXES } = ID_PREFIXES;
+export const ID_KINDS = REQUEST_ID_PREFIXES;
 export type IdKind = keyof typeof ID_KINDS;
 
 export type WorkspaceName = 'A' | 'B';

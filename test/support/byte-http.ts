@@ -20,6 +20,16 @@ export interface ByteResponse {
   sent: number;
 }
 
+/** The parsed body of a JSON answer; undefined for another content type or unparsable JSON. */
+export function jsonBodyOf(headers: IncomingHttpHeaders, text: string): unknown {
+  if (!/json/.test(String(headers['content-type']))) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export type ByteBody = Buffer | string | (() => AsyncIterable<Buffer>);
 
 /**
@@ -45,14 +55,7 @@ export function sendBytes(
         if (!req.writableEnded) req.destroy(); // answered before the whole body was sent
         const raw = Buffer.concat(chunks);
         const text = raw.toString('utf8');
-        let body: unknown;
-        if (/json/.test(String(res.headers['content-type']))) {
-          try {
-            body = JSON.parse(text);
-          } catch {
-            body = undefined;
-          }
-        }
+        const body = jsonBodyOf(res.headers, text);
         resolve({
           status: res.statusCode ?? 0,
           headers: res.headers,

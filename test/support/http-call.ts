@@ -1,4 +1,5 @@
 import { Agent, IncomingHttpHeaders, request } from 'node:http';
+import { jsonBodyOf } from './byte-http';
 
 /** One exchange as the client saw it: an answer, or the socket error that took its place. */
 export interface HttpCall {
@@ -41,14 +42,7 @@ export function httpCall(
       );
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown;
-        if (/json/.test(String(res.headers['content-type']))) {
-          try {
-            body = JSON.parse(text);
-          } catch {
-            body = undefined;
-          }
-        }
+        const body = jsonBodyOf(res.headers, text);
         resolve({ ...base, status: res.statusCode ?? 0, headers: res.headers, text, body, endedAt: Date.now() });
       });
     });
