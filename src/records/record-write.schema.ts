@@ -2,10 +2,23 @@ import { fieldTypeOf } from './field-types/registry';
 import type { OpenApiSchema } from './field-types/field-type';
 import type { ObjectTypeDefinition, RelationshipOperation } from './object-type';
 
+const identity = (schema: OpenApiSchema) => schema;
+
 const ID_OR_IDS: OpenApiSchema = {
   oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 25 }],
   description: 'An id or an array of ids (at most 25 ids per request, over all relationships)',
 };
+
+/**
+ * `schema` admitting null too. OpenAPI 3.0's `nullable` needs a `type` beside it, so a `oneOf`
+ * admits null through its first alternative (which alone then matches null).
+ */
+function orNull(schema: OpenApiSchema): OpenApiSchema {
+  if (schema.type !== undefined) return { ...schema, nullable: true };
+  const alternatives = schema.oneOf as OpenApiSchema[] | undefined;
+  if (alternatives?.length) return { ...schema, oneOf: [orNull(alternatives[0]), ...alternatives.slice(1)] };
+  return schema;
+}
 
 /**
  * The OpenAPI schema of a create or update body of a type, built from its definitions and the
@@ -30,7 +43,11 @@ export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean)
         additionalProperties: true,
         ...(requiredFields.length && { required: requiredFields }),
         properties: Object.fromEntries(
-          fields.map((field) => [field.key, { ...fieldTypeOf(field.valueType).openApi(field), description: field.label }]),
+          fields.map((field) => [
+            field.key,
+            // null clears an optional field; a required one cannot be cleared.
+            (field.required ? identity : orNull)({ ...fieldTypeOf(field.valueType).openApi(field), description: field.label }),
+          ]),
         ),
       },
       relationships: {
@@ -42,9 +59,13 @@ export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean)
           relationships.map((relationship) => [
             relationship.key,
             isCreate
-              ? { ...ID_OR_IDS, description: `${relationship.label} (${relationship.objectType})` }
+              ? (relationship.required ? identity : orNull)({
+                  ...ID_OR_IDS,
+                  description: `${relationship.label} (${relationship.objectType})`,
+                })
               : {
                   type: 'object',
+                  ...(!relationship.required && { nullable: true }),
                   additionalProperties: false,
                   description: `${relationship.label} (${relationship.objectType})`,
                   properties: Object.fromEntries(operations.map((operation) => [operation, ID_OR_IDS])),

@@ -125,10 +125,10 @@ function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean):
       throw new ApiError(400, 'unknown_relationship', `${param} is not a known relationship`, param);
     }
     if (value === null) {
-      // A required relationship given as null is missing (docs/api.md §2), not mistyped, on create
-      // as on update: an update may not empty it (see RecordsService.applyLinks).
+      // null is absent (docs/api.md §2): for a required relationship that makes it missing, on
+      // create as on update (an update may not empty it); an optional one is left as it is.
       if (definition.required) throw ApiError.missing(param);
-      throw ApiError.invalidType(param, 'an id or an array of ids');
+      continue;
     }
     changes.push(readLinkChange(type, definition, value, isCreate));
   }

@@ -217,6 +217,17 @@ describe('relationships', () => {
       );
     });
 
+    it('treats an optional relationship given as null as absent, on create and on update', async () => {
+      const account = await api.account('Null optional link');
+      const body = { fields: { $title: 'n' }, relationships: { $account: null, $opportunity: null } };
+      expect(new OpenApiValidator(t.document).refusesRequest('POST', '/v1/notes', body)).toBe(false);
+      const note = await api.create('note', body);
+      expect(note.relationships.$account.values).toEqual([]);
+      const linked = await api.update('note', note.id, { relationships: { $account: { add: account.id } } });
+      const unchanged = await api.update('note', note.id, { relationships: { $account: null } });
+      expect(unchanged.relationships).toEqual(linked.relationships);
+    });
+
     it('treats "relationships": null as absent: a required relationship is then missing', async () => {
       expectError(
         await api.createRaw('task', { fields: { $title: 't', $status: 'TODO' }, relationships: null }),

@@ -140,9 +140,8 @@ export class MeetingsService {
     }
     let fileId: string | undefined;
     if (isPlainObject(recordBody.relationships)) {
-      const { [TRANSCRIPT]: transcript, ...others } = recordBody.relationships;
-      if (transcript === null) recordBody.relationships = others;
-      else if (transcript !== undefined) fileId = transcriptId(transcript, `relationships.${TRANSCRIPT}`);
+      const transcript = recordBody.relationships[TRANSCRIPT];
+      if (transcript !== undefined && transcript !== null) fileId = transcriptId(transcript, `relationships.${TRANSCRIPT}`);
     }
     return this.transactions.run(async () => {
       const created = await this.records.create(caller, 'meeting', recordBody);
