@@ -25,6 +25,7 @@ import {
   BenchWorkspace,
   Cost,
   measured,
+  StatementStats,
   printTable,
   rssBytes,
   runBench,
@@ -62,7 +63,7 @@ class Runs {
   failed = 0;
   nodeSeconds = 0;
   postgresSeconds = 0;
-  readonly statements = new Map<string, { calls: number; milliseconds: number }>();
+  readonly statements = new Map<string, Omit<StatementStats, 'query'>>();
   private readonly p50s: number[] = [];
   private readonly p99s: number[] = [];
 
@@ -75,9 +76,14 @@ class Runs {
     this.p99s.push(result.latency.p99);
     this.nodeSeconds += cost.nodeSeconds;
     this.postgresSeconds += cost.postgresSeconds;
-    for (const { query, calls, milliseconds } of cost.statements) {
-      const seen = this.statements.get(query) ?? { calls: 0, milliseconds: 0 };
-      this.statements.set(query, { calls: seen.calls + calls, milliseconds: seen.milliseconds + milliseconds });
+    for (const { query, ...stats } of cost.statements) {
+      const seen = this.statements.get(query);
+      this.statements.set(query, {
+        calls: stats.calls + (seen?.calls ?? 0),
+        milliseconds: stats.milliseconds + (seen?.milliseconds ?? 0),
+        plans: stats.plans + (seen?.plans ?? 0),
+        planMilliseconds: stats.planMilliseconds + (seen?.planMilliseconds ?? 0),
+      });
     }
   }
 
@@ -102,10 +108,12 @@ class Runs {
   }
 
   printStatements(title: string): void {
-    console.log(`\n  ${title}: statements per request, mean ms, statement`);
-    for (const [query, { calls, milliseconds }] of [...this.statements].sort((a, b) => b[1].milliseconds - a[1].milliseconds)) {
-      const text = query.replace(/\s+/g, ' ').slice(0, 160);
-      console.log(`  ${(calls / this.sent).toFixed(2).padStart(6)} ${(milliseconds / calls).toFixed(3).padStart(8)}  ${text}`);
+    console.log(`\n  ${title}: per request, mean ms executing, share of calls planned, mean ms planning; the statement`);
+    for (const [query, { calls, milliseconds, plans, planMilliseconds }] of [...this.statements].sort(
+      (a, b) => b[1].milliseconds + b[1].planMilliseconds - a[1].milliseconds - a[1].planMilliseconds,
+    )) {
+      const numbers = [calls / this.sent, milliseconds / calls, plans / calls, plans ? planMilliseconds / plans : 0];
+      console.log(`  ${numbers.map((value) => value.toFixed(3).padStart(7)).join(' ')}  ${query.replace(/\s+/g, ' ').slice(0, 150)}`);
     }
   }
 }

@@ -87,7 +87,7 @@ async function execute(url: string, sql: string): Promise<void> {
 
 /**
  * A migrated embedded PostgreSQL in `folder`, with pg_stat_statements preloaded (one restart) so
- * that a run can count the statements it caused.
+ * that a run can count the statements it caused and see the time spent planning them.
  */
 export async function startBenchDatabase(folder: string): Promise<{ url: string }> {
   // As root, PostgreSQL runs as `postgres`, which must be able to pass through the bench's folder.
@@ -101,6 +101,8 @@ export async function startBenchDatabase(folder: string): Promise<{ url: string 
   // A Ctrl-C in a terminal reaches PostgreSQL too, and then stop() would wait for an exit already past.
   onTeardown(() => Promise.race([embedded.stop(), waitForExit(postmaster)]));
   await execute(embedded.url, 'CREATE EXTENSION pg_stat_statements');
+  await execute(embedded.url, 'ALTER SYSTEM SET pg_stat_statements.track_planning = on');
+  await execute(embedded.url, 'SELECT pg_reload_conf()');
   await runMigrations(embedded.url);
   return { url: embedded.url };
 }
@@ -203,7 +205,10 @@ export function rssBytes(pid: number): number {
 
 export interface StatementStats {
   calls: number;
+  /** Executing. */
   milliseconds: number;
+  plans: number;
+  planMilliseconds: number;
   query: string;
 }
 
@@ -259,7 +264,8 @@ export async function measured<T>(db: Client, serverPid: number, work: () => Pro
   let postgresSeconds = 0;
   for (const [pid, seconds] of await backendCpu(db)) postgresSeconds += seconds - (postgresBefore.get(pid) ?? 0);
   const { rows: statements } = await db.query<StatementStats>(
-    `SELECT calls::int, total_exec_time AS milliseconds, query FROM pg_stat_statements
+    `SELECT calls::int, total_exec_time AS milliseconds, plans::int, total_plan_time AS "planMilliseconds", query
+       FROM pg_stat_statements
       WHERE query !~ 'pg_stat_' ORDER BY total_exec_time DESC`,
   );
   return { result, cost: { nodeSeconds, postgresSeconds, statements } };
