@@ -1,227 +1,401 @@
 /**
- * `npm run bench`: seeds workspaces in bulk SQL, starts the built service against them with rate
- * limits raised, drives it with autocannon at 32 connections and prints requests/s and p50/p99
- * latency per scenario, then the query plans of the list queries:
- *  - notes: 1,000 and 100,000 notes linked to 1,000 accounts (records core);
- *  - a custom type with 100,000 records, filtered by TEXT startsWith, NUMBER greaterThan and
- *    SINGLE_SELECT equal, and a list with 10,000 accounts (custom objects and lists);
- *  - 50,000 meetings with mixed privacy (meetings).
- * BENCH_DATABASE_URL selects an existing database (its name must say "bench").
+ * `npm run bench`: the built service against the bare baseline (bench/baseline-server.ts) on one
+ * seeded embedded PostgreSQL, then the service alone. Prints, per scenario, req/s and p50/p99 (ms),
+ * and per request the CPU of node and of PostgreSQL and the statements PostgreSQL ran; then the
+ * budgets of the performance goal with PASS or MISS. Exits 0 either way: it is an instrument.
+ *
+ *  1. Service vs baseline at 32 connections, on 10,000 notes: get, create (also at 1 connection:
+ *     one workspace's creates must scale), update, list page, list with `$title[startsWith]` and
+ *     with `$account=`. Runs alternate service, baseline, service, baseline… so that the
+ *     machine's noise hits both.
+ *  2. Service alone at 32 connections: custom-object filters, a list's members, meetings.
+ *  3. Scale, service alone at 8 connections: BENCH_SCALE notes (default 100,000) in one workspace
+ *     and 1,000 in another: p50 of the same lists in both, exact totalCount, peak RSS.
+ *
+ * BENCH_SECONDS per run (default 5), BENCH_ROUNDS service/baseline pairs per scenario (default 2);
+ * BENCH_STATEMENTS=1 also prints every scenario's statements.
  */
 import autocannon from 'autocannon';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { Client } from 'pg';
-import { newId } from '../src/common/ids';
-import { benchDatabase, BenchWorkspace, freePort, seedWorkspace, startService, stopService } from './support';
+import { BASELINE_INDEXES } from './baseline-server';
+import { NOTES_PER_ACCOUNT, NotesWorkspace, seedCustomTypeAndList, seededId, seedMeetings, seedNotes } from './seed';
+import {
+  BenchServer,
+  BenchWorkspace,
+  Cost,
+  measured,
+  StatementStats,
+  printTable,
+  rssBytes,
+  runBench,
+  startBaseline,
+  startBenchDatabase,
+  startService,
+} from './support';
 
-const CONNECTIONS = 32;
-const DURATION_SECONDS = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const SCALE = Number(process.env.BENCH_SCALE ?? 100_000);
+const SHOW_STATEMENTS = process.env.BENCH_STATEMENTS === '1';
+const READ_NOTES = 10_000;
+const SMALL_NOTES = 1_000;
+const CUSTOM_RECORDS = 100_000;
+const LIST_MEMBERS = 10_000;
+const MEETINGS = 50_000;
 
-/** Ids keep the prefix_ULID shape: 26 Crockford characters made from a batch digit and the row number. */
-function ulidSql(prefix: string, batch: number, seq: string): string {
-  return `'${prefix}_01${batch}' || lpad(upper(to_hex(${seq})), 23, '0')`;
+interface Load {
+  workspace: BenchWorkspace;
+  method?: 'GET' | 'POST';
+  /** Requested in turn. */
+  paths: string[];
+  body?: unknown;
+  connections?: number;
 }
 
-async function countRecords(db: Client, workspaceId: string, objectType: string, count: number): Promise<void> {
-  await db.query(`INSERT INTO record_counts (workspace_id, object_type, count) VALUES ($1, $2, $3)`, [
-    workspaceId,
-    objectType,
-    count,
-  ]);
-}
+/** Runs of one load against one server, added up. */
+class Runs {
+  /** Answered within the runs. */
+  requests = 0;
+  /** The answered and those in flight when a run stopped, whose work the costs include. */
+  sent = 0;
+  seconds = 0;
+  failed = 0;
+  nodeSeconds = 0;
+  postgresSeconds = 0;
+  readonly statements = new Map<string, Omit<StatementStats, 'query'>>();
+  private readonly p50s: number[] = [];
+  private readonly p99s: number[] = [];
 
-/** `notes` notes spread over 1,000 accounts. */
-async function seedNotes(db: Client, notes: number, batch: number) {
-  const workspace = await seedWorkspace(db, `bench ${notes} notes`);
-  await db.query(
-    `INSERT INTO records (id, workspace_id, object_type, fields, created_at)
-     SELECT ${ulidSql('acc', batch, 'g')}, $1, 'account', jsonb_build_object('$name', 'Account ' || g), now() - interval '1 day'
-       FROM generate_series(1, 1000) g`,
-    [workspace.id],
-  );
-  await db.query(
-    `INSERT INTO records (id, workspace_id, object_type, fields, created_at)
-     SELECT ${ulidSql('note', batch, 'g')}, $1, 'note',
-            jsonb_build_object('$title', 'Note ' || g, '$content', repeat('text ', 20)),
-            now() - (g || ' milliseconds')::interval
-       FROM generate_series(1, $2::int) g`,
-    [workspace.id, notes],
-  );
-  await db.query(
-    `INSERT INTO record_links (workspace_id, source_id, link, target_id)
-     SELECT $1, ${ulidSql('note', batch, 'g')}, 'note:$account', ${ulidSql('acc', batch, '(g % 1000) + 1')}
-       FROM generate_series(1, $2::int) g
-     UNION ALL
-     SELECT $1, ${ulidSql('note', batch, 'g')}, 'note:$createdBy', $3 FROM generate_series(1, $2::int) g`,
-    [workspace.id, notes, workspace.memberId],
-  );
-  await countRecords(db, workspace.id, 'account', 1000);
-  await countRecords(db, workspace.id, 'note', notes);
-  return {
-    ...workspace,
-    noteId: (await db.query(`SELECT ${ulidSql('note', batch, '500')} AS id`)).rows[0].id as string,
-    accountId: (await db.query(`SELECT ${ulidSql('acc', batch, '8')} AS id`)).rows[0].id as string,
-  };
-}
-
-const TIERS = 50;
-
-/** A custom type `item` (title TEXT, size NUMBER, tier SINGLE_SELECT of 50), and a list of 10,000 accounts. */
-async function seedCustomTypeAndList(db: Client, records: number, batch: number) {
-  const workspace = await seedWorkspace(db, 'bench custom objects');
-  await db.query(`INSERT INTO object_types (workspace_id, slug, label) VALUES ($1, 'item', 'Item')`, [workspace.id]);
-  const options = Array.from({ length: TIERS }, (_, i) => ({ id: `tier${i}`, label: `Tier ${i}`, description: null }));
-  for (const [key, valueType, configuration] of [
-    ['title', 'TEXT', {}],
-    ['size', 'NUMBER', {}],
-    ['tier', 'SINGLE_SELECT', { options }],
-  ] as const) {
-    await db.query(
-      `INSERT INTO field_definitions (id, workspace_id, object_type, key, label, value_type, type_configuration)
-       VALUES ($1, $2, 'item', $3, $3, $4, $5)`,
-      [newId('field'), workspace.id, key, valueType, JSON.stringify(configuration)],
-    );
+  add(result: autocannon.Result, cost: Cost): void {
+    this.requests += result.requests.total;
+    this.sent += result.requests.sent;
+    this.seconds += result.duration;
+    this.failed += result.non2xx + result.errors;
+    this.p50s.push(result.latency.p50);
+    this.p99s.push(result.latency.p99);
+    this.nodeSeconds += cost.nodeSeconds;
+    this.postgresSeconds += cost.postgresSeconds;
+    for (const { query, ...stats } of cost.statements) {
+      const seen = this.statements.get(query);
+      this.statements.set(query, {
+        calls: stats.calls + (seen?.calls ?? 0),
+        milliseconds: stats.milliseconds + (seen?.milliseconds ?? 0),
+        plans: stats.plans + (seen?.plans ?? 0),
+        planMilliseconds: stats.planMilliseconds + (seen?.planMilliseconds ?? 0),
+      });
+    }
   }
-  await db.query(
-    `INSERT INTO records (id, workspace_id, object_type, fields, created_at)
-     SELECT ${ulidSql('rec', batch, 'g')}, $1, 'item',
-            jsonb_build_object('title', 'Item ' || g, 'size', g, 'tier', 'tier' || (g % ${TIERS})),
-            now() - (g || ' milliseconds')::interval
-       FROM generate_series(1, $2::int) g`,
-    [workspace.id, records],
-  );
-  await countRecords(db, workspace.id, 'item', records);
-  await db.query(
-    `INSERT INTO records (id, workspace_id, object_type, fields, created_at)
-     SELECT ${ulidSql('acc', batch, 'g')}, $1, 'account', jsonb_build_object('$name', 'Member ' || g), now()
-       FROM generate_series(1, 10000) g`,
-    [workspace.id],
-  );
-  await countRecords(db, workspace.id, 'account', 10_000);
-  const listId = newId('list');
-  await db.query(`INSERT INTO lists (id, workspace_id, name, object_type, created_at) VALUES ($1, $2, 'Big', 'account', now())`, [
-    listId,
-    workspace.id,
-  ]);
-  await db.query(
-    `INSERT INTO list_members (list_id, record_id, added_at)
-     SELECT $1, ${ulidSql('acc', batch, 'g')}, now() - (g || ' milliseconds')::interval FROM generate_series(1, 10000) g`,
-    [listId],
-  );
-  return { ...workspace, listId };
+
+  get perSecond(): number {
+    return this.requests / this.seconds;
+  }
+  /** Mean over the runs. */
+  get p50(): number {
+    return mean(this.p50s);
+  }
+  get p99(): number {
+    return mean(this.p99s);
+  }
+  get nodeMs(): number {
+    return (this.nodeSeconds * 1000) / this.sent;
+  }
+  get postgresMs(): number {
+    return (this.postgresSeconds * 1000) / this.sent;
+  }
+  get statementsPerRequest(): number {
+    return [...this.statements.values()].reduce((sum, statement) => sum + statement.calls, 0) / this.sent;
+  }
+
+  printStatements(title: string): void {
+    console.log(`\n  ${title}: per request, mean ms executing, share of calls planned, mean ms planning; the statement`);
+    for (const [query, { calls, milliseconds, plans, planMilliseconds }] of [...this.statements].sort(
+      (a, b) => b[1].milliseconds + b[1].planMilliseconds - a[1].milliseconds - a[1].planMilliseconds,
+    )) {
+      const numbers = [calls / this.sent, milliseconds / calls, plans / calls, plans ? planMilliseconds / plans : 0];
+      console.log(`  ${numbers.map((value) => value.toFixed(3).padStart(7)).join(' ')}  ${query.replace(/\s+/g, ' ').slice(0, 150)}`);
+    }
+  }
 }
 
-/** 50,000 meetings: every other one METADATA, a tenth of those with the caller as an attendee. */
-async function seedMeetings(db: Client, meetings: number, batch: number): Promise<BenchWorkspace> {
-  const workspace = await seedWorkspace(db, 'bench meetings');
-  await db.query(
-    `INSERT INTO records (id, workspace_id, object_type, fields, created_at)
-     SELECT ${ulidSql('mtg', batch, 'g')}, $1, 'meeting',
-            jsonb_build_object('$title', 'Meeting ' || g, '$startDate', to_char(now() - interval '2 hours', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-              '$endDate', to_char(now() - interval '1 hour', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-              '$description', 'Agenda ' || g,
-              '$privacySetting', CASE WHEN g % 2 = 0 THEN 'METADATA' ELSE 'FULL' END,
-              '$attendeeEmails', CASE WHEN g % 20 = 0 THEN '["bench@example.com"]'::jsonb ELSE '["someone@example.org"]'::jsonb END),
-            now() - (g || ' milliseconds')::interval
-       FROM generate_series(1, $2::int) g`,
-    [workspace.id, meetings],
-  );
-  await countRecords(db, workspace.id, 'meeting', meetings);
-  return workspace;
-}
-
-type BenchRequest = { method?: 'GET' | 'POST'; path: string; body?: unknown };
-
-function drive(port: number, workspace: BenchWorkspace, request: BenchRequest, duration: number) {
-  return autocannon({
-    url: `http://127.0.0.1:${port}${request.path}`,
-    method: request.method ?? 'GET',
-    connections: CONNECTIONS,
-    duration,
-    headers: { authorization: `Bearer ${workspace.key}`, 'service-version': '2026-03-01', 'content-type': 'application/json' },
-    body: request.body ? JSON.stringify(request.body) : undefined,
-  });
-}
-
-async function scenario(name: string, port: number, workspace: BenchWorkspace, request: BenchRequest): Promise<void> {
-  const result = await drive(port, workspace, request, DURATION_SECONDS);
-  console.log(
-    `${name.padEnd(52)} ${String(Math.round(result.requests.average)).padStart(6)} req/s   p50 ${String(result.latency.p50).padStart(4)} ms   p99 ${String(result.latency.p99).padStart(4)} ms   non-2xx ${result.non2xx + result.errors}`,
-  );
-}
-
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const fixed = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const filter = (key: string, value: string) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`;
 
-async function explain(db: Client, name: string, sql: string, params: unknown[]): Promise<void> {
-  const plan = await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
-  console.log(`\n-- EXPLAIN ANALYZE: ${name}\n${plan.rows.map((row) => row['QUERY PLAN']).join('\n')}`);
-}
-
-async function main(): Promise<void> {
-  const database = await benchDatabase();
-  const db = new Client({ connectionString: database.url });
-  await db.connect();
-  console.log('seeding: 1,000 and 100,000 notes, 100,000 custom records, a list of 10,000, 50,000 meetings…');
-  const small = await seedNotes(db, 1_000, 1);
-  const large = await seedNotes(db, 100_000, 2);
-  const custom = await seedCustomTypeAndList(db, 100_000, 3);
-  const meetings = await seedMeetings(db, 50_000, 4);
-  await db.query('VACUUM ANALYZE');
-  const port = await freePort();
-  const service = await startService(database.url, port, {
-    RATE_LIMIT_READ: '1000000',
-    RATE_LIMIT_WRITE: '1000000',
-    RATE_LIMIT_SEARCH: '1000000',
-  });
+/** Drives `server` with `load` for `seconds` (after a checkpoint), added to `runs`; `sample` runs every 100 ms meanwhile. */
+async function drive(db: Client, server: BenchServer, load: Load, seconds: number, runs = new Runs(), sample?: () => void): Promise<Runs> {
+  await db.query('CHECKPOINT');
+  let next = 0;
+  const sampler = sample && setInterval(sample, 100);
   try {
-    // Warm the service (JIT, pools, caches) so that the first scenario is not measured cold.
-    await drive(port, small, { path: '/v1/notes' }, 5);
-    console.log(`\n${CONNECTIONS} connections, ${DURATION_SECONDS}s per scenario, after a 5 s warm-up`);
-    await scenario('GET /v1/notes (first page, 1,000 notes)', port, small, { path: '/v1/notes' });
-    await scenario('GET /v1/notes (first page, 100,000 notes)', port, large, { path: '/v1/notes' });
-    await scenario('GET /v1/notes?$account=… (100,000 notes)', port, large, { path: `/v1/notes?${filter('$account', large.accountId)}` });
-    await scenario('GET /v1/notes?$title[startsWith]=Note 9999', port, large, { path: `/v1/notes?${filter('$title[startsWith]', 'Note 9999')}` });
-    await scenario('GET /v1/notes/{id}', port, large, { path: `/v1/notes/${large.noteId}` });
-    await scenario('POST /v1/notes', port, large, {
-      method: 'POST',
-      path: '/v1/notes',
-      body: { fields: { $title: 'Bench', $content: 'x' }, relationships: { $account: large.accountId } },
-    });
-    await scenario('GET /v1/objects/item?title[startsWith]=Item 9999', port, custom, { path: `/v1/objects/item?${filter('title[startsWith]', 'Item 9999')}` });
-    await scenario('GET /v1/objects/item?size[greaterThan]=99000', port, custom, { path: `/v1/objects/item?${filter('size[greaterThan]', '99000')}` });
-    await scenario('GET /v1/objects/item?tier=tier7', port, custom, { path: `/v1/objects/item?${filter('tier', 'tier7')}` });
-    await scenario('GET /v1/lists/{id}/accounts?offset=5000 (10,000 members)', port, custom, { path: `/v1/lists/${custom.listId}/accounts?offset=5000` });
-    await scenario('GET /v1/meetings (50,000, mixed privacy)', port, meetings, { path: '/v1/meetings' });
-    await scenario('GET /v1/meetings?$title=Meeting 4000', port, meetings, { path: `/v1/meetings?${filter('$title', 'Meeting 4000')}` });
-
-    await explain(db, 'notes, first page (100,000)', `SELECT r.id FROM records r WHERE r.workspace_id = $1 AND r.object_type = 'note' ORDER BY r.created_at DESC, r.id DESC LIMIT 25`, [large.id]);
-    await explain(
-      db,
-      'notes filtered by $account',
-      `SELECT count(*) FROM records r WHERE r.workspace_id = $1 AND r.object_type = 'note'
-         AND EXISTS (SELECT 1 FROM record_links l WHERE l.source_id = r.id AND l.link = 'note:$account' AND l.target_id = $2)`,
-      [large.id, large.accountId],
+    const { result, cost } = await measured(db, server.pid, () =>
+      autocannon({
+        url: `http://127.0.0.1:${server.port}`,
+        connections: load.connections ?? 32,
+        duration: seconds,
+        timeout: 60,
+        headers: {
+          authorization: `Bearer ${load.workspace.key}`,
+          'service-version': '2026-03-01',
+          'content-type': 'application/json',
+        },
+        requests: [
+          {
+            method: load.method ?? 'GET',
+            body: load.body === undefined ? undefined : JSON.stringify(load.body),
+            setupRequest: (request) => ({ ...request, path: load.paths[next++ % load.paths.length] }),
+          },
+        ],
+      }),
     );
-    // A single indexed filter is counted from record_values alone (RecordsService.list).
-    const indexedCount = (condition: string) =>
-      `SELECT count(*) FROM (SELECT DISTINCT v.record_id, v.created_at FROM record_values v
-         WHERE v.workspace_id = $1 AND v.object_type = 'item' AND ${condition}) m`;
-    await explain(db, 'item title startsWith (count)', indexedCount(`v.field_key = 'title' AND v.text_value LIKE 'Item 9999%'`), [custom.id]);
-    await explain(db, 'item size greaterThan (count)', indexedCount(`v.field_key = 'size' AND v.number_value > 99000`), [custom.id]);
-    await explain(db, 'item tier equal (count)', indexedCount(`v.field_key = 'tier' AND v.text_value = 'tier7'`), [custom.id]);
-    await explain(
-      db,
-      'list members page',
-      `SELECT record_id FROM list_members WHERE list_id = $1 ORDER BY added_at DESC, record_id DESC LIMIT 25 OFFSET 5000`,
-      [custom.listId],
-    );
+    runs.add(result, cost);
+    return runs;
   } finally {
-    await stopService(service);
-    await db.end();
-    await database.stop();
+    if (sampler) clearInterval(sampler);
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+interface Budget {
+  goal: string;
+  measured: number;
+  target: number;
+  /** Met when measured ≥ target, else when measured ≤ target. */
+  atLeast: boolean;
+}
+
+interface Versus {
+  name: string;
+  load: Load;
+  /** Least service req/s over baseline req/s. */
+  ratioGoal?: number;
+  /** Most CPU ms per request of the service, node and PostgreSQL. */
+  cpuGoal?: number;
+}
+
+/** Section 1: each scenario in ROUNDS pairs of runs, service then baseline. */
+async function versusBaseline(db: Client, service: BenchServer, baseline: BenchServer, scenarios: Versus[]) {
+  console.log('\nwarming up both servers…');
+  for (const { load } of scenarios) for (const server of [service, baseline]) await drive(db, server, load, 1);
+  console.log(`\n1. service vs baseline: ${count(READ_NOTES)} notes, ${SECONDS} s runs, ${ROUNDS} rounds of service then baseline`);
+  const results = new Map<Versus, { service: Runs; baseline: Runs }>();
+  for (const scenario of scenarios) {
+    const pair = { service: new Runs(), baseline: new Runs() };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      await drive(db, service, scenario.load, SECONDS, pair.service);
+      await drive(db, baseline, scenario.load, SECONDS, pair.baseline);
+    }
+    results.set(scenario, pair);
+    if (SHOW_STATEMENTS) {
+      pair.service.printStatements(`${scenario.name}, service`);
+      pair.baseline.printStatements(`${scenario.name}, baseline`);
+    }
+  }
+  console.log('');
+  printTable(
+    ['scenario', 'conns', 'service req/s', 'p50', 'p99', 'baseline req/s', 'p50', 'p99', 'ratio', 'failed'],
+    [...results].map(([{ name, load }, { service: s, baseline: b }]) => [
+      name,
+      load.connections ?? 32,
+      count(s.perSecond),
+      s.p50,
+      s.p99,
+      count(b.perSecond),
+      b.p50,
+      b.p99,
+      fixed(s.perSecond / b.perSecond),
+      s.failed + b.failed,
+    ]),
+  );
+  console.log('\nper request: CPU ms of node and of PostgreSQL (client backends), statements PostgreSQL ran');
+  printTable(
+    ['scenario', 'service node', 'pg', 'total', 'stmts', 'baseline node', 'pg', 'total', 'stmts'],
+    [...results].map(([{ name }, pair]) => [
+      name,
+      ...[pair.service, pair.baseline].flatMap((runs) => [
+        fixed(runs.nodeMs, 3),
+        fixed(runs.postgresMs, 3),
+        fixed(runs.nodeMs + runs.postgresMs, 3),
+        fixed(runs.statementsPerRequest, 1),
+      ]),
+    ]),
+  );
+  return results;
+}
+
+/** Section 2: one run each. */
+async function serviceAlone(db: Client, service: BenchServer, scenarios: { name: string; load: Load }[]): Promise<void> {
+  console.log(`\n2. service alone, 32 connections, ${SECONDS} s`);
+  const rows: unknown[][] = [];
+  for (const { name, load } of scenarios) {
+    const runs = await drive(db, service, load, SECONDS);
+    if (SHOW_STATEMENTS) runs.printStatements(name);
+    const { perSecond, p50, p99, nodeMs, postgresMs, statementsPerRequest, failed } = runs;
+    rows.push([name, count(perSecond), p50, p99, fixed(nodeMs, 3), fixed(postgresMs, 3), fixed(statementsPerRequest, 1), failed]);
+  }
+  printTable(['scenario', 'req/s', 'p50', 'p99', 'node ms', 'pg ms', 'stmts', 'failed'], rows);
+}
+
+interface ScaleList {
+  name: string;
+  path: (workspace: NotesWorkspace) => string;
+  /** Whether seeded note g (see seedNotes) is in the list. */
+  holds: (workspace: NotesWorkspace) => (g: number) => boolean;
+}
+
+const SCALE_LISTS: ScaleList[] = [
+  { name: 'first page', path: () => '/v1/notes', holds: () => () => true },
+  { name: 'offset=10000 (n/2 if fewer)', path: (w) => `/v1/notes?offset=${Math.min(10_000, w.notes / 2)}`, holds: () => () => true },
+  {
+    name: '$title[startsWith]=Note 123',
+    path: () => `/v1/notes?${filter('$title[startsWith]', 'Note 123')}`,
+    holds: () => (g) => String(g).startsWith('123'),
+  },
+  {
+    name: `$account= (${NOTES_PER_ACCOUNT} notes)`,
+    path: (w) => `/v1/notes?${filter('$account', seededId('acc', w.batch, 7))}`,
+    holds: (w) => (g) => (g - 1) % Math.ceil(w.notes / NOTES_PER_ACCOUNT) === 6,
+  },
+  { name: '$createdBy= (99% of notes)', path: (w) => `/v1/notes?${filter('$createdBy', w.memberId)}`, holds: () => (g) => g % 100 !== 0 },
+];
+
+/** Section 3: p50 of each list in a big and a small workspace, totalCount checked against the seed. */
+async function atScale(db: Client, service: BenchServer, big: NotesWorkspace, small: NotesWorkspace): Promise<Budget[]> {
+  console.log(`\n3. scale: service alone, 8 connections, ${SECONDS} s, ${count(big.notes)} vs ${count(small.notes)} notes in a workspace`);
+  let peakRss = 0;
+  let wrongTotals = 0;
+  const budgets: Budget[] = [];
+  const rows: unknown[][] = [];
+  for (const { name, path, holds } of SCALE_LISTS) {
+    const p50 = new Map<NotesWorkspace, number>();
+    const totals: string[] = [];
+    for (const workspace of [big, small]) {
+      const response = await fetch(`http://127.0.0.1:${service.port}${path(workspace)}`, {
+        headers: { authorization: `Bearer ${workspace.key}`, 'service-version': '2026-03-01' },
+      });
+      const { totalCount } = (await response.json()) as { totalCount?: number };
+      let expected = 0;
+      for (let g = 1, isHeld = holds(workspace); g <= workspace.notes; g += 1) if (isHeld(g)) expected += 1;
+      if (totalCount !== expected) wrongTotals += 1;
+      totals.push(totalCount === expected ? `${count(expected)} exact` : `WRONG: ${totalCount} for ${expected}`);
+      const runs = await drive(db, service, { workspace, paths: [path(workspace)], connections: 8 }, SECONDS, new Runs(), () => {
+        peakRss = Math.max(peakRss, rssBytes(service.pid));
+      });
+      p50.set(workspace, runs.p50);
+    }
+    const ratio = p50.get(big)! / Math.max(p50.get(small)!, 1);
+    budgets.push({ goal: `scale: ${name}, p50 ${count(big.notes)} / ${count(small.notes)}`, measured: ratio, target: 2, atLeast: false });
+    rows.push([name, p50.get(big), p50.get(small), fixed(ratio), ...totals]);
+  }
+  const [large, few] = [count(big.notes), count(small.notes)];
+  printTable(['list', `p50 at ${large}`, `at ${few}`, 'ratio', `totalCount at ${large}`, `at ${few}`], rows);
+  console.log(`service peak RSS: ${(peakRss / 2 ** 20).toFixed(0)} MB`);
+  budgets.push({ goal: 'scale: totalCounts wrong', measured: wrongTotals, target: 0, atLeast: false });
+  budgets.push({ goal: 'scale: service peak RSS, MB', measured: peakRss / 2 ** 20, target: 300, atLeast: false });
+  return budgets;
+}
+
+runBench(async (folder) => {
+  console.log(
+    `${new Date().toISOString()}  ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GB, ` +
+      `node ${process.version}, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`,
+  );
+  const database = await startBenchDatabase(folder);
+  const db = new Client({ connectionString: database.url });
+  await db.connect();
+  const seeding = Date.now();
+  const reads = await seedNotes(db, READ_NOTES, 1);
+  const writes = await seedNotes(db, SMALL_NOTES, 2);
+  const custom = await seedCustomTypeAndList(db, CUSTOM_RECORDS, LIST_MEMBERS, 3);
+  const meetings = await seedMeetings(db, MEETINGS, 4);
+  const big = await seedNotes(db, SCALE, 5);
+  const small = await seedNotes(db, SMALL_NOTES, 6);
+  for (const sql of BASELINE_INDEXES) await db.query(sql);
+  await db.query('VACUUM ANALYZE');
+  const { rows } = await db.query<{ server_version: string }>('SHOW server_version');
+  console.log(
+    `PostgreSQL ${rows[0].server_version} (embedded, with pg_stat_statements), seeded in ${((Date.now() - seeding) / 1000).toFixed(0)} s` +
+      `\nthe baseline's index: ${BASELINE_INDEXES.join('; ')}`,
+  );
+
+  const unlimited = { RATE_LIMIT_READ: '1000000', RATE_LIMIT_WRITE: '1000000', RATE_LIMIT_SEARCH: '1000000' };
+  const service = await startService(folder, database.url, unlimited);
+  const baseline = await startBaseline(database.url);
+
+  const notePaths = (workspace: NotesWorkspace) =>
+    Array.from({ length: Math.min(workspace.notes, 1000) }, (_, i) => `/v1/notes/${seededId('note', workspace.batch, i + 1)}`);
+  const create: Load = {
+    workspace: writes,
+    method: 'POST',
+    paths: ['/v1/notes'],
+    body: { fields: { $title: 'Bench note', $content: 'Written by the bench' } },
+  };
+  const update: Load = {
+    workspace: writes,
+    method: 'POST',
+    paths: notePaths(writes),
+    body: { fields: { $title: 'Updated by the bench' } },
+  };
+  const createOne: Versus = { name: 'create note, 1 connection', load: { ...create, connections: 1 } };
+  const createMany: Versus = { name: 'create note', load: create, ratioGoal: 0.6, cpuGoal: 0.7 };
+  const versus: Versus[] = [
+    { name: 'get note by id', load: { workspace: reads, paths: notePaths(reads) }, ratioGoal: 0.8, cpuGoal: 0.35 },
+    createMany,
+    createOne,
+    { name: 'update note', load: update, ratioGoal: 0.6 },
+    { name: 'list notes (limit 25)', load: { workspace: reads, paths: ['/v1/notes'] }, ratioGoal: 1 },
+    {
+      name: 'list $title[startsWith]=Note 123',
+      load: { workspace: reads, paths: [`/v1/notes?${filter('$title[startsWith]', 'Note 123')}`] },
+      ratioGoal: 1,
+    },
+    {
+      name: `list $account= (${NOTES_PER_ACCOUNT} notes)`,
+      load: { workspace: reads, paths: [`/v1/notes?${filter('$account', seededId('acc', reads.batch, 7))}`] },
+      ratioGoal: 1,
+    },
+  ];
+  const results = await versusBaseline(db, service, baseline, versus);
+
+  const item = (query: string) => ({ workspace: custom, paths: [`/v1/objects/item?${query}`] });
+  await serviceAlone(db, service, [
+    { name: 'custom item title[startsWith]=Item 9999', load: item(filter('title[startsWith]', 'Item 9999')) },
+    { name: 'custom item size[greaterThan]=99000', load: item(filter('size[greaterThan]', String(CUSTOM_RECORDS - 1000))) },
+    { name: 'custom item tier=tier7 (2% of them)', load: item(filter('tier', 'tier7')) },
+    {
+      name: `list members, offset=${LIST_MEMBERS / 2} of ${count(LIST_MEMBERS)}`,
+      load: { workspace: custom, paths: [`/v1/lists/${custom.listId}/accounts?offset=${LIST_MEMBERS / 2}`] },
+    },
+    { name: `meetings (${count(MEETINGS)}, mixed privacy)`, load: { workspace: meetings, paths: ['/v1/meetings'] } },
+    { name: 'meetings $title=Meeting 4000', load: { workspace: meetings, paths: [`/v1/meetings?${filter('$title', 'Meeting 4000')}`] } },
+  ]);
+
+  const scaleBudgets = await atScale(db, service, big, small);
+
+  const budgets: Budget[] = [
+    ...versus.flatMap(({ name, ratioGoal, cpuGoal }, index) => {
+      const { service: s, baseline: b } = results.get(versus[index])!;
+      const ratio = { goal: `${name}: req/s vs baseline`, measured: s.perSecond / b.perSecond, target: ratioGoal!, atLeast: true };
+      const cpu = { goal: `${name}: CPU ms per request, node + pg`, measured: s.nodeMs + s.postgresMs, target: cpuGoal!, atLeast: false };
+      return [...(ratioGoal === undefined ? [] : [ratio]), ...(cpuGoal === undefined ? [] : [cpu])];
+    }),
+    {
+      goal: 'creates in one workspace: req/s at 32 connections / at 1',
+      measured: results.get(createMany)!.service.perSecond / results.get(createOne)!.service.perSecond,
+      target: 3,
+      atLeast: true,
+    },
+    ...scaleBudgets,
+  ];
+  console.log('\nbudgets (the performance goal)');
+  printTable(
+    ['goal', 'measured', 'target', ''],
+    budgets.map(({ goal, measured: value, target, atLeast }) => [
+      goal,
+      fixed(value),
+      `${atLeast ? '≥' : '≤'} ${target}`,
+      (atLeast ? value >= target : value <= target) ? 'PASS' : 'MISS',
+    ]),
+  );
+  await db.end();
 });

@@ -1,5 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -10,6 +10,49 @@ import { newId } from '../src/common/ids';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
 
+const teardown: (() => unknown)[] = [];
+
+/** Registers a step for the end of the bench; steps run newest first, also after a failure or Ctrl-C. */
+export function onTeardown(step: () => unknown): void {
+  teardown.push(step);
+}
+
+/**
+ * Runs a bench in one fresh folder under the system's temporary directory (its database, the
+ * service's data): the folder is removed and everything started is stopped when the bench ends,
+ * fails or is interrupted (SIGINT, SIGTERM, SIGHUP; a second signal exits at once).
+ */
+export function runBench(main: (folder: string) => Promise<void>): void {
+  const folder = mkdtempSync(path.join(tmpdir(), 'records-bench-'));
+  onTeardown(() => rmSync(folder, { recursive: true, force: true }));
+  let finishing = false;
+  const finish = async (code: number) => {
+    if (finishing) return;
+    finishing = true;
+    for (let step = teardown.pop(); step; step = teardown.pop()) {
+      try {
+        await step();
+      } catch (error) {
+        console.error('cleanup step failed:', error);
+      }
+    }
+    process.exit(code);
+  };
+  const fail = (error: unknown) => {
+    if (!finishing) console.error(error);
+    void finish(1);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping the bench and removing ${folder}`);
+      void finish(130);
+    });
+  }
+  process.on('uncaughtException', fail);
+  process.on('unhandledRejection', fail);
+  main(folder).then(() => finish(0), fail);
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
@@ -19,23 +62,49 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** BENCH_DATABASE_URL when set (its name must say "bench"), else an embedded PostgreSQL; migrated. */
-export async function benchDatabase(): Promise<{ url: string; stop: () => Promise<void> }> {
-  let url = process.env.BENCH_DATABASE_URL;
-  let stop: () => Promise<void> = async () => undefined;
-  if (url) {
-    if (!/bench/i.test(new URL(url).pathname)) throw new Error('BENCH_DATABASE_URL must name a database that says "bench"');
-  } else {
-    const embedded = await startEmbeddedPostgres({
-      dataDir: mkdtempSync(path.join(tmpdir(), 'records-bench-')),
-      port: await freePort(),
-      database: 'records_bench',
-    });
-    url = embedded.url;
-    stop = embedded.stop;
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
-  await runMigrations(url);
-  return { url, stop };
+}
+
+async function waitForExit(pid: number): Promise<void> {
+  while (isAlive(pid)) await sleep(100);
+}
+
+async function execute(url: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A migrated embedded PostgreSQL in `folder`, with pg_stat_statements preloaded (one restart) so
+ * that a run can count the statements it caused and see the time spent planning them.
+ */
+export async function startBenchDatabase(folder: string): Promise<{ url: string }> {
+  // As root, PostgreSQL runs as `postgres`, which must be able to pass through the bench's folder.
+  chmodSync(folder, 0o711);
+  const options = { dataDir: path.join(folder, 'database'), port: await freePort(), database: 'records_bench' };
+  const first = await startEmbeddedPostgres(options);
+  await execute(first.url, `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+  await first.stop();
+  const embedded = await startEmbeddedPostgres(options);
+  const postmaster = Number(readFileSync(path.join(options.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  // A Ctrl-C in a terminal reaches PostgreSQL too, and then stop() would wait for an exit already past.
+  onTeardown(() => Promise.race([embedded.stop(), waitForExit(postmaster)]));
+  await execute(embedded.url, 'CREATE EXTENSION pg_stat_statements');
+  await execute(embedded.url, 'ALTER SYSTEM SET pg_stat_statements.track_planning = on');
+  await execute(embedded.url, 'SELECT pg_reload_conf()');
+  await runMigrations(embedded.url);
+  return { url: embedded.url };
 }
 
 export interface BenchWorkspace {
@@ -61,22 +130,26 @@ export async function seedWorkspace(db: Client, name: string): Promise<BenchWork
   return workspace;
 }
 
-/** The built service in its own process, in production mode, once it answers /health/ready. */
-export async function startService(databaseUrl: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'records-bench-app-')),
-      ...env,
-    },
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** A node server of the build in its own process, stopped at teardown, once `/health/ready` answers 200. */
+async function startServer(script: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.join(__dirname, '..', script)], {
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let i = 0; i < 100; i += 1) {
+  onTeardown(() => stop(child));
+  for (let i = 0; i < 200 && child.exitCode === null; i += 1) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/health/ready`)).ok) return child;
     } catch {
@@ -84,11 +157,125 @@ export async function startService(databaseUrl: string, port: number, env: Recor
     }
     await sleep(100);
   }
-  child.kill('SIGKILL');
-  throw new Error('the service did not become ready');
+  throw new Error(`${script} did not become ready`);
 }
 
-export async function stopService(child: ChildProcess): Promise<void> {
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+export interface BenchServer {
+  port: number;
+  pid: number;
+}
+
+/** The built service in production mode, its data in `folder`, with `env` added. */
+export async function startService(folder: string, databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServer> {
+  const port = await freePort();
+  const dataDir = path.join(folder, 'service');
+  mkdirSync(dataDir, { recursive: true });
+  const child = await startServer(path.join('src', 'main.js'), port, {
+    DATABASE_URL: databaseUrl,
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    ...env,
+  });
+  return { port, pid: child.pid! };
+}
+
+/** bench/baseline-server.ts, built. */
+export async function startBaseline(databaseUrl: string): Promise<BenchServer> {
+  const port = await freePort();
+  const child = await startServer(path.join('bench', 'baseline-server.js'), port, { DATABASE_URL: databaseUrl });
+  return { port, pid: child.pid! };
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+
+/** CPU seconds (user + system) that a live process has used: utime + stime of /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** Resident set size of a live process, in bytes. */
+export function rssBytes(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match![1]) * 1024;
+}
+
+export interface StatementStats {
+  calls: number;
+  /** Executing. */
+  milliseconds: number;
+  plans: number;
+  planMilliseconds: number;
+  query: string;
+}
+
+export interface Cost {
+  nodeSeconds: number;
+  postgresSeconds: number;
+  /** Top-level statements of the run, most time first. */
+  statements: StatementStats[];
+}
+
+/** CPU seconds of each PostgreSQL client backend but the caller's own. */
+async function backendCpu(db: Client): Promise<Map<number, number>> {
+  const { rows } = await db.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+  );
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      cpu.set(pid, cpuSeconds(pid));
+    } catch {
+      // ended since
+    }
+  }
+  return cpu;
+}
+
+async function busyBackends(db: Client): Promise<number> {
+  const { rows } = await db.query<{ busy: number }>(
+    `SELECT count(*)::int AS busy FROM pg_stat_activity
+      WHERE backend_type = 'client backend' AND state <> 'idle' AND pid <> pg_backend_pid()`,
+  );
+  return rows[0].busy;
+}
+
+/**
+ * Runs `work` and measures what it cost: CPU of the server process and of PostgreSQL's client
+ * backends (utime + stime from /proc/<pid>/stat before and after; a backend that starts during the
+ * run counts whole), and the top-level statements pg_stat_statements saw (reset before), once
+ * PostgreSQL has been idle for 0.2 s after `work`. `db`, the bench's own connection, must stay
+ * idle meanwhile; its statements (on pg_stat_*) are left out.
+ */
+export async function measured<T>(db: Client, serverPid: number, work: () => Promise<T>): Promise<{ result: T; cost: Cost }> {
+  await db.query('SELECT pg_stat_statements_reset()');
+  const postgresBefore = await backendCpu(db);
+  const nodeBefore = cpuSeconds(serverPid);
+  const result = await work();
+  // Requests in flight when the load stopped still do their work: count it here, not in the next run.
+  for (let quiet = 0, waited = 0; quiet < 2 && waited < 600; waited += 1) {
+    await sleep(100);
+    quiet = (await busyBackends(db)) === 0 ? quiet + 1 : 0;
+  }
+  const nodeSeconds = cpuSeconds(serverPid) - nodeBefore;
+  let postgresSeconds = 0;
+  for (const [pid, seconds] of await backendCpu(db)) postgresSeconds += seconds - (postgresBefore.get(pid) ?? 0);
+  const { rows: statements } = await db.query<StatementStats>(
+    `SELECT calls::int, total_exec_time AS milliseconds, plans::int, total_plan_time AS "planMilliseconds", query
+       FROM pg_stat_statements
+      WHERE query !~ 'pg_stat_' ORDER BY total_exec_time DESC`,
+  );
+  return { result, cost: { nodeSeconds, postgresSeconds, statements } };
+}
+
+/** Prints rows under headers in aligned columns: the first to the left, the others to the right. */
+export function printTable(headers: string[], rows: unknown[][]): void {
+  const cells = [headers, ...rows.map((row) => row.map(String))];
+  const widths = headers.map((_, column) => Math.max(...cells.map((row) => row[column].length)));
+  for (const row of cells) {
+    console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '));
+  }
 }
