@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { generateApiKeySecret, hashSecret } from '../src/common/auth/api-key-secret';
 import { newId } from '../src/common/ids';
-import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { isAlive, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
 
 const teardown: (() => unknown)[] = [];
@@ -62,14 +62,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitForExit(pid: number): Promise<void> {
   while (isAlive(pid)) await sleep(100);

@@ -20,7 +20,8 @@ function loadOrCreateCredentials(file: string): Credentials {
   return credentials;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` still runs. */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
