@@ -122,7 +122,7 @@ function serve(pool: Pool) {
 }
 
 if (require.main === module) {
-  // The service's pool size (src/database/data-source-options.ts); connections are kept while idle.
-  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20, idleTimeoutMillis: 0 });
+  // The service's pool (src/database/data-source-options.ts): 20 connections, pg's idle timeout.
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
   createServer(serve(pool)).listen(Number(process.env.PORT), '127.0.0.1');
 }
