@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool } from 'pg';
 import { newId } from '../src/common/ids';
+import { escapeLike } from '../src/records/field-types/sql';
 
 /** The obvious index for a prefix filter on the title; the bench creates it in its own database. */
 export const BASELINE_INDEXES = [
@@ -39,6 +40,7 @@ function serve(pool: Pool) {
 
   async function workspaceOf(request: IncomingMessage): Promise<string> {
     const key = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    // The columns the service reads for its scopes, roles and definitions cache.
     const [row] = await query(
       'key',
       `SELECT k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
@@ -83,8 +85,12 @@ function serve(pool: Pool) {
     } else {
       const title = url.searchParams.get('$title[startsWith]');
       const account = url.searchParams.get('$account');
-      const filter = title !== null ? 'title' : account !== null ? 'account' : 'none';
-      const values = filter === 'none' ? [workspaceId] : [workspaceId, title?.replace(/[\\%_]/g, '\\$&').concat('%') ?? account];
+      const [filter, values] =
+        title !== null
+          ? ['title', [workspaceId, `${escapeLike(title)}%`]]
+          : account !== null
+            ? ['account', [workspaceId, account]]
+            : ['none', [workspaceId]];
       const limit = Math.min(Number(url.searchParams.get('limit') ?? 25), 25);
       const offset = Number(url.searchParams.get('offset') ?? 0);
       const page = await query(
@@ -116,7 +122,7 @@ function serve(pool: Pool) {
 }
 
 if (require.main === module) {
-  // The service's pool size (src/database/data-source-options.ts); connections are kept while idle.
-  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20, idleTimeoutMillis: 0 });
+  // The service's pool (src/database/data-source-options.ts): 20 connections, pg's idle timeout.
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
   createServer(serve(pool)).listen(Number(process.env.PORT), '127.0.0.1');
 }

@@ -281,6 +281,7 @@ async function atScale(db: Client, service: BenchServer, big: NotesWorkspace, sm
       const runs = await drive(db, service, { workspace, paths: [path(workspace)], connections: 8 }, SECONDS, new Runs(), () => {
         peakRss = Math.max(peakRss, rssBytes(service.pid));
       });
+      if (SHOW_STATEMENTS) runs.printStatements(`${name} at ${count(workspace.notes)}`);
       p50.set(workspace, runs.p50);
     }
     const ratio = p50.get(big)! / Math.max(p50.get(small)!, 1);

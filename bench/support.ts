@@ -13,7 +13,7 @@ import { runMigrations } from '../src/database/migrate';
 const teardown: (() => unknown)[] = [];
 
 /** Registers a step for the end of the bench; steps run newest first, also after a failure or Ctrl-C. */
-export function onTeardown(step: () => unknown): void {
+function onTeardown(step: () => unknown): void {
   teardown.push(step);
 }
 
@@ -53,7 +53,7 @@ export function runBench(main: (folder: string) => Promise<void>): void {
   main(folder).then(() => finish(0), fail);
 }
 
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
@@ -183,7 +183,7 @@ export async function startBaseline(databaseUrl: string): Promise<BenchServer> {
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
 /** CPU seconds (user + system) that a live process has used: utime + stime of /proc/<pid>/stat. */
-export function cpuSeconds(pid: number): number {
+function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
