@@ -16,15 +16,6 @@ export function childrenOf(pid: number): number[] {
   return children;
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function killQuietly(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');
