@@ -5,8 +5,9 @@ import type { PageRequest } from '../common/pagination/pagination';
 import { Transactions } from '../database/transactions';
 import { hostKeySql } from './field-types/url-hosts';
 import type { ObjectTypeDefinition } from './object-type';
-import { filterSql, SqlParameterList } from './record-filters';
+import { SqlParameterList } from './record-filters';
 import { LinkEnd, linksColumnSql } from './record-links.repository';
+import { pageStatement, RECORD_COLUMNS, RecordRestriction } from './record-page';
 
 /** A `records` row with its links, as every read returns it. */
 export interface RecordRow {
@@ -19,14 +20,6 @@ export interface RecordRow {
   /** Every link of the type's relationships, in link order. */
   links: LinkEnd[];
 }
-
-/**
- * A condition that narrows a list to some records: SQL over the record id column it is given,
- * binding its values in `params` (see MeetingsRepository.fullAccessCondition).
- */
-export type RecordRestriction = (recordId: string, params: SqlParameterList) => string;
-
-const RECORD_COLUMNS = 'r.id, r.fields, r.external_id, r.created_at, r.updated_at';
 
 /** A taken `externalId` (unique index `records_external_id_key`): 409 naming `externalId` (docs/api.md §7). */
 function externalIdConflict(error: unknown): never {
@@ -54,16 +47,18 @@ export class RecordsRepository {
   async findMany(workspaceId: string, type: ObjectTypeDefinition, ids: string[]): Promise<RecordRow[]> {
     const params = new SqlParameterList();
     const match = ids.length === 1 ? `r.id = ${params.add(ids[0])}` : `r.id = ANY(${params.add(ids)})`;
-    return (await this.transactions.manager.query(
+    // Prepared: its text depends only on the type and on one id or many, so it stays one of few.
+    return this.transactions.query<RecordRow>(
       `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)} FROM records r
         WHERE ${match} AND r.workspace_id = ${params.add(workspaceId)} AND r.object_type = ${params.add(type.slug)}`,
       params.values,
-    )) as RecordRow[];
+      { prepare: 'record-find' },
+    );
   }
 
   /**
    * A page of `type`, newest first, filtered (docs/api.md §8) and optionally restricted, with the
-   * count of every match, in one statement: one snapshot, one round trip, whatever the page size.
+   * count of every match, in one statement (see pageStatement).
    */
   async page(
     workspaceId: string,
@@ -71,40 +66,8 @@ export class RecordsRepository {
     page: PageRequest,
     restrict?: RecordRestriction,
   ): Promise<{ rows: RecordRow[]; total: number }> {
-    const params = new SqlParameterList();
-    const workspace = params.add(workspaceId);
-    const objectType = params.add(type.slug);
-    const filters = filterSql(type, page.filters, params);
-    const restriction = restrict?.('r.id', params);
-    const where = [`r.workspace_id = ${workspace}`, `r.object_type = ${objectType}`, ...filters.conditions, restriction]
-      .filter(Boolean)
-      .join(' AND ');
-    const paging = `LIMIT ${page.limit} OFFSET ${page.offset}`;
-    let count: string;
-    let pageRows: string;
-    if (filters.indexed && !restriction) {
-      // One indexed filter: count and page from the value index, read only the page's records.
-      const matches = `SELECT DISTINCT v.record_id, v.created_at FROM record_values v
-         WHERE v.workspace_id = ${workspace} AND v.object_type = ${objectType}
-           AND v.field_key = ${filters.indexed.fieldKey} AND ${filters.indexed.probe}`;
-      count = `SELECT count(*)::int FROM (${matches}) m`;
-      // The page's few records are read with the full conditions too, which also binds every parameter.
-      pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
-        FROM (${matches} ORDER BY created_at DESC, record_id DESC ${paging}) m JOIN records r ON r.id = m.record_id
-       WHERE ${where}`;
-    } else {
-      count =
-        filters.conditions.length > 0 || restriction
-          ? `SELECT count(*)::int FROM records r WHERE ${where}`
-          : `SELECT coalesce((SELECT count::int FROM record_counts WHERE workspace_id = ${workspace} AND object_type = ${objectType}), 0)`;
-      pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)} FROM records r WHERE ${where}
-        ORDER BY r.created_at DESC, r.id DESC ${paging}`;
-    }
-    const [result] = (await this.transactions.manager.query(
-      `SELECT (${count}) AS total,
-              coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC) FROM (${pageRows}) p), '[]'::json) AS rows`,
-      params.values,
-    )) as [{ total: number; rows: RecordRow[] }];
+    const { text, values } = pageStatement(workspaceId, type, page, restrict);
+    const [result] = (await this.transactions.manager.query(text, values)) as [{ total: number; rows: RecordRow[] }];
     return result;
   }
 

@@ -11,7 +11,8 @@ import type { LinkBinding, ObjectTypeDefinition, RelationshipDefinition } from '
 import { isRecordIdOf, newRecordId } from './record-ids';
 import { RecordLinksRepository } from './record-links.repository';
 import { LinkChange, readRecordWrite } from './record-write';
-import { RecordRestriction, RecordRow, RecordsRepository } from './records.repository';
+import type { RecordRestriction } from './record-page';
+import { RecordRow, RecordsRepository } from './records.repository';
 
 /** The fields document to store: every set value (`null` clears, so it is left out), as JSON. */
 function storedFields(values: ReadonlyMap<string, unknown>): string {

@@ -65,7 +65,7 @@ describe('authentication, versioning and scopes', () => {
       return statuses;
     });
     expect(result).toEqual([200, 200, 200]);
-    expect(statements).toEqual(['auth-key-lookup', 'auth-key-lookup', 'auth-key-lookup']);
+    expect(statements).toEqual([1, 2, 3].map(() => expect.stringMatching(/^auth-key-lookup:/)));
     expect(roundTrips).toBe(3);
     expect(parses).toBe(0);
   });

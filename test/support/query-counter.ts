@@ -1,17 +1,19 @@
 import { Client, Connection, type QueryConfig } from 'pg';
-import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 
 /**
- * The SQL statements `run` sends to PostgreSQL through TypeORM (every `manager.query`, repository
- * call and transaction statement of the app in this process goes through a PostgresQueryRunner),
- * all but the API-key lookup, a named statement sent on the runner's `pg` client (`watchWire`
- * sees it). Run requests one at a time while counting: every statement in the window is counted.
+ * The SQL statements `run` sends to PostgreSQL from every `pg` client of this process (TypeORM's
+ * query runners, transaction statements and Transactions.query alike), as their text. Run requests
+ * one at a time while counting: every statement in the window is counted.
  */
 export async function countQueries<T>(run: () => Promise<T>): Promise<{ result: T; queries: string[] }> {
-  const spy = jest.spyOn(PostgresQueryRunner.prototype, 'query');
+  const spy = jest.spyOn(Client.prototype, 'query');
   try {
     const result = await run();
-    return { result, queries: spy.mock.calls.map((call) => String(call[0]).replace(/\s+/g, ' ').trim()) };
+    const texts = spy.mock.calls.map(([query]) => {
+      const config = query as string | QueryConfig;
+      return typeof config === 'string' ? config : config.text;
+    });
+    return { result, queries: texts.map((text) => text.replace(/\s+/g, ' ').trim()) };
   } finally {
     spy.mockRestore();
   }

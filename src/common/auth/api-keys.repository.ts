@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PoolClient } from 'pg';
-import { DataSource, IsNull, Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
 import { ApiKeyEntity } from '../../database/entities/api-key.entity';
 import type { MemberRole } from '../../database/entities/member.entity';
 import { Transactions } from '../../database/transactions';
@@ -28,53 +27,36 @@ interface HolderRow {
 }
 
 /**
- * Named: each pooled connection parses and plans it once, then only binds and executes. It reads
- * the key's member and workspace too, because splitting it would cost every request a round trip.
+ * Prepared (see Transactions.query). It reads the key's member and workspace too, because
+ * splitting it would cost every request a round trip.
  */
-const HOLDER_LOOKUP = {
-  name: 'auth-key-lookup',
-  text: `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
-           FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
-          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-};
+const HOLDER_LOOKUP = `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
+    FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
+   WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
 
 /** The `api_keys` table. Keys are found by their SHA-256; the key itself is never stored. */
 @Injectable()
 export class ApiKeysRepository {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly transactions: Transactions,
-  ) {}
+  constructor(private readonly transactions: Transactions) {}
 
   private get keys(): Repository<ApiKeyEntity> {
     return this.transactions.manager.getRepository(ApiKeyEntity);
   }
 
-  /**
-   * Runs on every `/v1` request, before any transaction exists: one prepared statement on a
-   * connection of its own. TypeORM's query runner cannot name a statement, so it runs on the
-   * pooled `pg` client the runner hands out; the runner returns it to the pool.
-   */
+  /** Runs on every `/v1` request, before any transaction exists. */
   async findActiveByHash(keyHash: string): Promise<ApiKeyHolder | undefined> {
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      const client = (await runner.connect()) as PoolClient;
-      const { rows } = await client.query<HolderRow>({ ...HOLDER_LOOKUP, values: [keyHash] });
-      const row = rows[0];
-      return (
-        row && {
-          apiKeyId: row.id,
-          workspaceId: row.workspace_id,
-          memberId: row.member_id,
-          scopes: row.scopes,
-          memberRole: row.role,
-          memberEmail: row.email,
-          metadataVersion: row.metadata_version,
-        }
-      );
-    } finally {
-      await runner.release();
-    }
+    const [row] = await this.transactions.query<HolderRow>(HOLDER_LOOKUP, [keyHash], { prepare: 'auth-key-lookup' });
+    return (
+      row && {
+        apiKeyId: row.id,
+        workspaceId: row.workspace_id,
+        memberId: row.member_id,
+        scopes: row.scopes,
+        memberRole: row.role,
+        memberEmail: row.email,
+        metadataVersion: row.metadata_version,
+      }
+    );
   }
 
   async insert(key: ApiKeyEntity): Promise<void> {
