@@ -1,6 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthFailureLimiter } from './common/auth/auth-failure-limiter';
 import { AuthGuard } from './common/auth/auth.guard';
@@ -8,8 +7,8 @@ import { ScopeGuard } from './common/auth/scope.guard';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { QueryParametersGuard } from './common/http/query-parameters.guard';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
-import { throttlerOptions } from './common/throttling/throttler-options';
-import { WorkspaceThrottlerGuard } from './common/throttling/workspace-throttler.guard';
+import { rateLimitStorage } from './common/throttling/rate-limit-storage';
+import { WorkspaceRateLimitGuard } from './common/throttling/workspace-rate-limit.guard';
 import { DtoValidationPipe } from './common/validation/validation.pipe';
 import { ServiceVersionGuard } from './common/versioning/service-version.guard';
 import { AppConfig } from './config/app-config';
@@ -25,7 +24,6 @@ import { MembersModule } from './modules/members/members.module';
 import { NotesModule } from './modules/notes/notes.module';
 import { ObjectsModule } from './modules/objects/objects.module';
 import { loggerOptions } from './modules/observability/logger-options';
-import { MetricsService } from './modules/observability/metrics.service';
 import { ObservabilityModule } from './modules/observability/observability.module';
 import { TasksModule } from './modules/tasks/tasks.module';
 import { RecordsModule } from './records/records.module';
@@ -55,7 +53,6 @@ export class AppModule {
       imports: [
         ConfigModule.register(config),
         LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerOptions }),
-        ThrottlerModule.forRootAsync({ inject: [AppConfig, MetricsService], useFactory: throttlerOptions }),
         DatabaseModule,
         IdempotencyModule,
         ObservabilityModule,
@@ -73,11 +70,12 @@ export class AppModule {
         MeetingsModule,
       ],
       providers: [
+        rateLimitStorage,
         AuthFailureLimiter,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: ServiceVersionGuard },
         { provide: APP_GUARD, useClass: ScopeGuard },
-        { provide: APP_GUARD, useClass: WorkspaceThrottlerGuard },
+        { provide: APP_GUARD, useClass: WorkspaceRateLimitGuard },
         { provide: APP_GUARD, useClass: QueryParametersGuard },
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

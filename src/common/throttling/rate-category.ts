@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 
-export const RATE_CATEGORIES = ['read', 'write', 'search'] as const;
-export type RateCategory = (typeof RATE_CATEGORIES)[number];
+/** The buckets of docs/api.md §4. */
+export type RateCategory = 'read' | 'write' | 'search';
 
 /** Handler metadata: the bucket a `/v1` operation is counted in (set by `@Endpoint`). */
 export const RATE_CATEGORY = 'throttle:category';
