@@ -1,6 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
 import { AuthFailureLimiter } from './common/auth/auth-failure-limiter';
 import { AuthGuard } from './common/auth/auth.guard';
 import { ScopeGuard } from './common/auth/scope.guard';
@@ -23,7 +22,6 @@ import { MeetingsModule } from './modules/meetings/meetings.module';
 import { MembersModule } from './modules/members/members.module';
 import { NotesModule } from './modules/notes/notes.module';
 import { ObjectsModule } from './modules/objects/objects.module';
-import { loggerOptions } from './modules/observability/logger-options';
 import { ObservabilityModule } from './modules/observability/observability.module';
 import { TasksModule } from './modules/tasks/tasks.module';
 import { RecordsModule } from './records/records.module';
@@ -52,7 +50,6 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.register(config),
-        LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: loggerOptions }),
         DatabaseModule,
         IdempotencyModule,
         ObservabilityModule,

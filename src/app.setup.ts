@@ -1,8 +1,6 @@
 import type { NestApplicationOptions } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, type OperationObject, SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
-import { pinoHttp } from 'pino-http';
 import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
 import { isErrorStatus } from './common/errors/error-codes';
 import { errorResponseObject, errorStatusDescription } from './common/errors/error-responses';
@@ -10,8 +8,9 @@ import { jsonBody } from './common/http/json-body.middleware';
 import { undecodablePathNotFound } from './common/http/undecodable-path.middleware';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
-import { httpLoggerOptions } from './modules/observability/logger-options';
 import { MetricsService } from './modules/observability/metrics.service';
+import { requestLogging } from './modules/observability/request-logging';
+import { ServiceLogger } from './modules/observability/service-logger';
 
 /** Nest application options: our own JSON body parser replaces Nest's (see jsonBody). */
 export const NEST_APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
@@ -82,7 +81,8 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
 
 /** Everything main.ts and the e2e tests both need on top of AppModule. */
 export function configureApp(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
-  app.useLogger(app.get(Logger));
+  const logger = app.get(ServiceLogger);
+  app.useLogger(logger);
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   // Express hashes every body for a weak ETag by default, 5–9 % of a read's CPU, for conditional
@@ -90,7 +90,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
   app.set('etag', false);
   app.use(app.get(MetricsService).middleware());
   // Request id and access log before the body parser, whose refusals are requests too.
-  app.use(pinoHttp(httpLoggerOptions(config)));
+  app.use(requestLogging(logger));
   app.use(undecodablePathNotFound());
   app.use(['/v1', '/admin'], jsonBody());
   const document = buildOpenApiDocument(app, config);

@@ -12,7 +12,7 @@ function app(): RoutedApp {
   application.post('/v1/notes', handler);
   application.get('/v1/notes', handler);
   application.post('/v1/files/:id/complete', handler);
-  // Middleware bound to every route, as nestjs-pino's (Express 5 `all` enables each method).
+  // Middleware a Nest module binds to every route (Express 5 `all` enables each method).
   application.all('/{*path}', (_request, _response, next) => next());
   // Nest's style of catch-all (`_all`).
   application.route('/{*path}').all(handler);

@@ -9,7 +9,7 @@ const EVERY_METHOD = METHODS.map((method) => method.toLowerCase());
 
 /**
  * A route that answers every method says nothing about a path: Nest's not-found handler (`_all`)
- * and middleware bound to every route (nestjs-pino's, registered with Express 5's `app.all`, which
+ * and middleware a Nest module binds to every route (registered with Express 5's `app.all`, which
  * enables each method one by one rather than setting `_all`).
  */
 export function isCatchAllRoute(route: { methods?: Record<string, boolean> } | undefined): boolean {
