@@ -67,4 +67,19 @@ describe('ids', () => {
     expect(time).toBeGreaterThanOrEqual(before);
     expect(time).toBeLessThanOrEqual(Date.now());
   });
+
+  it('draws the random part of ids made in different milliseconds from all 32 characters, evenly', async () => {
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 40; i += 1) {
+      const ulid = newId('note').slice(5);
+      // Characters 10–25 are random; a new millisecond draws them afresh.
+      for (const character of ulid.slice(10, 25)) counts.set(character, (counts.get(character) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(counts.size).toBe(32);
+    // 600 draws over 32 characters: about 19 each; far outside 3–45 only if the draw is skewed.
+    expect(Math.min(...counts.values())).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...counts.values())).toBeLessThanOrEqual(45);
+  });
 });
+

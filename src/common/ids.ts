@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /**
@@ -24,7 +25,21 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-const nextUlid = monotonicFactory();
+/**
+ * ulid's own generator asks the OS for one random byte per character (16 calls per id, 3 % of a
+ * create's CPU); this one hands out the same kind of bytes from a pool refilled 4 KiB at a time.
+ */
+const randomPool = Buffer.alloc(4096);
+let randomOffset = randomPool.length;
+function pooledRandomFraction(): number {
+  if (randomOffset === randomPool.length) {
+    randomFillSync(randomPool);
+    randomOffset = 0;
+  }
+  return randomPool[randomOffset++] / 256;
+}
+
+const nextUlid = monotonicFactory(pooledRandomFraction);
 const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
 const patterns = new Map<IdKind, RegExp>(
   (Object.keys(ID_PREFIXES) as IdKind[]).map((kind) => [kind, new RegExp(`^${ID_PREFIXES[kind]}_${ULID_PATTERN}$`)]),
