@@ -27,6 +27,22 @@ export function linksColumnSql(type: ObjectTypeDefinition, params: SqlParameters
              WHERE target_id = r.id AND link = ANY(${links('target')})) l) AS links`;
 }
 
+/**
+ * SQL that makes the links `links` of a record being made, `recordId` (SQL), and returns each as
+ * its `links` column holds it (`side`, `link`, `other`) with its `created_at`: the body of a WITH
+ * of the records repository, which makes the record and its links in one statement.
+ */
+export function insertLinksSql(workspace: string, recordId: string, links: LinkEnd[], params: SqlParameters): string {
+  const column = (index: 0 | 1 | 2) => params.add(links.map((end) => end[index]));
+  return `INSERT INTO record_links (workspace_id, source_id, link, target_id)
+    SELECT ${workspace}, CASE l.side WHEN 'source' THEN ${recordId} ELSE l.other END, l.link,
+           CASE l.side WHEN 'source' THEN l.other ELSE ${recordId} END
+      FROM unnest(${column(0)}::text[], ${column(1)}::text[], ${column(2)}::text[]) AS l(side, link, other)
+    ON CONFLICT DO NOTHING
+    RETURNING CASE WHEN source_id = ${recordId} THEN 'source' ELSE 'target' END AS side, link,
+              CASE WHEN source_id = ${recordId} THEN target_id ELSE source_id END AS other, created_at`;
+}
+
 /** A condition: the record `recordId` (SQL) is linked through `binding` to `otherId` (a bound parameter). */
 export function linkedToSql({ link, side }: LinkBinding, recordId: string, otherId: string, params: SqlParameters): string {
   const { self, other } = columnsOf(side);

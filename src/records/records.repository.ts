@@ -5,9 +5,68 @@ import type { PageRequest } from '../common/pagination/pagination';
 import { Transactions } from '../database/transactions';
 import { hostKeySql } from './field-types/url-hosts';
 import type { ObjectTypeDefinition } from './object-type';
-import { SqlParameterList } from './record-filters';
-import { LinkEnd, linksColumnSql } from './record-links.repository';
-import { pageStatement, RECORD_COLUMNS, RecordRestriction } from './record-page';
+import { filterSql, SqlParameterList } from './record-filters';
+import { insertLinksSql, LinkEnd, linksColumnSql } from './record-links.repository';
+
+/**
+ * A condition that narrows a list to some records: SQL over the record id column it is given,
+ * binding its values in `params` (see MeetingsRepository.fullAccessCondition).
+ */
+export type RecordRestriction = (recordId: string, params: SqlParameterList) => string;
+
+const RECORD_COLUMNS = 'r.id, r.fields, r.external_id, r.created_at, r.updated_at';
+
+/** SQL of the number of records of a type in a workspace: the sum of its counter's slots (RecordsRepository.insert keeps them). */
+function storedCountSql(workspace: string, objectType: string): string {
+  return `(SELECT coalesce(sum(count), 0)::int FROM record_counts WHERE workspace_id = ${workspace} AND object_type = ${objectType})`;
+}
+
+/**
+ * A page of `type`, newest first, filtered (docs/api.md §8) and optionally restricted, with the
+ * count of every match, as one statement: one snapshot, one round trip, whatever the page size.
+ * It answers one row: `total` and `rows` (RecordRow[] as JSON).
+ */
+function pageStatement(
+  workspaceId: string,
+  type: ObjectTypeDefinition,
+  page: PageRequest,
+  restrict?: RecordRestriction,
+): { text: string; values: unknown[] } {
+  const params = new SqlParameterList();
+  const workspace = params.add(workspaceId);
+  const objectType = params.add(type.slug);
+  const filters = filterSql(type, page.filters, params);
+  const restriction = restrict?.('r.id', params);
+  const where = [`r.workspace_id = ${workspace}`, `r.object_type = ${objectType}`, ...filters.conditions, restriction]
+    .filter(Boolean)
+    .join(' AND ');
+  const paging = `LIMIT ${page.limit} OFFSET ${page.offset}`;
+  let count: string;
+  let pageRows: string;
+  if (filters.indexed && !restriction) {
+    // One indexed filter: count and page from the value index, read only the page's records.
+    const matches = `SELECT DISTINCT v.record_id, v.created_at FROM record_values v
+       WHERE v.workspace_id = ${workspace} AND v.object_type = ${objectType}
+         AND v.field_key = ${filters.indexed.fieldKey} AND ${filters.indexed.probe}`;
+    count = `SELECT count(*)::int FROM (${matches}) m`;
+    // The page's few records are read with the full conditions too, which also binds every parameter.
+    pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
+      FROM (${matches} ORDER BY created_at DESC, record_id DESC ${paging}) m JOIN records r ON r.id = m.record_id
+     WHERE ${where}`;
+  } else {
+    count =
+      filters.conditions.length > 0 || restriction
+        ? `SELECT count(*)::int FROM records r WHERE ${where}`
+        : `SELECT ${storedCountSql(workspace, objectType)}`;
+    pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)} FROM records r WHERE ${where}
+      ORDER BY r.created_at DESC, r.id DESC ${paging}`;
+  }
+  return {
+    text: `SELECT (${count}) AS total,
+            coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC) FROM (${pageRows}) p), '[]'::json) AS rows`,
+    values: params.values,
+  };
+}
 
 /** A `records` row with its links, as every read returns it. */
 export interface RecordRow {
@@ -19,6 +78,14 @@ export interface RecordRow {
   updated_at: Date | string | null;
   /** Every link of the type's relationships, in link order. */
   links: LinkEnd[];
+}
+
+/** A type's counter gets a new slot, numbered at random below this, when every slot it has is in use. */
+const SLOT_RANGE = 32768;
+
+/** SQL of the advisory lock key under which creates of a type in a workspace take turns with lockCreation. */
+function creationLockKeySql(workspace: string, objectType: string): string {
+  return `hashtextextended('creation:' || ${workspace} || ':' || ${objectType}, 0)`;
 }
 
 /** A taken `externalId` (unique index `records_external_id_key`): 409 naming `externalId` (docs/api.md §7). */
@@ -85,27 +152,46 @@ export class RecordsRepository {
     await this.transactions.manager.query(`SELECT 1 FROM records WHERE id = ANY($1) ORDER BY id FOR UPDATE`, [ids]);
   }
 
-  /** A new record, counted in its type's counter (which lists read for an unfiltered count). */
-  async insert(record: {
-    id: string;
-    workspaceId: string;
-    slug: string;
-    fields: string;
-    externalId: string | null;
-    createdAt: Date;
-  }): Promise<void> {
-    const manager = this.transactions.manager;
-    await manager
-      .query(
-        `INSERT INTO records (id, workspace_id, object_type, fields, external_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [record.id, record.workspaceId, record.slug, record.fields, record.externalId, record.createdAt],
+  /**
+   * A new record with its links, counted in its type's counter, in one statement: the record as a
+   * read returns it. The counter is the sum of slots: a create bumps a slot no other uncommitted
+   * create holds, or adds one, so concurrent creates never wait for each other's commits. A create
+   * holds its type's creation lock shared, so that it waits for a `lockCreation` of the type.
+   */
+  async insert(
+    record: { id: string; workspaceId: string; slug: string; fields: string; externalId: string | null; createdAt: Date },
+    links: LinkEnd[],
+  ): Promise<RecordRow> {
+    const params = new SqlParameterList();
+    const id = params.add(record.id);
+    const workspace = params.add(record.workspaceId);
+    const objectType = params.add(record.slug);
+    const [row] = await this.transactions
+      .query<RecordRow>(
+        `WITH creation AS (SELECT pg_advisory_xact_lock_shared(${creationLockKeySql(workspace, objectType)})),
+         record AS (
+           INSERT INTO records (id, workspace_id, object_type, fields, external_id, created_at)
+           SELECT ${id}, ${workspace}, ${objectType}, ${params.add(record.fields)}::jsonb, ${params.add(record.externalId)}::text,
+                  ${params.add(record.createdAt)}::timestamptz
+             FROM creation
+           RETURNING id, fields, external_id, created_at, updated_at),
+         free_slot AS (
+           SELECT slot FROM record_counts WHERE workspace_id = ${workspace} AND object_type = ${objectType}
+            ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED),
+         counted AS (
+           INSERT INTO record_counts (workspace_id, object_type, slot, count)
+           SELECT ${workspace}, ${objectType}, coalesce((SELECT slot FROM free_slot), floor(random() * ${SLOT_RANGE})::int), 1 FROM record
+           ON CONFLICT (workspace_id, object_type, slot) DO UPDATE SET count = record_counts.count + 1),
+         linked AS (${insertLinksSql(workspace, id, links, params)})
+         SELECT r.*,
+                (SELECT coalesce(json_agg(json_build_array(l.side, l.link, l.other) ORDER BY l.created_at, l.other), '[]'::json)
+                   FROM linked l) AS links
+           FROM record r`,
+        params.values,
+        { prepare: 'record-insert' },
       )
       .catch(externalIdConflict);
-    await manager.query(
-      `INSERT INTO record_counts (workspace_id, object_type, count) VALUES ($1, $2, 1)
-       ON CONFLICT (workspace_id, object_type) DO UPDATE SET count = record_counts.count + 1`,
-      [record.workspaceId, record.slug],
-    );
+    return row;
   }
 
   /** Replaces the fields document; `externalId` undefined keeps it, null clears it. */
@@ -119,19 +205,41 @@ export class RecordsRepository {
   }
 
   /**
-   * Makes creations of these types in the workspace take turns until the transaction ends, as
-   * `insert` does for one type: callers that read before they create (e.g. "does a contact with
-   * this email exist?") then see each other's records. Always in one order, so they never deadlock.
+   * Sets the fields `set` holds and clears those of `cleared` in one statement, without reading the
+   * record first: the record as a read returns it, or undefined when there is no such record.
+   */
+  async patch(
+    workspaceId: string,
+    type: ObjectTypeDefinition,
+    id: string,
+    change: { set: string; cleared: string[]; externalId: string | null | undefined; updatedAt: Date },
+  ): Promise<RecordRow | undefined> {
+    const params = new SqlParameterList();
+    const [row] = await this.transactions
+      .query<RecordRow>(
+        `UPDATE records r
+            SET fields = (r.fields || ${params.add(change.set)}::jsonb) - ${params.add(change.cleared)}::text[],
+                external_id = CASE WHEN ${params.add(change.externalId !== undefined)} THEN ${params.add(change.externalId ?? null)}::text ELSE r.external_id END,
+                updated_at = ${params.add(change.updatedAt)}
+          WHERE r.id = ${params.add(id)} AND r.workspace_id = ${params.add(workspaceId)} AND r.object_type = ${params.add(type.slug)}
+         RETURNING ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}`,
+        params.values,
+        { prepare: 'record-patch' },
+      )
+      .catch(externalIdConflict);
+    return row;
+  }
+
+  /**
+   * Makes creations of these types in the workspace wait until the transaction ends (each create
+   * holds its type's creation lock shared, see insert): callers that read before they create
+   * (e.g. "does a contact with this email exist?") then see every record made before, and none is
+   * made in between. Always in one order, so they never deadlock.
    */
   async lockCreation(workspaceId: string, slugs: string[]): Promise<void> {
-    const manager = this.transactions.manager;
     const sorted = [...new Set(slugs)].sort();
-    await manager.query(
-      `INSERT INTO record_counts (workspace_id, object_type, count) SELECT $1, unnest($2::text[]), 0 ON CONFLICT DO NOTHING`,
-      [workspaceId, sorted],
-    );
-    await manager.query(
-      `SELECT 1 FROM record_counts WHERE workspace_id = $1 AND object_type = ANY($2) ORDER BY object_type FOR UPDATE`,
+    await this.transactions.query(
+      `SELECT pg_advisory_xact_lock(${creationLockKeySql('$1', 'slug')}) FROM unnest($2::text[]) AS s(slug)`,
       [workspaceId, sorted],
     );
   }

@@ -9,10 +9,9 @@ import { EntityEnvelopeDto, StoredEntity, toEntityEnvelope } from './entity-enve
 import { LinkTargets } from './link-targets';
 import type { LinkBinding, ObjectTypeDefinition, RelationshipDefinition } from './object-type';
 import { isRecordIdOf, newRecordId } from './record-ids';
-import { RecordLinksRepository } from './record-links.repository';
+import { LinkEnd, RecordLinksRepository } from './record-links.repository';
 import { LinkChange, readRecordWrite } from './record-write';
-import type { RecordRestriction } from './record-page';
-import { RecordRow, RecordsRepository } from './records.repository';
+import { RecordRestriction, RecordRow, RecordsRepository } from './records.repository';
 
 /** The fields document to store: every set value (`null` clears, so it is left out), as JSON. */
 function storedFields(values: ReadonlyMap<string, unknown>): string {
@@ -45,28 +44,38 @@ export class RecordsService {
     return this.definitions.typeOf(caller, slug);
   }
 
+  /**
+   * A record without relationships from the caller and without a unique value to check is made
+   * in one statement; otherwise its checks, its links and the record share a transaction.
+   */
   async create(caller: AuthContext, slug: string, body: unknown): Promise<EntityEnvelopeDto> {
     const type = await this.definitions.typeOf(caller, slug);
     const write = readRecordWrite(type, body, true);
-    for (const definition of type.relationships) {
-      if (definition.defaultsToCaller && !write.links.some((change) => change.definition === definition)) {
-        write.links.push({ definition, set: [caller.memberId], add: [], remove: [] });
-      }
+    // The caller's own member: the key lookup has just found it, there is nothing to verify.
+    const callerLinks: LinkEnd[] = type.relationships
+      .filter((definition) => definition.defaultsToCaller && !write.links.some((change) => change.definition === definition))
+      .map(({ binding }) => [binding.side, binding.link, caller.memberId]);
+    const id = newRecordId(slug);
+    const insert = (links: LinkEnd[]) =>
+      this.records.insert(
+        {
+          id,
+          workspaceId: caller.workspaceId,
+          slug,
+          fields: storedFields(write.fields),
+          externalId: write.externalId ?? null,
+          createdAt: new Date(),
+        },
+        links,
+      );
+    if (write.links.length === 0 && !this.hasUniqueValues(type, write.fields)) {
+      return this.toEnvelopes(type, [await insert(callerLinks)])[0];
     }
     return this.transactions.run(async () => {
       await this.verifyTargets(caller.workspaceId, write.links);
-      const id = newRecordId(slug);
       await this.checkUnique(caller.workspaceId, type, id, write.fields);
-      await this.records.insert({
-        id,
-        workspaceId: caller.workspaceId,
-        slug,
-        fields: storedFields(write.fields),
-        externalId: write.externalId ?? null,
-        createdAt: new Date(),
-      });
-      await this.applyLinks(caller.workspaceId, id, write.links);
-      return this.retrieve(caller.workspaceId, type, id);
+      const links = [...callerLinks, ...(await this.linksOfNewRecord(write.links))];
+      return this.toEnvelopes(type, [await insert(links)])[0];
     });
   }
 
@@ -84,6 +93,17 @@ export class RecordsService {
     const type = await this.definitions.typeOf(caller, slug);
     if (!isRecordIdOf(slug, id)) throw ApiError.notFound(type.label);
     const write = readRecordWrite(type, body, false);
+    if (!beforeWrite && write.links.length === 0 && !this.hasUniqueValues(type, write.fields)) {
+      // Nothing to check against other rows: set and clear the fields in one statement.
+      const row = await this.records.patch(caller.workspaceId, type, id, {
+        set: storedFields(write.fields),
+        cleared: [...write.fields].filter(([, value]) => value === null).map(([key]) => key),
+        externalId: write.externalId,
+        updatedAt: new Date(),
+      });
+      if (!row) throw ApiError.notFound(type.label);
+      return this.toEnvelopes(type, [row])[0];
+    }
     return this.transactions.run(async () => {
       const current = await this.records.lockFields(caller.workspaceId, slug, id);
       if (!current) throw ApiError.notFound(type.label);
@@ -187,6 +207,32 @@ export class RecordsService {
       };
       return toEntityEnvelope(type, entity, this.config.publicAppUrl);
     });
+  }
+
+  /** Whether the write sets a value of a `unique` field, which must be checked against other records. */
+  private hasUniqueValues(type: ObjectTypeDefinition, fields: ReadonlyMap<string, unknown>): boolean {
+    return type.fields.some((field) => field.typeConfiguration.unique && fields.get(field.key) != null);
+  }
+
+  /**
+   * The links a new record gets from the caller's relationship changes, checked as an update's are
+   * (applyLinks); records that may link to one record only through a relationship move to it.
+   */
+  private async linksOfNewRecord(changes: LinkChange[]): Promise<LinkEnd[]> {
+    const links: LinkEnd[] = [];
+    for (const change of changes) {
+      const { binding } = change.definition;
+      const ids = [...new Set([...(change.set ?? []), ...change.add])];
+      this.checkCardinality(change.definition, ids.length);
+      this.checkRequired(change.definition, ids.length);
+      if (ids.length === 0) continue;
+      if (binding.side === 'target' && change.definition.inverseOfHasOne) {
+        await this.records.lock(ids);
+        await this.links.unlinkSources(ids, binding.link);
+      }
+      for (const other of ids) links.push([binding.side, binding.link, other]);
+    }
+    return links;
   }
 
   /**

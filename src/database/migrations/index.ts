@@ -7,6 +7,7 @@ import { RecordValues1763787600000 } from './1763787600000-record-values';
 import { RecordValuesOrder1763791200000 } from './1763791200000-record-values-order';
 import { FilesCreatedAtMilliseconds1763794800000 } from './1763794800000-files-created-at-milliseconds';
 import { MeetingAccess1763798400000 } from './1763798400000-meeting-access';
+import { RecordCountSlots1763802000000 } from './1763802000000-record-count-slots';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   RecordValuesOrder1763791200000,
   FilesCreatedAtMilliseconds1763794800000,
   MeetingAccess1763798400000,
+  RecordCountSlots1763802000000,
 ];
