@@ -20,6 +20,24 @@ function sortedDocument(document: OpenAPIObject): OpenAPIObject {
   return { ...document, paths };
 }
 
+/** The tags in the order a user meets them; Swagger UI lists them so. */
+const API_TAGS: [name: string, description: string][] = [
+  ['Key validation', 'Check an API key: its workspace, member and scopes.'],
+  ['Notes', 'Notes, optionally linked to accounts and opportunities.'],
+  ['Tasks', 'Tasks with a status and an assignee (a member).'],
+  ['Meetings', 'Meetings with attendees, a transcript file and privacy settings; contacts and accounts are made from attendee emails.'],
+  ['Lists', 'Named lists of records of one type.'],
+  ['Files', 'Files uploaded in two steps: create (get an upload URL), PUT the bytes, complete.'],
+  ['File transfers', 'The signed upload and download URLs of files.'],
+  ['Custom objects', 'Records of the custom object types an operator defines.'],
+  ['Accounts', 'Companies.'],
+  ['Contacts', 'People, found by their email addresses.'],
+  ['Opportunities', 'Deals, each of one account.'],
+  ['Members', 'The people of the workspace; every API key belongs to one.'],
+  ['Operations', 'Health, readiness and metrics.'],
+  ['Operator', 'Workspaces, members, API keys and custom object types, with ADMIN_TOKEN.'],
+];
+
 /** What the JSON body parser refuses: invalid or too deep JSON, too large a body, another media type. */
 const BODY_PARSER_STATUSES = [400, 413, 415] as const;
 
@@ -69,11 +87,14 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
         'Errors have the shape `{ "error": { "type", "code", "message", "param" } }`.',
     )
     .setVersion(SERVICE_VERSION)
-    .addServer(config.publicUrl)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key (sk_…)' }, API_KEY_SECURITY)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Operator ADMIN_TOKEN' }, ADMIN_SECURITY)
-    .build();
-  const document = SwaggerModule.createDocument(app, builder, {
+    // Relative first: Swagger UI then calls the address it was loaded from (127.0.0.1, a LAN
+    // address, a proxy), where an absolute PUBLIC_URL would be another origin and fail.
+    .addServer('/', 'The address this document was loaded from')
+    .addServer(config.publicUrl, 'PUBLIC_URL')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key (sk_…)', description: 'API key (sk_…)' }, API_KEY_SECURITY)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'ADMIN_TOKEN', description: 'Operator ADMIN_TOKEN' }, ADMIN_SECURITY);
+  for (const [name, description] of API_TAGS) builder.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, builder.build(), {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
   return documentPipelineErrors(sortedDocument(document));

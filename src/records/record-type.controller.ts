@@ -26,6 +26,11 @@ export interface RecordRoutes {
  * The five routes every record type has (create, update, retrieve, list, definitions), built once
  * for all of them: the controllers of notes, tasks, accounts, contacts and opportunities are this.
  */
+/** "a note", "an account". */
+function withArticle(noun: string): string {
+  return `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
+}
+
 export function recordTypeController(routes: RecordRoutes): Type<unknown> {
   const [plural, singular] = routes.names;
   const systemType = SYSTEM_RECORD_TYPES.find((type) => type.slug === routes.slug)!;
@@ -48,7 +53,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
 
     @Post()
     @Endpoint({
-      summary: `Create a ${singular}`,
+      summary: `Create ${withArticle(singular)}`,
       category: 'write',
       scopes: [routes.scopes.create],
       response: EntityEnvelopeDto,
@@ -61,7 +66,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
 
     @Post(':id')
     @Endpoint({
-      summary: `Update a ${singular}: only the fields and relationships given change`,
+      summary: `Update ${withArticle(singular)}: only the fields and relationships given change`,
       category: 'write',
       scopes: [routes.scopes.update],
       response: EntityEnvelopeDto,
@@ -74,7 +79,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
 
     @Get(':id')
     @Endpoint({
-      summary: `Retrieve a ${singular}`,
+      summary: `Retrieve ${withArticle(singular)}`,
       category: 'read',
       scopes: [routes.scopes.read],
       response: EntityEnvelopeDto,

@@ -58,8 +58,10 @@ function pageStatement(
       filters.conditions.length > 0 || restriction
         ? `SELECT count(*)::int FROM records r WHERE ${where}`
         : `SELECT ${storedCountSql(workspace, objectType)}`;
-    pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)} FROM records r WHERE ${where}
-      ORDER BY r.created_at DESC, r.id DESC ${paging}`;
+    // The page's ids first, then the rows and links of those only: rows an offset skips are never read whole.
+    pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
+      FROM (SELECT r.id FROM records r WHERE ${where} ORDER BY r.created_at DESC, r.id DESC ${paging}) page
+      JOIN records r ON r.id = page.id`;
   }
   return {
     text: `SELECT (${count}) AS total,

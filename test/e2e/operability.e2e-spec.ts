@@ -131,6 +131,26 @@ describe('operability: health, metrics, docs', () => {
       );
     });
 
+    it('offers the address the UI was loaded from first, so Try-it-out works at any address', () => {
+      expect(t.document.servers?.[0]?.url).toBe('/');
+    });
+
+    it('describes every tag, in the order a user meets them, Operator last', () => {
+      const tags = (t.document.tags ?? []).map((tag) => tag.name);
+      const used = new Set([...documentOperations(t.document).values()].flatMap((operation) => operation.tags ?? []));
+      expect([...used].filter((tag) => !tags.includes(tag))).toEqual([]);
+      expect((t.document.tags ?? []).filter((tag) => !tag.description)).toEqual([]);
+      expect(tags.slice(0, 4)).toEqual(['Key validation', 'Notes', 'Tasks', 'Meetings']);
+      expect(tags.at(-1)).toBe('Operator');
+    });
+
+    it('puts the right article in summaries and hints no JWT', () => {
+      const summaries = [...documentOperations(t.document).values()].map((operation) => operation.summary ?? '');
+      expect(summaries).toEqual(expect.arrayContaining(['Create an account', 'Retrieve an opportunity', 'Create a note']));
+      expect(summaries.filter((summary) => /\ba [aeiou]/i.test(summary))).toEqual([]);
+      expect(JSON.stringify(t.document.components?.securitySchemes)).not.toContain('JWT');
+    });
+
     it('spells path parameters {name}, declares each one, and keeps every public path under /v1', async () => {
       for (const [route, operation] of documentOperations(t.document)) {
         const path = route.split(' ')[1];
