@@ -18,7 +18,7 @@ export function seededId(prefix: string, batch: number, seq: number): string {
 }
 
 async function setCount(db: Client, workspaceId: string, objectType: string, count: number): Promise<void> {
-  await db.query(`INSERT INTO record_counts (workspace_id, object_type, count) VALUES ($1, $2, $3)`, [workspaceId, objectType, count]);
+  await db.query(`INSERT INTO record_counts (workspace_id, object_type, slot, count) VALUES ($1, $2, 0, $3)`, [workspaceId, objectType, count]);
 }
 
 export interface NotesWorkspace extends BenchWorkspace {
