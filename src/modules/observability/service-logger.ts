@@ -3,6 +3,9 @@ import pino, { type Level, type Logger } from 'pino';
 import { AppConfig } from '../../config/app-config';
 import { SecretRedactor } from './secret-redaction';
 
+/** Nest's start-up lines (one per module and route, ~95): at debug, so that at info they do not bury the banner. */
+const NEST_STARTUP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
 /**
  * The service's one logger: JSON lines on stdout, for Nest, for the code's own `Logger`s and for
  * the access log (requestLogging). Credentials never reach a line: every line, whatever wrote it,
@@ -19,7 +22,8 @@ export class ServiceLogger implements LoggerService {
   }
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    const context = params.at(-1);
+    this.write(typeof context === 'string' && NEST_STARTUP_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
 
   error(message: unknown, ...params: unknown[]): void {
