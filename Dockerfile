@@ -2,7 +2,7 @@
 #
 # Stages:
 #   base     node:20 slim + the npm release that honours package.json "allowScripts"
-#   deps     production node_modules only (npm install --omit=dev)
+#   deps     production node_modules only (npm ci --omit=dev)
 #   build    all dependencies + `npm run build` (tsc -> dist/, entry dist/src/main.js)
 #   runtime  slim image, non-root user, production node_modules + dist/ only
 #
@@ -25,18 +25,16 @@ ENV npm_config_update_notifier=false \
 RUN npm install --global "npm@${NPM_VERSION}"
 WORKDIR /app
 
-# Production dependencies only. `npm install`, not `npm ci`: `npm ci` fails with
-# EUSAGE where the registry serves none of the lockfile's non-Linux optional
-# platform packages; `npm install` follows the committed lockfile without
-# rewriting it.
+# Production dependencies only, exactly as the committed lockfile says (it lists
+# every platform's optional packages, so `npm ci` takes it as it is).
 FROM base AS deps
-COPY package.json package-lock.json ./
-RUN npm install --omit=dev
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev
 
 # Full install and TypeScript build.
 FROM base AS build
-COPY package.json package-lock.json ./
-RUN npm install
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci
 COPY . .
 RUN npm run build
 
