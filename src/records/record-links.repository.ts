@@ -17,14 +17,19 @@ function columnsOf(side: LinkBinding['side']): { self: string; other: string } {
  * needs a query per record.
  */
 export function linksColumnSql(type: ObjectTypeDefinition, params: SqlParameters): string {
-  const links = (side: LinkBinding['side']) =>
-    params.add(type.relationships.filter((r) => r.binding.side === side).map((r) => r.binding.link));
+  // A side without relationships of the type is left out, rather than probed for nothing on every read.
+  const branches = (['source', 'target'] as const).flatMap((side) => {
+    const links = type.relationships.filter((r) => r.binding.side === side).map((r) => r.binding.link);
+    if (links.length === 0) return [];
+    const { self, other } = columnsOf(side);
+    return [
+      `SELECT '${side}' AS side, link, ${other} AS other, created_at FROM record_links
+        WHERE ${self} = r.id AND link = ANY(${params.add(links)})`,
+    ];
+  });
+  if (branches.length === 0) return `'[]'::json AS links`;
   return `(SELECT coalesce(json_agg(json_build_array(l.side, l.link, l.other) ORDER BY l.created_at, l.other), '[]'::json)
-      FROM (SELECT 'source' AS side, link, target_id AS other, created_at FROM record_links
-             WHERE source_id = r.id AND link = ANY(${links('source')})
-            UNION ALL
-            SELECT 'target', link, source_id, created_at FROM record_links
-             WHERE target_id = r.id AND link = ANY(${links('target')})) l) AS links`;
+      FROM (${branches.join(' UNION ALL ')}) l) AS links`;
 }
 
 /**
