@@ -13,18 +13,6 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
  */
 const MAX_PREPARED_STATEMENTS = 256;
 
-/** A statement that only reads: running it twice is running it once. */
-const READ_ONLY = /^\s*SELECT\b/i;
-
-/** What pg says of a connection that ended under it, or before it: the session was terminated. */
-function isDeadConnection(error: unknown): boolean {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return (
-    (typeof code === 'string' && /^(57P0[125]|08...)$/.test(code)) ||
-    (typeof message === 'string' && /^(Connection terminated unexpectedly|Client has encountered a connection error|Client was closed)/.test(message))
-  );
-}
-
 /**
  * The ambient transaction of a request. The idempotency interceptor opens one around a POST so that
  * the stored response and the write commit together; services join it through `run`, or start their
@@ -53,16 +41,10 @@ export class Transactions {
     const statement: QueryConfig = { text, values, name: prepare && this.preparedName(prepare, text) };
     const runner = this.ambient.getStore()?.queryRunner;
     try {
-      if (runner) return (await (runner as unknown as { databaseConnection: PoolClient }).databaseConnection.query(statement)).rows as Row[];
-      const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
-      try {
-        return (await pool.query(statement)).rows as Row[];
-      } catch (error) {
-        // A pooled connection whose session ended while it sat idle fails the next statement
-        // given to it; a read is safe to run again on another connection, once.
-        if (!READ_ONLY.test(text) || !isDeadConnection(error)) throw error;
-        return (await pool.query(statement)).rows as Row[];
-      }
+      const client: Pool | PoolClient = runner
+        ? (runner as unknown as { databaseConnection: PoolClient }).databaseConnection
+        : (this.dataSource.driver as PostgresDriver).master as Pool;
+      return (await client.query(statement)).rows as Row[];
     } catch (error) {
       throw new QueryFailedError(text, values, error as Error);
     }

@@ -185,8 +185,16 @@ describe('request pipeline', () => {
       expectError(response, 503, 'database_unavailable');
       expect(response.headers['retry-after']).toBe('1');
       expect(response.text).not.toMatch(/terminat|administrator|57P01|pg_/i);
-      const after = await t.http.get('/v1/auth/validate').set(v1Headers(ws.key));
-      expect(after.status).toBe(200);
+      // The terminated session's connection leaves the pool once its socket closes, which may be
+      // just after the answer above: a request in that instant may still get 503, the next 200.
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 5 && statuses.at(-1) !== 200; attempt += 1) {
+        const after = await t.http.get('/v1/auth/validate').set(v1Headers(ws.key));
+        statuses.push(after.status);
+        if (after.status !== 200) expectError(after, 503, 'database_unavailable');
+      }
+      expect(statuses.at(-1)).toBe(200);
+      expect(statuses.length).toBeLessThanOrEqual(2);
     });
 
     it('answers with the error body when the key is refused, the version is wrong or the scope is missing', async () => {
