@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, type OperationObject, SwaggerModule } from '@nestjs/swagger';
 import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
 import { isErrorStatus } from './common/errors/error-codes';
-import { errorResponseObject, errorStatusDescription } from './common/errors/error-responses';
+import { errorExample, errorResponseObject, errorStatusDescription } from './common/errors/error-responses';
 import { jsonBody } from './common/http/json-body.middleware';
 import { undecodablePathNotFound } from './common/http/undecodable-path.middleware';
 import { SERVICE_VERSION } from './common/versioning/service-version';
@@ -44,7 +44,7 @@ const BODY_PARSER_STATUSES = [400, 413, 415] as const;
 /**
  * Every error response lists the codes its status allows (docs/api.md §2), also one an operation
  * documented by hand with a note of its own (the signed file routes, readiness): the note stays
- * and the codes follow it.
+ * and the codes follow it. Its JSON example is an error of that status.
  */
 function listErrorCodes(operation: OperationObject): void {
   for (const [key, response] of Object.entries(operation.responses)) {
@@ -52,6 +52,8 @@ function listErrorCodes(operation: OperationObject): void {
     if (!isErrorStatus(status) || !response || '$ref' in response) continue;
     const codes = errorStatusDescription(status);
     if (!response.description.endsWith(codes)) response.description = `${response.description}\n\n${codes}`;
+    const json = response.content?.['application/json'];
+    if (json && !json.example && !json.examples) json.example = errorExample(status);
   }
 }
 

@@ -53,3 +53,11 @@ export function newId(kind: IdKind): string {
 export function isIdOf(kind: IdKind, value: unknown): value is string {
   return typeof value === 'string' && patterns.get(kind)!.test(value);
 }
+
+/**
+ * An id of `kind` for documentation examples: the right shape, so a reader sees what to paste,
+ * and the same in every example, so the documents agree with each other.
+ */
+export function exampleIdOf(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_01JD6Y3Z8Q0N5V4W7X2C9B1A3E`;
+}

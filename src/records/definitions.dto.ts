@@ -83,10 +83,29 @@ export class DefinitionsDto {
   @ApiProperty()
   objectType: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: { $ref: getSchemaPath(FieldDefinitionDto) } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(FieldDefinitionDto) },
+    example: {
+      $title: { label: 'Title', description: null, valueType: 'TEXT', typeConfiguration: {}, readOnly: false, required: true },
+    },
+  })
   fieldDefinitions: Record<string, FieldDefinitionDto>;
 
-  @ApiProperty({ type: 'object', additionalProperties: { $ref: getSchemaPath(RelationshipDefinitionDto) } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(RelationshipDefinitionDto) },
+    example: {
+      $account: {
+        label: 'Accounts',
+        description: null,
+        cardinality: 'HAS_MANY',
+        objectType: 'account',
+        readOnly: false,
+        required: false,
+      },
+    },
+  })
   relationshipDefinitions: Record<string, RelationshipDefinitionDto>;
 }
 

@@ -1,4 +1,5 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { exampleIdOf } from '../common/ids';
 import { fieldTypeOf } from './field-types/registry';
 import type { ObjectTypeDefinition } from './object-type';
 import { VALUE_TYPES } from './value-types';
@@ -34,7 +35,7 @@ export class RelationshipValueDto {
 
 @ApiExtraModels(FieldValueDto, RelationshipValueDto)
 export class EntityEnvelopeDto {
-  @ApiProperty()
+  @ApiProperty({ example: exampleIdOf('note') })
   id: string;
 
   @ApiProperty({ format: 'date-time' })
@@ -46,10 +47,26 @@ export class EntityEnvelopeDto {
   @ApiProperty({ type: 'string', nullable: true, description: 'URL of the entity in the web app' })
   httpLink: string | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: { $ref: getSchemaPath(FieldValueDto) } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(FieldValueDto) },
+    description: 'Every field of the type, by key; an unset one reads null',
+    example: {
+      $title: { value: 'Title', valueType: 'TEXT' },
+      $content: { value: null, valueType: 'MARKDOWN' },
+    },
+  })
   fields: Record<string, FieldValueDto>;
 
-  @ApiProperty({ type: 'object', additionalProperties: { $ref: getSchemaPath(RelationshipValueDto) } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(RelationshipValueDto) },
+    description: 'Every relationship of the type, by key; an empty one reads []',
+    example: {
+      $account: { cardinality: 'has_many', objectType: 'account', values: [exampleIdOf('account')] },
+      $createdBy: { cardinality: 'has_one', objectType: 'member', values: [exampleIdOf('member')] },
+    },
+  })
   relationships: Record<string, RelationshipValueDto>;
 
   @ApiProperty({ type: 'string', nullable: true })

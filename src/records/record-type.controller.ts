@@ -1,15 +1,16 @@
 import { Body, Controller, Get, Param, Post, Type } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Caller } from '../common/auth/auth-context';
 import type { AuthContext } from '../common/auth/auth-context';
 import { Endpoint } from '../common/auth/auth.decorators';
+import { ApiJsonBody } from '../common/openapi/api-json-body';
 import type { Scope } from '../common/auth/scopes';
 import { Page, Paginated } from '../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../common/pagination/pagination';
 import { DefinitionsDto, toDefinitionsDto } from './definitions.dto';
 import { EntityEnvelopeDto } from './entity-envelope';
 import { RecordsService } from './records.service';
-import { recordWriteSchema } from './record-write.schema';
+import { listFilterExample, recordWriteExample, recordWriteSchema } from './record-write.schema';
 import { SYSTEM_RECORD_TYPES } from './system-types';
 
 export interface RecordRoutes {
@@ -59,7 +60,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       response: EntityEnvelopeDto,
       errors: [409, 415, 422],
     })
-    @ApiBody({ schema: recordWriteSchema(systemType, true) })
+    @ApiJsonBody(recordWriteSchema(systemType, true), recordWriteExample(systemType, true))
     create(@Caller() caller: AuthContext, @Body() body: unknown): Promise<EntityEnvelopeDto> {
       return this.records.create(caller, routes.slug, body);
     }
@@ -72,7 +73,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       response: EntityEnvelopeDto,
       errors: [404, 409, 415, 422],
     })
-    @ApiBody({ schema: recordWriteSchema(systemType, false) })
+    @ApiJsonBody(recordWriteSchema(systemType, false), recordWriteExample(systemType, false))
     update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: unknown): Promise<EntityEnvelopeDto> {
       return this.records.update(caller, routes.slug, id, body);
     }
@@ -95,7 +96,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       category: 'search',
       scopes: [routes.scopes.read],
     })
-    @Paginated(EntityEnvelopeDto, { filters: true })
+    @Paginated(EntityEnvelopeDto, { filters: listFilterExample(systemType) })
     list(@Caller() caller: AuthContext, @Page() page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
       return this.records.list(caller, routes.slug, page);
     }

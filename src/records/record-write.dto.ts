@@ -1,4 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { exampleIdOf } from '../common/ids';
 
 /**
  * The documented shape of a record create or update body. Its members depend on the type's
@@ -12,6 +13,7 @@ export class RecordWriteDto {
     description:
       'Field key → bare value (string, number, boolean, array of string, Address or FullName); null clears. ' +
       'System fields start with $, custom fields use their bare slug. Required on create; null is the same as absent.',
+    example: { name: 'Website relaunch', status: 'Planned' },
   })
   fields?: Record<string, unknown> | null;
 
@@ -22,6 +24,7 @@ export class RecordWriteDto {
     description:
       'Relationship key → on create an id or array of ids; on update an object with add, remove or replace ' +
       '(an id or array of ids). At most 25 ids per request. null is the same as absent.',
+    example: { lead: exampleIdOf('member') },
   })
   relationships?: Record<string, unknown> | null;
 

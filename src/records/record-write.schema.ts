@@ -1,8 +1,16 @@
+import { exampleIdOf } from '../common/ids';
+import type { BodyExample } from '../common/openapi/api-json-body';
 import { fieldTypeOf } from './field-types/registry';
 import type { OpenApiSchema } from './field-types/field-type';
-import type { ObjectTypeDefinition, RelationshipOperation } from './object-type';
+import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition, RelationshipOperation } from './object-type';
+import { idKindOf } from './record-ids';
 
 const identity = (schema: OpenApiSchema) => schema;
+
+const writableFields = (type: ObjectTypeDefinition): FieldDefinition[] => type.fields.filter((field) => !field.readOnly);
+
+const writableRelationships = (type: ObjectTypeDefinition, isCreate: boolean): RelationshipDefinition[] =>
+  type.relationships.filter((r) => !r.readOnly && (isCreate || !r.createOnly));
 
 const ID_OR_IDS: OpenApiSchema = {
   oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 25 }],
@@ -26,8 +34,8 @@ function orNull(schema: OpenApiSchema): OpenApiSchema {
  * static document: `additionalProperties` admits them (GET …/definitions lists them).
  */
 export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean): OpenApiSchema {
-  const fields = type.fields.filter((field) => !field.readOnly);
-  const relationships = type.relationships.filter((r) => !r.readOnly && (isCreate || !r.createOnly));
+  const fields = writableFields(type);
+  const relationships = writableRelationships(type, isCreate);
   const operations: readonly RelationshipOperation[] = type.updateOperations ?? ['add', 'remove', 'replace'];
   const requiredFields = isCreate ? fields.filter((field) => field.required).map((field) => field.key) : [];
   const requiredRelationships = isCreate ? relationships.filter((r) => r.required).map((r) => r.key) : [];
@@ -76,4 +84,64 @@ export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean)
       externalId: { type: 'string', nullable: true, maxLength: 255, description: 'Unique per type' },
     },
   };
+}
+
+/** The value a schema shows by example: its own, else its first enum member or alternative. */
+function exampleOf(schema: OpenApiSchema): unknown {
+  if (schema.example !== undefined) return schema.example;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if (Array.isArray(schema.oneOf)) return exampleOf(schema.oneOf[0] as OpenApiSchema);
+  if (schema.type === 'array' && schema.items) {
+    const item = exampleOf(schema.items as OpenApiSchema);
+    return item === undefined ? undefined : [item];
+  }
+  return undefined;
+}
+
+/**
+ * A create or update body of a type that the service accepts as it stands: every writable field
+ * with its type's example value (`overrides` where the type needs a related value, such as an end
+ * after the start), no optional relationship, and for a required one an id of the right shape that
+ * the reader replaces with one of their own (no static document can know it).
+ */
+export function recordWriteExample(
+  type: ObjectTypeDefinition,
+  isCreate: boolean,
+  overrides: Record<string, unknown> = {},
+): BodyExample {
+  const fields = Object.fromEntries(
+    writableFields(type).flatMap((field) => {
+      const value = Object.hasOwn(overrides, field.key)
+        ? overrides[field.key]
+        : exampleOf(fieldTypeOf(field.valueType).openApi(field));
+      return value === undefined ? [] : [[field.key, value]];
+    }),
+  );
+  const required = isCreate ? writableRelationships(type, isCreate).filter((relationship) => relationship.required) : [];
+  if (!required.length) {
+    return { summary: 'Every field, with example values', value: { fields } };
+  }
+  return {
+    summary: `Every field, with example values; ${required
+      .map((relationship) => `${relationship.key} needs the id of one of your ${relationship.objectType} records`)
+      .join('; ')}`,
+    value: {
+      fields,
+      relationships: Object.fromEntries(required.map((r) => [r.key, exampleIdOf(idKindOf(r.objectType))])),
+    },
+  };
+}
+
+/**
+ * A filter of a type's list route that a reader can run unchanged: its first field that takes a
+ * text prefix (else a substring), with the field's example value.
+ */
+export function listFilterExample(type: ObjectTypeDefinition): Record<string, string> {
+  for (const field of type.fields) {
+    const fieldType = fieldTypeOf(field.valueType);
+    const operator = (['startsWith', 'contains'] as const).find((candidate) => fieldType.operators.includes(candidate));
+    const example = exampleOf(fieldType.openApi(field));
+    if (operator && typeof example === 'string') return { [`${field.key}[${operator}]`]: example };
+  }
+  throw new Error(`The ${type.slug} type has no field a text filter can show`);
 }

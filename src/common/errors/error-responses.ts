@@ -9,6 +9,15 @@ export function errorStatusDescription(status: ErrorStatus): string {
   return [`Type \`${ERROR_TYPES[status]}\`; \`error.code\` is one of:`, ...codes].join('\n');
 }
 
+/**
+ * An error body of the status as the service sends it: its type and its first code. Without it the
+ * example comes from ErrorResponseDto's members, the same 422 under every status.
+ */
+export function errorExample(status: ErrorStatus): { error: { type: string; code: string; message: string } } {
+  const code = codesOf(status)[0];
+  return { error: { type: ERROR_TYPES[status], code, message: ERROR_CODES[code].description } };
+}
+
 /** The response object of an error status, for operations documented after Nest built the document. */
 export function errorResponseObject(status: ErrorStatus): ResponseObject {
   return {

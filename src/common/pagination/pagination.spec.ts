@@ -3,9 +3,12 @@ import { MAX_PAGE_SIZE, parsePageRequest } from './pagination';
 
 type Query = Parameters<typeof parsePageRequest>[0];
 
-function refusal(query: Query, filters = false): ApiError {
+const WITHOUT_FILTERS = {};
+const WITH_FILTERS = { filters: { '$title[startsWith]': 'Title' } };
+
+function refusal(query: Query, options: typeof WITHOUT_FILTERS = WITHOUT_FILTERS): ApiError {
   try {
-    parsePageRequest(query, { filters });
+    parsePageRequest(query, options);
   } catch (error) {
     if (error instanceof ApiError) return error;
     throw error;
@@ -16,7 +19,7 @@ function refusal(query: Query, filters = false): ApiError {
 describe('parsePageRequest (docs/api.md §3)', () => {
   it('defaults to limit 25, offset 0', () => {
     expect(MAX_PAGE_SIZE).toBe(25);
-    expect(parsePageRequest({}, { filters: false })).toEqual({ limit: 25, offset: 0, filters: {} });
+    expect(parsePageRequest({}, WITHOUT_FILTERS)).toEqual({ limit: 25, offset: 0, filters: {} });
   });
 
   it.each([
@@ -25,7 +28,7 @@ describe('parsePageRequest (docs/api.md §3)', () => {
     ['25', 25],
     ['05', 5],
   ])('accepts limit=%s', (limit, expected) => {
-    expect(parsePageRequest({ limit }, { filters: false }).limit).toBe(expected);
+    expect(parsePageRequest({ limit }, WITHOUT_FILTERS).limit).toBe(expected);
   });
 
   it.each([
@@ -34,7 +37,7 @@ describe('parsePageRequest (docs/api.md §3)', () => {
     ['999999999', '999999999'],
     ['the largest safe integer', String(Number.MAX_SAFE_INTEGER)],
   ])('accepts offset %s', (_case, offset) => {
-    expect(parsePageRequest({ offset }, { filters: false }).offset).toBe(Number(offset));
+    expect(parsePageRequest({ offset }, WITHOUT_FILTERS).offset).toBe(Number(offset));
   });
 
   it.each<[string, Query[string]]>([
@@ -77,11 +80,11 @@ describe('parsePageRequest (docs/api.md §3)', () => {
 
   it('hands the other parameters over as filters on a route that takes them', () => {
     expect(
-      parsePageRequest({ limit: '5', offset: '10', '$title[startsWith]': 'Q', tag: ['a', 'b'] }, { filters: true }),
+      parsePageRequest({ limit: '5', offset: '10', '$title[startsWith]': 'Q', tag: ['a', 'b'] }, WITH_FILTERS),
     ).toEqual({ limit: 5, offset: 10, filters: { '$title[startsWith]': 'Q', tag: ['a', 'b'] } });
   });
 
   it('checks limit and offset on routes with filters too', () => {
-    expect(refusal({ limit: '26', x: '1' }, true).param).toBe('limit');
+    expect(refusal({ limit: '26', x: '1' }, WITH_FILTERS).param).toBe('limit');
   });
 });

@@ -32,7 +32,11 @@ export interface PageResult<T> {
 }
 
 interface PaginatedOptions {
-  filters: boolean;
+  /**
+   * Present on routes that take `?key[operator]=value` filters: an example set of them, which the
+   * OpenAPI document offers as one exploded object parameter (Swagger UI edits it as JSON).
+   */
+  filters?: Record<string, string>;
 }
 
 /**
@@ -40,13 +44,29 @@ interface PaginatedOptions {
  * are checked before the handler runs, other query parameters are refused unless the route takes
  * filters, and the result becomes `{ object: 'list', data, totalCount }`.
  */
-export function Paginated(item: Type<unknown>, options: PaginatedOptions = { filters: false }): MethodDecorator {
+export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): MethodDecorator {
   return applyDecorators(
     SetMetadata(PAGINATED, options),
     UseInterceptors(PaginationInterceptor),
     ApiExtraModels(item),
     ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 25 } }),
     ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } }),
+    ...(options.filters
+      ? [
+          ApiQuery({
+            name: 'filters',
+            required: false,
+            style: 'form',
+            explode: true,
+            // In the schema: @nestjs/swagger drops a query parameter's own example beside a schema.
+            schema: { type: 'object', additionalProperties: { type: 'string' }, example: options.filters },
+            description:
+              'Filters, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default ' +
+              'operator; repeat a key to match any of its values; `key[operator][not]` negates). The parameter ' +
+              'itself has no name in the URL: each member of this object is one query parameter.',
+          }),
+        ]
+      : []),
     ApiOkResponse({
       description: 'A page of results, newest first',
       schema: {

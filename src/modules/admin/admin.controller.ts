@@ -1,6 +1,8 @@
 import { Body, Controller, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '../../common/auth/auth.decorators';
+import { exampleIdOf } from '../../common/ids';
+import { ApiJsonBody } from '../../common/openapi/api-json-body';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { AdminService } from './admin.service';
 import {
@@ -19,18 +21,27 @@ export class AdminController {
 
   @Post('workspaces')
   @AdminRoute({ summary: 'Create a workspace', response: WorkspaceDto })
+  @ApiJsonBody(CreateWorkspaceDto, { summary: 'A workspace', value: { name: 'Acme' } })
   createWorkspace(@Body() body: CreateWorkspaceDto): Promise<WorkspaceDto> {
     return this.admin.createWorkspace(body.name);
   }
 
   @Post('workspaces/:workspaceId/members')
   @AdminRoute({ summary: 'Add a member to a workspace', response: EntityEnvelopeDto, errors: [404, 409] })
+  @ApiJsonBody(CreateMemberDto, {
+    summary: 'A member (an email is one member per workspace)',
+    value: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', role: 'member' },
+  })
   createMember(@Param('workspaceId') workspaceId: string, @Body() body: CreateMemberDto): Promise<EntityEnvelopeDto> {
     return this.admin.createMember(workspaceId, body);
   }
 
   @Post('workspaces/:workspaceId/api-keys')
   @AdminRoute({ summary: 'Issue an API key (the key is shown once)', response: CreatedApiKeyDto, errors: [404] })
+  @ApiJsonBody(CreateApiKeyDto, {
+    summary: 'A key with every scope; memberId needs the id of one of the workspace’s members',
+    value: { memberId: exampleIdOf('member'), scopes: ['*'], name: 'Integration' },
+  })
   createApiKey(@Param('workspaceId') workspaceId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     return this.admin.createApiKey(workspaceId, body);
   }

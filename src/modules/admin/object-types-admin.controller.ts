@@ -1,6 +1,13 @@
 import { Body, Controller, Param, Post } from '@nestjs/common';
-import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '../../common/auth/auth.decorators';
+import { ApiJsonBody } from '../../common/openapi/api-json-body';
+import {
+  PROJECT_FIELD_EXAMPLE,
+  PROJECT_RELATIONSHIP_EXAMPLE,
+  PROJECT_SLUG,
+  PROJECT_TYPE_EXAMPLE,
+} from '../objects/project-type.example';
 import { DefinitionsDto } from '../../records/definitions.dto';
 import { AddFieldDto, AddRelationshipDto, CreateObjectTypeDto } from './dto/object-type-admin.dto';
 import { ObjectTypesAdminService } from './object-types-admin.service';
@@ -13,12 +20,15 @@ export class ObjectTypesAdminController {
 
   @Post()
   @AdminRoute({ summary: 'Create a custom object type', response: DefinitionsDto, errors: [404, 409] })
+  @ApiJsonBody(CreateObjectTypeDto, PROJECT_TYPE_EXAMPLE)
   createType(@Param('workspaceId') workspaceId: string, @Body() body: CreateObjectTypeDto): Promise<DefinitionsDto> {
     return this.objectTypes.createType(workspaceId, body);
   }
 
   @Post(':slug/fields')
   @AdminRoute({ summary: 'Add a custom field to a type', response: DefinitionsDto, errors: [404, 409] })
+  @ApiParam({ name: 'slug', example: PROJECT_SLUG })
+  @ApiJsonBody(AddFieldDto, PROJECT_FIELD_EXAMPLE)
   addField(
     @Param('workspaceId') workspaceId: string,
     @Param('slug') slug: string,
@@ -29,6 +39,8 @@ export class ObjectTypesAdminController {
 
   @Post(':slug/relationships')
   @AdminRoute({ summary: 'Add a custom relationship to a type', response: DefinitionsDto, errors: [404, 409] })
+  @ApiParam({ name: 'slug', example: PROJECT_SLUG })
+  @ApiJsonBody(AddRelationshipDto, PROJECT_RELATIONSHIP_EXAMPLE)
   addRelationship(
     @Param('workspaceId') workspaceId: string,
     @Param('slug') slug: string,

@@ -1,8 +1,9 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
+import { ApiJsonBody } from '../../common/openapi/api-json-body';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { CancelFileDto, CompleteFileDto, CreatedFileDto, CreateFileDto, FileDto, FileUrlDto } from './dto/file.dto';
@@ -20,6 +21,10 @@ export class FilesController {
     scopes: ['files:create'],
     response: CreatedFileDto,
     errors: [409, 422],
+  })
+  @ApiJsonBody(CreateFileDto, {
+    summary: 'A 1,024-byte WebVTT transcript',
+    value: { filename: 'call.vtt', mimeType: 'text/vtt', sizeBytes: 1024, purpose: 'meeting_transcript' },
   })
   create(@Caller() caller: AuthContext, @Body() body: CreateFileDto): Promise<CreatedFileDto> {
     return this.files.create(caller, body);
@@ -46,7 +51,7 @@ export class FilesController {
     response: FileDto,
     errors: [404, 409, 422],
   })
-  @ApiBody({ type: CompleteFileDto, required: false })
+  @ApiJsonBody(CompleteFileDto, { summary: 'Without a checksum (add md5 to have it checked)', value: {} }, false)
   complete(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: CompleteFileDto): Promise<FileDto> {
     return this.files.complete(caller, id, body);
   }
@@ -59,7 +64,7 @@ export class FilesController {
     response: FileDto,
     errors: [404, 409, 422],
   })
-  @ApiBody({ type: CancelFileDto, required: false })
+  @ApiJsonBody(CancelFileDto, { summary: 'No members', value: {} }, false)
   cancel(@Caller() caller: AuthContext, @Param('id') id: string, @Body() _body: CancelFileDto): Promise<FileDto> {
     return this.files.cancel(caller, id);
   }

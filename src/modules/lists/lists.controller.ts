@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
+import { ApiJsonBody } from '../../common/openapi/api-json-body';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
@@ -24,6 +25,10 @@ export class ListsController {
     response: ListDto,
     errors: [415, 422],
   })
+  @ApiJsonBody(CreateListDto, {
+    summary: 'An empty list of accounts (add members with relationships.$accounts)',
+    value: { fields: { $name: 'Key accounts', $objectType: 'account' } },
+  })
   create(@Caller() caller: AuthContext, @Body() body: CreateListDto): Promise<ListDto> {
     return this.lists.create(caller, body);
   }
@@ -36,6 +41,7 @@ export class ListsController {
     response: ListDto,
     errors: [404, 415, 422],
   })
+  @ApiJsonBody(UpdateListDto, { summary: 'Rename a list', value: { fields: { $name: 'Key accounts 2026' } } })
   update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateListDto): Promise<ListDto> {
     return this.lists.update(caller, id, body);
   }

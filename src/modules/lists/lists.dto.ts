@@ -120,6 +120,10 @@ export class ListDto {
     type: 'object',
     description: '$name (TEXT) and $objectType (SINGLE_SELECT: account, contact or opportunity)',
     additionalProperties: { $ref: getSchemaPath(FieldValueDto) },
+    example: {
+      $name: { value: 'Key accounts', valueType: 'TEXT' },
+      $objectType: { value: 'account', valueType: 'SINGLE_SELECT' },
+    },
   })
   fields: Record<string, FieldValueDto>;
 

@@ -1,11 +1,12 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
-import { recordWriteSchema } from '../../records/record-write.schema';
+import { ApiJsonBody } from '../../common/openapi/api-json-body';
+import { listFilterExample, recordWriteExample, recordWriteSchema } from '../../records/record-write.schema';
 import { SYSTEM_RECORD_TYPES } from '../../records/system-types';
 import { MeetingCreateOptionsDto, MeetingDto, UpdateMeetingDto } from './meeting.dto';
 import { MeetingsService } from './meetings.service';
@@ -20,6 +21,12 @@ const CREATE_MEETING_SCHEMA = {
     autoCreateRecords: { $ref: `${getSchemaPath(MeetingCreateOptionsDto)}/properties/autoCreateRecords` },
   },
 };
+/** An hour-long past meeting: the type's examples give the start and end the same instant. */
+const CREATE_MEETING_EXAMPLE = recordWriteExample(MEETING, true, {
+  $startDate: '2026-01-02T09:00:00Z',
+  $endDate: '2026-01-02T10:00:00Z',
+});
+const UPDATE_MEETING_EXAMPLE = { summary: 'Show only the metadata to others', value: { fields: { $privacySetting: 'METADATA' } } };
 @ApiTags('Meetings')
 @ApiExtraModels(MeetingCreateOptionsDto)
 @Controller('v1/meetings')
@@ -34,7 +41,7 @@ export class MeetingsController {
     response: MeetingDto,
     errors: [415, 422],
   })
-  @ApiBody({ schema: CREATE_MEETING_SCHEMA })
+  @ApiJsonBody(CREATE_MEETING_SCHEMA, CREATE_MEETING_EXAMPLE)
   // A record body: its keys are the type's, and `constructor` is a valid custom field key, which a
   // static body would refuse; the service validates the create options with their DTO.
   create(@Caller() caller: AuthContext, @Body() body: unknown): Promise<MeetingDto> {
@@ -49,6 +56,7 @@ export class MeetingsController {
     response: MeetingDto,
     errors: [404, 415, 422],
   })
+  @ApiJsonBody(UpdateMeetingDto, UPDATE_MEETING_EXAMPLE)
   update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateMeetingDto): Promise<MeetingDto> {
     return this.meetings.update(caller, id, body);
   }
@@ -71,7 +79,7 @@ export class MeetingsController {
     category: 'search',
     scopes: ['meetings:read'],
   })
-  @Paginated(MeetingDto, { filters: true })
+  @Paginated(MeetingDto, { filters: listFilterExample(MEETING) })
   list(@Caller() caller: AuthContext, @Page() page: PageRequest): Promise<PageResult<MeetingDto>> {
     return this.meetings.list(caller, page);
   }

@@ -6,6 +6,8 @@ import { Endpoint } from '../../common/auth/auth.decorators';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
+import { listFilterExample } from '../../records/record-write.schema';
+import { MEMBER_TYPE } from './member.type';
 import { MembersService } from './members.service';
 
 @ApiTags('Members')
@@ -19,7 +21,7 @@ export class MembersController {
     category: 'search',
     scopes: ['members:read'],
   })
-  @Paginated(EntityEnvelopeDto, { filters: true })
+  @Paginated(EntityEnvelopeDto, { filters: listFilterExample(MEMBER_TYPE) })
   list(@Caller() caller: AuthContext, @Page() page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
     return this.members.list(caller.workspaceId, page);
   }

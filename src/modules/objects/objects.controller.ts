@@ -1,8 +1,9 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
+import { ApiJsonBody } from '../../common/openapi/api-json-body';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { DefinitionsDto } from '../../records/definitions.dto';
@@ -10,6 +11,10 @@ import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { RecordWriteDto } from '../../records/record-write.dto';
 import { ObjectTypeListDto } from './objects.dto';
 import { ObjectsService } from './objects.service';
+import { PROJECT_CREATE_EXAMPLE, PROJECT_FILTER_EXAMPLE, PROJECT_SLUG, PROJECT_UPDATE_EXAMPLE } from './project-type.example';
+
+/** The type's slug, pre-filled with the one the operator's create-type example makes. */
+const EntitySlug = () => ApiParam({ name: 'entitySlug', example: PROJECT_SLUG, description: 'The slug of a custom object type' });
 
 @ApiTags('Custom objects')
 @Controller('v1/objects')
@@ -28,6 +33,7 @@ export class ObjectsController {
   }
 
   @Get(':entitySlug/definitions')
+  @EntitySlug()
   @Endpoint({
     summary: 'Field and relationship definitions of a custom type',
     category: 'read',
@@ -40,6 +46,7 @@ export class ObjectsController {
   }
 
   @Post(':entitySlug/values')
+  @EntitySlug()
   @Endpoint({
     summary: 'Create a custom object record',
     category: 'write',
@@ -47,7 +54,7 @@ export class ObjectsController {
     response: EntityEnvelopeDto,
     errors: [404, 409, 415, 422],
   })
-  @ApiBody({ type: RecordWriteDto })
+  @ApiJsonBody(RecordWriteDto, PROJECT_CREATE_EXAMPLE)
   create(
     @Caller() caller: AuthContext,
     @Param('entitySlug') slug: string,
@@ -57,6 +64,7 @@ export class ObjectsController {
   }
 
   @Get(':entitySlug/values/:id')
+  @EntitySlug()
   @Endpoint({
     summary: 'Retrieve a custom object record',
     category: 'read',
@@ -73,6 +81,7 @@ export class ObjectsController {
   }
 
   @Post(':entitySlug/values/:id')
+  @EntitySlug()
   @Endpoint({
     summary: 'Update a custom object record: only the fields and relationships given change',
     category: 'write',
@@ -80,7 +89,7 @@ export class ObjectsController {
     response: EntityEnvelopeDto,
     errors: [404, 409, 415, 422],
   })
-  @ApiBody({ type: RecordWriteDto })
+  @ApiJsonBody(RecordWriteDto, PROJECT_UPDATE_EXAMPLE)
   update(
     @Caller() caller: AuthContext,
     @Param('entitySlug') slug: string,
@@ -91,13 +100,14 @@ export class ObjectsController {
   }
 
   @Get(':entitySlug')
+  @EntitySlug()
   @Endpoint({
     summary: 'List the records of a custom type, newest first, with ?key[operator]=value filters',
     category: 'search',
     scopes: ['objects:read'],
     errors: [404],
   })
-  @Paginated(EntityEnvelopeDto, { filters: true })
+  @Paginated(EntityEnvelopeDto, { filters: PROJECT_FILTER_EXAMPLE })
   list(
     @Caller() caller: AuthContext,
     @Param('entitySlug') slug: string,

@@ -37,4 +37,4 @@ export const addressFieldType = compositeFieldType('ADDRESS', [
   stringMember('state'),
   stringMember('street'),
   stringMember('street2'),
-]);
+], { street: '12 Market Street', city: 'London', postalCode: 'EC1A 1BB', country: 'GB' });

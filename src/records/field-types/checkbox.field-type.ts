@@ -9,7 +9,7 @@ export const checkboxFieldType = scalarFieldType({
     if (typeof value !== 'boolean') throw ApiError.invalidType(param, 'a boolean');
     return value;
   },
-  schema: () => ({ type: 'boolean' }),
+  schema: () => ({ type: 'boolean', example: true }),
   operators: ['equal'],
   equalValue: (raw, _field, param) => {
     if (raw !== 'true' && raw !== 'false') throw invalidFilter(param, `${param} must be true or false`);

@@ -30,7 +30,7 @@ export const stringMember = (name: string): StringMember => ({ name, kind: 'stri
  * dropped (as if absent). Stored with members in declaration order. `multipleValues` does not apply.
  * Filters: `equal` and `startsWith`, matching when any string member matches.
  */
-export function compositeFieldType(valueType: ValueType, members: readonly MemberSpec[]): FieldType {
+export function compositeFieldType(valueType: ValueType, members: readonly MemberSpec[], example: Record<string, unknown>): FieldType {
   const strings = members.filter((spec): spec is StringMember => spec.kind === 'string');
   const type: FieldType = {
     valueType,
@@ -75,6 +75,7 @@ export function compositeFieldType(valueType: ValueType, members: readonly Membe
       type: 'object',
       properties: Object.fromEntries(members.map((spec) => [spec.name, { type: spec.kind, nullable: true, ...spec.schema }])),
       additionalProperties: false,
+      example,
     }),
   };
   return type;

@@ -6,5 +6,5 @@ import { numericFieldType } from './number.field-type';
  */
 export const currencyFieldType = numericFieldType('CURRENCY', (field) => {
   const currency = field.typeConfiguration?.currency;
-  return { type: 'number', ...(currency ? { description: `Amount in ${currency}` } : {}) };
+  return { type: 'number', example: 1250, ...(currency ? { description: `Amount in ${currency}` } : {}) };
 });

@@ -19,7 +19,7 @@ export const emailFieldType = scalarFieldType({
     if (!EMAIL.test(email)) throw ApiError.invalidValue(param, `${param} must be an email address`);
     return email.toLowerCase();
   },
-  schema: () => ({ type: 'string', format: 'email', maxLength: MAX_EMAIL_LENGTH }),
+  schema: () => ({ type: 'string', format: 'email', maxLength: MAX_EMAIL_LENGTH, example: 'ada@example.com' }),
   operators: ['contains'],
   predicate: (_operator, raw, params) => containsPredicate(raw, params, true),
 });

@@ -278,17 +278,18 @@ describe('field-type registry', () => {
           lastName: { type: 'string', nullable: true, maxLength: 10_000 },
         },
         additionalProperties: false,
+        example: { firstName: 'Ada', lastName: 'Lovelace' },
       });
       expect(schemaOf('SINGLE_SELECT', SELECT)).toEqual({ type: 'string', enum: ['opt_a', 'Alpha', 'opt_b', 'Beta', 'Gamma'] });
       expect(schemaOf('SINGLE_SELECT')).toEqual({ type: 'string' });
       expect(schemaOf('MULTI_SELECT', SELECT)).toMatchObject({ type: 'array', maxItems: 100, items: { type: 'string' } });
       expect(schemaOf('EMAIL', MULTI)).toEqual({
         oneOf: [
-          { type: 'string', format: 'email', maxLength: 320 },
-          { type: 'array', items: { type: 'string', format: 'email', maxLength: 320 }, maxItems: 100 },
+          { type: 'string', format: 'email', maxLength: 320, example: 'ada@example.com' },
+          { type: 'array', items: { type: 'string', format: 'email', maxLength: 320, example: 'ada@example.com' }, maxItems: 100 },
         ],
       });
-      expect(schemaOf('CURRENCY', { currency: 'USD' })).toEqual({ type: 'number', description: 'Amount in USD' });
+      expect(schemaOf('CURRENCY', { currency: 'USD' })).toEqual({ type: 'number', example: 1250, description: 'Amount in USD' });
       expect(schemaOf('DATETIME')).toMatchObject({ type: 'string', format: 'date-time' });
       expect(schemaOf('MARKDOWN')).toMatchObject({ type: 'string', maxLength: 1_000_000 });
     });

@@ -7,5 +7,5 @@ export const markdownFieldType = stringFieldType({
   valueType: 'MARKDOWN',
   max: MAX_MARKDOWN_LENGTH,
   filterable: false,
-  schema: { description: 'Markdown text' },
+  schema: { description: 'Markdown text', example: 'Written in **Markdown**' },
 });

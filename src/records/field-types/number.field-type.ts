@@ -28,4 +28,4 @@ export function numericFieldType(valueType: 'NUMBER' | 'CURRENCY', schema: (fiel
 }
 
 /** NUMBER: a finite number. Filters: equal and the four comparisons. */
-export const numberFieldType = numericFieldType('NUMBER', () => ({ type: 'number' }));
+export const numberFieldType = numericFieldType('NUMBER', () => ({ type: 'number', example: 42 }));

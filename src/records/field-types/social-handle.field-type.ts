@@ -10,5 +10,5 @@ export const socialHandleFieldType = stringFieldType({
   max: MAX_TEXT_LENGTH,
   trim: true,
   filterable: true,
-  schema: { description: 'A handle or a profile URL' },
+  schema: { description: 'A handle or a profile URL', example: '@ada' },
 });

@@ -19,7 +19,7 @@ export function stringFieldType({ valueType, max, trim = false, filterable, sche
   return scalarFieldType({
     valueType,
     normalise: (value, param) => expectString(value, param, { max, trim }),
-    schema: () => ({ type: 'string', maxLength: max, ...schema }),
+    schema: (field) => ({ type: 'string', maxLength: max, example: field.label, ...schema }),
     operators: filterable ? ['equal', 'startsWith'] : [],
     equalValue: (raw) => (trim ? raw.trim() : raw),
     predicate: (_operator, raw, params) => prefixPredicate(raw, params),

@@ -26,7 +26,7 @@ export const urlFieldType = scalarFieldType({
     if (!isWebUrl(url)) throw ApiError.invalidValue(param, `${param} must be an absolute http or https URL`);
     return url;
   },
-  schema: () => ({ type: 'string', format: 'uri', maxLength: MAX_URL_LENGTH }),
+  schema: () => ({ type: 'string', format: 'uri', maxLength: MAX_URL_LENGTH, example: 'https://example.com' }),
   operators: ['contains'],
   predicate: (_operator, raw, params) => containsPredicate(raw, params, true),
 });

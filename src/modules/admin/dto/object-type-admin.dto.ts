@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath, OmitType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -146,6 +146,13 @@ export class AddRelationshipDto {
   inverseLabel?: string;
 }
 
+/** A field of a create-type body's map: its key is the map's (documentation only; AddFieldDto validates). */
+export class TypeFieldDto extends OmitType(AddFieldDto, ['key']) {}
+
+/** A relationship of a create-type body's map, keyed by the map. */
+export class TypeRelationshipDto extends OmitType(AddRelationshipDto, ['key']) {}
+
+@ApiExtraModels(TypeFieldDto, TypeRelationshipDto)
 export class CreateObjectTypeDto {
   @ApiProperty({ example: 'project', description: 'Matches ^[a-z][a-z0-9_]{1,62}$; not a system type' })
   @IsString()
@@ -159,8 +166,9 @@ export class CreateObjectTypeDto {
 
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { $ref: '#/components/schemas/AddFieldDto' },
+    additionalProperties: { $ref: getSchemaPath(TypeFieldDto) },
     description: 'Field key → definition (the key inside each definition is taken from the map)',
+    example: { name: { label: 'Name', valueType: 'TEXT', required: true } },
   })
   @IsOptional()
   @DtoMap(() => AddFieldDto, { keyMember: 'key' })
@@ -168,8 +176,9 @@ export class CreateObjectTypeDto {
 
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { $ref: '#/components/schemas/AddRelationshipDto' },
+    additionalProperties: { $ref: getSchemaPath(TypeRelationshipDto) },
     description: 'Relationship key → definition (the key inside each definition is taken from the map)',
+    example: { lead: { label: 'Lead', cardinality: 'HAS_ONE', objectType: 'member' } },
   })
   @IsOptional()
   @DtoMap(() => AddRelationshipDto, { keyMember: 'key' })
