@@ -99,6 +99,22 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
   }
 
   /**
+   * The requests in flight when sessions are told to stop: each a 503, or a 200 whose note is
+   * really stored. Which of the two a parked request gets is PostgreSQL's race, not the service's:
+   * the lock holder's session may end first, and a one-statement write then commits before its own
+   * session is told to stop. So at least one 503 shows the fault was met, and every 200 is checked.
+   */
+  async function expectInFlightTruthful(inFlight: HttpCall[]): Promise<void> {
+    expect(inFlight.length).toBeGreaterThanOrEqual(WRITERS / 2);
+    expect(inFlight.some((call) => call.status === 503)).toBe(true);
+    for (const call of inFlight.filter((done) => done.method === 'POST' && done.status === 200)) {
+      const id = (call.body as { id: string }).id;
+      const read = await httpCall(baseUrl, { path: `/v1/notes/${id}`, headers: headers(), agent });
+      expect({ id, status: read.status }).toEqual({ id, status: 200 });
+    }
+  }
+
+  /**
    * Runs the load, parks writes inside PostgreSQL behind a lock, strikes, keeps the load on while
    * the database is away, recovers, and waits for writes to succeed again.
    */
@@ -154,17 +170,17 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
     expect(inFlight.filter((call) => call.status === 503).length).toBeGreaterThanOrEqual(WRITERS / 2);
   });
 
-  it('on a fast shutdown (sessions terminated with 57P01, then connections refused): 503, then 200 after the restart', async () => {
+  it('on a fast shutdown (sessions terminated with 57P01, then connections refused): 503 or a stored write, then 200 after the restart', async () => {
     const { calls, inFlight, readiness } = await strike(
       () => pg.stop(),
       () => pg.restart(),
     );
     expectOnly200Or503([...calls, readiness]);
     expect(readiness.status).toBe(503);
-    expect(inFlight.filter((call) => call.status === 503).length).toBeGreaterThanOrEqual(WRITERS / 2);
+    await expectInFlightTruthful(inFlight);
   });
 
-  it('on every session terminated by an administrator (pg_terminate_backend): 503 for those in flight only', async () => {
+  it('on every session terminated by an administrator (pg_terminate_backend): 503 or a stored write for those in flight only', async () => {
     const { calls, inFlight } = await strike(
       async () => {
         const admin = new Client({ connectionString: pg.url });
@@ -180,7 +196,7 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
       async () => undefined,
     );
     expectOnly200Or503(calls);
-    expect(inFlight.filter((call) => call.status === 503).length).toBeGreaterThanOrEqual(WRITERS / 2);
+    await expectInFlightTruthful(inFlight);
   });
 
   it('when the pool is exhausted past its connection timeout: 503 for those that waited, then 200 again', async () => {
