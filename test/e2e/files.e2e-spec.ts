@@ -123,7 +123,8 @@ describe('files on the local storage driver: what only it has', () => {
   });
 
   it('sweeps by itself every FILE_SWEEP_INTERVAL_SECONDS', async () => {
-    const sweeping = await startFilesApp(localDriver, { FILE_SWEEP_INTERVAL_SECONDS: '1', UPLOAD_TTL_SECONDS: '1' });
+    // A 1 s upload URL can expire between create and PUT on a busy machine (403): 3 s leaves room.
+    const sweeping = await startFilesApp(localDriver, { FILE_SWEEP_INTERVAL_SECONDS: '1', UPLOAD_TTL_SECONDS: '3' });
     try {
       const client = filesClient(sweeping, ws.key);
       const file = await client.created({ filename: 'gone.txt', mimeType: 'text/plain', sizeBytes: 4 });
