@@ -5,24 +5,16 @@ import type { Response } from 'supertest';
 import { codesOf, ERROR_TYPES, isErrorStatus } from '../../src/common/errors/error-codes';
 import { exampleIdOf } from '../../src/common/ids';
 import { PROJECT_TYPE_EXAMPLE } from '../../src/modules/objects/project-type.example';
-import { OpenApiValidator } from '../support/openapi';
+import { documentOperations, OpenApiValidator } from '../support/openapi';
 import { adminHeaders, createTestApp, TestApp, v1Headers } from '../support/test-app';
 
 type MediaType = { schema?: unknown; example?: unknown; examples?: Record<string, { summary?: string; value: unknown }> };
 type Parameter = { name: string; in: string; schema?: { example?: unknown }; style?: string; explode?: boolean };
 type Operation = { parameters?: Parameter[]; requestBody?: { content: Record<string, MediaType> } };
 
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-
+/** The document's operations, as far as this suite reads them. */
 function operationsOf(document: OpenAPIObject): Map<string, Operation> {
-  const operations = new Map<string, Operation>();
-  for (const [route, item] of Object.entries(document.paths)) {
-    for (const method of HTTP_METHODS) {
-      const operation = (item as Record<string, Operation | undefined>)[method];
-      if (operation) operations.set(`${method.toUpperCase()} ${route}`, operation);
-    }
-  }
-  return operations;
+  return documentOperations(document) as unknown as Map<string, Operation>;
 }
 
 /** The body Swagger UI pre-fills: the media type's example, else the first of its examples. */

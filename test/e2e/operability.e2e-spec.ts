@@ -2,29 +2,15 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { createWorkspace, TestWorkspace } from '../support/factories';
-import { OpenApiValidator } from '../support/openapi';
+import { documentOperations, OpenApiValidator } from '../support/openapi';
 import { controllerOperations, servedRoutes } from '../support/routes';
 import { createTestApp, TestApp, v1Headers } from '../support/test-app';
 
 const ERROR_SCHEMA = { $ref: '#/components/schemas/ErrorResponseDto' };
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
 type Paths = OpenAPIObject['paths'];
 type Operation = NonNullable<Paths[string]['get']>;
 type ParameterObject = { name: string; in: string; required?: boolean; schema?: unknown };
 type ResponseObject = { content?: Record<string, { schema?: unknown }> };
-
-/** Every operation of the document as `METHOD /path` → operation. */
-function documentOperations(document: OpenAPIObject): Map<string, Operation> {
-  const operations = new Map<string, Operation>();
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const method of HTTP_METHODS) {
-      const operation = (item as Record<string, Operation | undefined>)[method];
-      if (operation) operations.set(`${method.toUpperCase()} ${path}`, operation);
-    }
-  }
-  return operations;
-}
 
 function expectErrorResponses(route: string, operation: Operation, statuses: number[]): void {
   for (const status of statuses) {

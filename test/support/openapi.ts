@@ -101,3 +101,18 @@ export class OpenApiValidator {
     }
   }
 }
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+type DocumentOperation = NonNullable<OpenAPIObject['paths'][string]['get']>;
+
+/** Every operation of the document as `METHOD /path` → operation. */
+export function documentOperations(document: OpenAPIObject): Map<string, DocumentOperation> {
+  const operations = new Map<string, DocumentOperation>();
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = (item as Record<string, DocumentOperation | undefined>)[method];
+      if (operation) operations.set(`${method.toUpperCase()} ${path}`, operation);
+    }
+  }
+  return operations;
+}
