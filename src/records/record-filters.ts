@@ -4,7 +4,7 @@ import { FILTER_OPERATORS, FilterOperator, SqlParameters } from './field-types/f
 import { optionIdOf } from './field-types/options';
 import { COMPARISONS, escapeLike } from './field-types/sql';
 import { filterText, parseNumberLiteral } from './field-types/values';
-import type { FieldDefinition, ObjectTypeDefinition } from './object-type';
+import type { FieldDefinition, LinkBinding, ObjectTypeDefinition } from './object-type';
 import { linkedToSql } from './record-links.repository';
 import type { ValueType } from './value-types';
 
@@ -76,6 +76,14 @@ export interface FilterSql {
   conditions: string[];
   /** Set when the filters are exactly one indexed, non-negated filter: lists can page from the index. */
   indexed?: IndexedFilter;
+  /** Set when the filters are exactly one non-negated relationship filter: lists can count its links. */
+  linked?: LinkedFilter;
+}
+
+/** A relationship filter: the records linked through `binding` to `otherId`, a bound parameter. */
+export interface LinkedFilter {
+  binding: LinkBinding;
+  otherId: string;
 }
 
 function invalidFilter(param: string, message: string): ApiError {
@@ -94,6 +102,7 @@ export function filterSql(
 ): FilterSql {
   const conditions: string[] = [];
   const indexed: IndexedFilter[] = [];
+  const linked: LinkedFilter[] = [];
   for (const [name, raw] of Object.entries(filters)) {
     const match = FILTER_KEY.exec(name);
     const key = match?.[1] ?? name;
@@ -131,8 +140,10 @@ export function filterSql(
       if ((requested ?? 'equal') !== 'equal') throw invalidFilter(name, `${key} is a relationship: only equal applies`);
       const other = params.add(filterText(raw, name));
       condition = linkedToSql(relationship!.binding, 'r.id', other, params);
+      if (!negated) linked.push({ binding: relationship!.binding, otherId: other });
     }
     conditions.push(negated ? `(${condition}) IS NOT TRUE` : `(${condition})`);
   }
-  return { conditions, indexed: conditions.length === 1 ? indexed[0] : undefined };
+  const single = conditions.length === 1;
+  return { conditions, indexed: single ? indexed[0] : undefined, linked: single ? linked[0] : undefined };
 }

@@ -48,6 +48,18 @@ export function insertLinksSql(workspace: string, recordId: string, links: LinkE
               CASE WHEN source_id = ${recordId} THEN target_id ELSE source_id END AS other, created_at`;
 }
 
+/**
+ * SQL of how many records of the workspace are linked through `binding` to `otherId` (a bound
+ * parameter), read from the counts a trigger keeps per workspace, link and target (see the
+ * record_link_counts migration): undefined when the binding is read from its target, whose other
+ * end (the source) is not counted.
+ */
+export function linkedCountSql({ link, side }: LinkBinding, workspace: string, otherId: string, params: SqlParameters): string | undefined {
+  if (side !== 'source') return undefined;
+  return `(SELECT coalesce(sum(count), 0)::int FROM record_link_counts
+      WHERE workspace_id = ${workspace} AND link = ${params.add(link)} AND target_id = ${otherId})`;
+}
+
 /** A condition: the record `recordId` (SQL) is linked through `binding` to `otherId` (a bound parameter). */
 export function linkedToSql({ link, side }: LinkBinding, recordId: string, otherId: string, params: SqlParameters): string {
   const { self, other } = columnsOf(side);

@@ -6,7 +6,7 @@ import { Transactions } from '../database/transactions';
 import { hostKeySql } from './field-types/url-hosts';
 import type { ObjectTypeDefinition } from './object-type';
 import { filterSql, SqlParameterList } from './record-filters';
-import { insertLinksSql, LinkEnd, linksColumnSql } from './record-links.repository';
+import { insertLinksSql, LinkEnd, linkedCountSql, linksColumnSql } from './record-links.repository';
 
 /**
  * A condition that narrows a list to some records: SQL over the record id column it is given,
@@ -54,10 +54,13 @@ function pageStatement(
       FROM (${matches} ORDER BY created_at DESC, record_id DESC ${paging}) m JOIN records r ON r.id = m.record_id
      WHERE ${where}`;
   } else {
-    count =
-      filters.conditions.length > 0 || restriction
-        ? `SELECT count(*)::int FROM records r WHERE ${where}`
-        : `SELECT ${storedCountSql(workspace, objectType)}`;
+    // Stored counts where they answer exactly: the type's, or one relationship filter's links
+    // (every parameter added must be used, so the link count is made only when it is the count).
+    const linkedCount =
+      filters.linked && !restriction ? linkedCountSql(filters.linked.binding, workspace, filters.linked.otherId, params) : undefined;
+    if (linkedCount) count = `SELECT ${linkedCount}`;
+    else if (filters.conditions.length > 0 || restriction) count = `SELECT count(*)::int FROM records r WHERE ${where}`;
+    else count = `SELECT ${storedCountSql(workspace, objectType)}`;
     // The page's ids first, then the rows and links of those only: rows an offset skips are never read whole.
     pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
       FROM (SELECT r.id FROM records r WHERE ${where} ORDER BY r.created_at DESC, r.id DESC ${paging}) page

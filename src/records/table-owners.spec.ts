@@ -14,6 +14,7 @@ const OWNERS: [table: string, entity: string | undefined, owners: string[]][] = 
   ['record_counts', undefined, ['records/records.repository.ts']],
   ['record_values', undefined, ['records/records.repository.ts', 'records/record-filters.ts']],
   ['record_links', undefined, ['records/record-links.repository.ts']],
+  ['record_link_counts', undefined, ['records/record-links.repository.ts']],
   ['object_types', 'ObjectTypeEntity', ['records/definitions.repository.ts']],
   ['field_definitions', 'FieldDefinitionEntity', ['records/definitions.repository.ts']],
   ['relationship_definitions', 'RelationshipDefinitionEntity', ['records/definitions.repository.ts']],

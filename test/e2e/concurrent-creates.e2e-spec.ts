@@ -5,10 +5,10 @@ const PARALLEL = 32;
 const DEADLINE_MS = 15_000;
 
 /**
- * A type's record counter must not make creates in one workspace take turns: each create bumps a
- * slot that no uncommitted create holds, or adds one. Here every slot the counter has is held by a
- * transaction that stays open while 32 creates run; with a single counter row they would all wait
- * for it to end.
+ * A type's record counter, and the link counter of the member every note is `$createdBy`, must not
+ * make creates in one workspace take turns: each create bumps a slot that no uncommitted create
+ * holds, or adds one. Here every slot both counters have is held by a transaction that stays open
+ * while 32 creates run; with a single counter row they would all wait for it to end.
  */
 describe('creates in one workspace', () => {
   const suite = apiSuite();
@@ -23,6 +23,11 @@ describe('creates in one workspace', () => {
         suite.ws.workspaceId,
       ])) as unknown[];
       expect(held.length).toBeGreaterThan(0);
+      const heldLinks = (await holder.query(
+        `SELECT slot FROM record_link_counts WHERE workspace_id = $1 AND link = 'note:$createdBy' AND target_id = $2 FOR UPDATE`,
+        [suite.ws.workspaceId, suite.ws.memberId],
+      )) as unknown[];
+      expect(heldLinks.length).toBeGreaterThan(0);
 
       const creates = Promise.all(
         Array.from({ length: PARALLEL }, (_unused, i) => suite.post('/v1/notes', { fields: { $title: `Parallel ${i}` } })),
@@ -39,5 +44,7 @@ describe('creates in one workspace', () => {
 
     const list = await suite.get('/v1/notes?limit=1');
     expect(list.body.totalCount).toBe(PARALLEL + 1);
+    const mine = await suite.get(`/v1/notes?limit=1&$createdBy=${suite.ws.memberId}`);
+    expect(mine.body.totalCount).toBe(PARALLEL + 1);
   });
 });

@@ -427,5 +427,39 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
       expect(all.body.totalCount).toBe(30);
       expect(idsOf(all)).toEqual([created[1], created[0]]);
     });
+
+    it('counts a relationship filter exactly through every kind of link write, from either end, in its workspace only', async () => {
+      const ws = await createWorkspace(t.http);
+      const linking = api.as(ws.key, ws.workspaceId);
+      const [x, y] = [await linking.account('Link home X'), await linking.account('Link home Y')];
+      const contacts: string[] = [];
+      for (let i = 0; i < 5; i += 1) contacts.push((await linking.contact(`Linked ${i}`, { relationships: { $account: x.id } })).id);
+      const counted = async (pairs: Pairs) => {
+        const response = await linking.list('contact', [...pairs, ['limit', '2']]);
+        expect(response.status).toBe(200);
+        return { total: response.body.totalCount as number, first: idsOf(response) };
+      };
+      expect(await counted([['$account', x.id]])).toEqual({ total: 5, first: [contacts[4], contacts[3]] });
+
+      // Moved from the contact's end, removed, then moved from the account's end (which unlinks it from X).
+      await linking.update('contact', contacts[0], { relationships: { $account: { replace: [y.id] } } });
+      await linking.update('contact', contacts[1], { relationships: { $account: { remove: x.id } } });
+      await linking.update('account', y.id, { relationships: { $contact: { add: contacts[2] } } });
+      expect((await counted([['$account', x.id]])).total).toBe(2);
+      expect(await counted([['$account', y.id]])).toEqual({ total: 2, first: [contacts[2], contacts[0]] });
+      await linking.update('account', y.id, { relationships: { $contact: { remove: [contacts[0], contacts[2]] } } });
+      expect((await counted([['$account', y.id]])).total).toBe(0);
+
+      // Counted from the other end (the account's inverse), negated, and next to another filter.
+      const accounts = await linking.list('account', [['$contact', contacts[3]]]);
+      expect([accounts.body.totalCount, idsOf(accounts)]).toEqual([1, [x.id]]);
+      expect((await counted([['$account[-equal]', x.id]])).total).toBe(3);
+      expect((await counted([['$account', x.id], ['$name[startsWith]', 'Linked 4']])).total).toBe(1);
+
+      // An account of another workspace, linked to from there, counts nothing here.
+      const elsewhere = await api.account('Elsewhere');
+      await api.contact('Not here', { relationships: { $account: elsewhere.id } });
+      expect(await counted([['$account', elsewhere.id]])).toEqual({ total: 0, first: [] });
+    });
   });
 });

@@ -8,6 +8,7 @@ import { RecordValuesOrder1763791200000 } from './1763791200000-record-values-or
 import { FilesCreatedAtMilliseconds1763794800000 } from './1763794800000-files-created-at-milliseconds';
 import { MeetingAccess1763798400000 } from './1763798400000-meeting-access';
 import { RecordCountSlots1763802000000 } from './1763802000000-record-count-slots';
+import { RecordLinkCounts1763805600000 } from './1763805600000-record-link-counts';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   FilesCreatedAtMilliseconds1763794800000,
   MeetingAccess1763798400000,
   RecordCountSlots1763802000000,
+  RecordLinkCounts1763805600000,
 ];
