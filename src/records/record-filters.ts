@@ -30,10 +30,30 @@ type ValueProbe = (
   param: string,
 ) => string | undefined;
 
-const prefixProbe: ValueProbe = (_field, operator, raw, params) =>
-  operator === 'startsWith' && [...raw].length <= INDEXED_TEXT_LENGTH
-    ? `v.text_value LIKE ${params.add(`${escapeLike(raw)}%`)}`
-    : undefined;
+/**
+ * The least string above every string that starts with `prefix` in the index's order
+ * (text_pattern_ops: UTF-8 bytes, so code points): the prefix with its last code point raised by
+ * one, or dropped when it is the last there is. Undefined when nothing is above them all.
+ */
+export function prefixUpperBound(prefix: string): string | undefined {
+  const points = [...prefix].map((character) => character.codePointAt(0)!);
+  while (points.length > 0) {
+    const next = points.pop()! + 1;
+    if (next <= 0x10ffff) return String.fromCodePoint(...points, next >= 0xd800 && next <= 0xdfff ? 0xe000 : next);
+  }
+  return undefined;
+}
+
+/**
+ * A prefix as a range of the index as well as the LIKE that decides: a prepared statement's
+ * generic plan cannot turn `LIKE $n` into index bounds, and would read every value of the field.
+ */
+const prefixProbe: ValueProbe = (_field, operator, raw, params) => {
+  if (operator !== 'startsWith' || [...raw].length > INDEXED_TEXT_LENGTH) return undefined;
+  const upper = prefixUpperBound(raw);
+  const range = `v.text_value ~>=~ ${params.add(raw)}${upper === undefined ? '' : ` AND v.text_value ~<~ ${params.add(upper)}`}`;
+  return `${range} AND v.text_value LIKE ${params.add(`${escapeLike(raw)}%`)}`;
+};
 
 /** Equality of a string shorter than the indexed length: a longer stored value cannot be equal. */
 const textEqualProbe: ValueProbe = (field, operator, raw, params) => {
@@ -65,10 +85,14 @@ const VALUE_PROBES: Partial<Record<ValueType, ValueProbe[]>> = {
   CURRENCY: [rangeProbe],
 };
 
-/** A filter the value index answers: `probe` is a condition on `record_values v`. */
+/**
+ * A filter the value index answers: `probe` is a condition on `record_values v`; `recheck`, the
+ * field type's own condition on `records r`, decides for values longer than the index holds.
+ */
 export interface IndexedFilter {
   fieldKey: string;
   probe: string;
+  recheck: string;
 }
 
 export interface FilterSql {
@@ -131,7 +155,7 @@ export function filterSql(
         : undefined;
       if (probe) {
         const fieldKey = params.add(field.key);
-        if (!negated) indexed.push({ fieldKey, probe });
+        if (!negated) indexed.push({ fieldKey, probe, recheck: condition });
         // The index finds the candidates; the type's own condition stays in as the plain reading.
         condition = `EXISTS (SELECT 1 FROM record_values v WHERE v.record_id = r.id AND v.workspace_id = r.workspace_id
             AND v.object_type = r.object_type AND v.field_key = ${fieldKey} AND ${probe}) AND ${condition}`;

@@ -146,6 +146,12 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
     ['TEXT negated equal matches unset', [['txt[-equal]', 'banana']], ['A', 'B', 'D']],
     ['TEXT startsWith with _ taken literally', [['txt[startsWith]', 'b_nana']], []],
     ['TEXT startsWith with % taken literally', [['txt[startsWith]', '%']], []],
+    // The index reads a prefix as a range [prefix, prefix with its last character raised).
+    ['TEXT startsWith the whole value', [['txt[startsWith]', 'apricot']], ['B']],
+    ['TEXT startsWith past the value', [['txt[startsWith]', 'apricots']], []],
+    ['TEXT startsWith one letter', [['txt[startsWith]', 'b']], ['C']],
+    ['TEXT startsWith empty', [['txt[startsWith]', '']], ['A', 'B', 'C']],
+    ['TEXT startsWith ending in the last code point', [['txt[startsWith]', 'a\u{10FFFF}']], []],
     ['system TEXT $name startsWith', [['$name[startsWith]', 'Al']], ['A']],
     ['system TEXT $name equal', [['$name', 'Gamma']], ['C']],
     // NUMBER
