@@ -104,9 +104,10 @@ export interface FilterSql {
   linked?: LinkedFilter;
 }
 
-/** A relationship filter: the records linked through `binding` to `otherId`, a bound parameter. */
+/** A relationship filter: the records linked through `binding` (its link bound as `linkName`) to `otherId`, bound. */
 export interface LinkedFilter {
   binding: LinkBinding;
+  linkName: string;
   otherId: string;
 }
 
@@ -163,8 +164,9 @@ export function filterSql(
     } else {
       if ((requested ?? 'equal') !== 'equal') throw invalidFilter(name, `${key} is a relationship: only equal applies`);
       const other = params.add(filterText(raw, name));
-      condition = linkedToSql(relationship!.binding, 'r.id', other, params);
-      if (!negated) linked.push({ binding: relationship!.binding, otherId: other });
+      const linkName = params.add(relationship!.binding.link);
+      condition = linkedToSql(relationship!.binding, 'r.id', linkName, other);
+      if (!negated) linked.push({ binding: relationship!.binding, linkName, otherId: other });
     }
     conditions.push(negated ? `(${condition}) IS NOT TRUE` : `(${condition})`);
   }

@@ -49,21 +49,37 @@ export function insertLinksSql(workspace: string, recordId: string, links: LinkE
 }
 
 /**
- * SQL of how many records of the workspace are linked through `binding` to `otherId` (a bound
- * parameter), read from the counts a trigger keeps per workspace, link and target (see the
+ * SQL of how many records of the workspace are linked through `binding`, whose link name is bound
+ * as `linkName`, to `otherId` (a bound parameter), read from the counts a trigger keeps per workspace, link and target (see the
  * record_link_counts migration): undefined when the binding is read from its target, whose other
  * end (the source) is not counted.
  */
-export function linkedCountSql({ link, side }: LinkBinding, workspace: string, otherId: string, params: SqlParameters): string | undefined {
+export function linkedCountSql({ side }: LinkBinding, workspace: string, linkName: string, otherId: string): string | undefined {
   if (side !== 'source') return undefined;
   return `(SELECT coalesce(sum(count), 0)::int FROM record_link_counts
-      WHERE workspace_id = ${workspace} AND link = ${params.add(link)} AND target_id = ${otherId})`;
+      WHERE workspace_id = ${workspace} AND link = ${linkName} AND target_id = ${otherId})`;
 }
 
-/** A condition: the record `recordId` (SQL) is linked through `binding` to `otherId` (a bound parameter). */
-export function linkedToSql({ link, side }: LinkBinding, recordId: string, otherId: string, params: SqlParameters): string {
+/**
+ * The link side of a page filtered by one relationship read from its source (see
+ * RecordsRepository): `sources`, the ids of the records linked through the link bound as
+ * `linkName` to `otherId` (bound); `probe(recordId)`, whether one record is, as a scalar subquery
+ * that the planner runs per record (an EXISTS it would turn into a join over every link).
+ */
+export function linkedSourcesSql(linkName: string, otherId: string): { sources: string; probe: (recordId: string) => string } {
+  return {
+    sources: `SELECT source_id FROM record_links WHERE target_id = ${otherId} AND link = ${linkName}`,
+    probe: (recordId) => `(SELECT true FROM record_links l WHERE l.source_id = ${recordId} AND l.link = ${linkName} AND l.target_id = ${otherId})`,
+  };
+}
+
+/**
+ * A condition: the record `recordId` (SQL) is linked through `binding`, whose link name is bound as
+ * `linkName`, to `otherId` (a bound parameter).
+ */
+export function linkedToSql({ side }: LinkBinding, recordId: string, linkName: string, otherId: string): string {
   const { self, other } = columnsOf(side);
-  return `EXISTS (SELECT 1 FROM record_links l WHERE l.${self} = ${recordId} AND l.link = ${params.add(link)} AND l.${other} = ${otherId})`;
+  return `EXISTS (SELECT 1 FROM record_links l WHERE l.${self} = ${recordId} AND l.link = ${linkName} AND l.${other} = ${otherId})`;
 }
 
 /**

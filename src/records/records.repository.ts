@@ -6,7 +6,7 @@ import { Transactions } from '../database/transactions';
 import { hostKeySql } from './field-types/url-hosts';
 import type { ObjectTypeDefinition } from './object-type';
 import { filterSql, SqlParameterList } from './record-filters';
-import { insertLinksSql, LinkEnd, linkedCountSql, linksColumnSql } from './record-links.repository';
+import { insertLinksSql, LinkEnd, linkedCountSql, linkedSourcesSql, linksColumnSql } from './record-links.repository';
 
 /**
  * A condition that narrows a list to some records: SQL over the record id column it is given,
@@ -19,6 +19,35 @@ const RECORD_COLUMNS = 'r.id, r.fields, r.external_id, r.created_at, r.updated_a
 /** SQL of the number of records of a type in a workspace: the sum of its counter's slots (RecordsRepository.insert keeps them). */
 function storedCountSql(workspace: string, objectType: string): string {
   return `(SELECT coalesce(sum(count), 0)::int FROM record_counts WHERE workspace_id = ${workspace} AND object_type = ${objectType})`;
+}
+
+/**
+ * SQL of rows (id, created_at) of the newest `window` (bound) records of the type that are linked
+ * as `linked` says: two UNION ALL branches of which only one runs. `counts` names a relation
+ * holding `linked` (how many records are linked) and `everything` (how many the type has). With
+ * few links the linked records are fetched and sorted (about `linked` rows); with many, the type's
+ * records are walked newest first and each probed (about window × everything / linked probes): the
+ * walk runs when linked² > window × everything. The fences (OFFSET 0, the per-record probe) keep
+ * each branch's plan what it says, so that one plan serves every target, however many records it has.
+ */
+function linkedPageSql(
+  of: { workspace: string; objectType: string },
+  linked: { sources: string; probe: (recordId: string) => string },
+  window: string,
+  counts: string,
+): string {
+  const walks = `(SELECT c.linked::numeric * c.linked > ${window}::bigint::numeric * c.everything FROM ${counts} c)`;
+  return `(SELECT r.id, r.created_at
+       FROM (${linked.sources} OFFSET 0) l
+      CROSS JOIN LATERAL (SELECT r.id, r.created_at FROM records r
+                           WHERE r.id = l.source_id AND r.workspace_id = ${of.workspace} AND r.object_type = ${of.objectType}
+                          OFFSET 0) r
+      WHERE NOT ${walks}
+      ORDER BY r.created_at DESC, r.id DESC LIMIT ${window})
+    UNION ALL
+    (SELECT r.id, r.created_at FROM records r
+      WHERE r.workspace_id = ${of.workspace} AND r.object_type = ${of.objectType} AND ${walks} AND ${linked.probe('r.id')}
+      ORDER BY r.created_at DESC, r.id DESC LIMIT ${window})`;
 }
 
 /**
@@ -46,7 +75,26 @@ function pageStatement(
   const paging = `LIMIT ${page.limit}${page.offset === 0 ? '' : ` OFFSET ${params.add(page.offset)}`}`;
   let count: string;
   let pageRows: string;
-  if (filters.indexed && !restriction) {
+  let counts = '';
+  const linkedCount =
+    filters.linked && !restriction
+      ? linkedCountSql(filters.linked.binding, workspace, filters.linked.linkName, filters.linked.otherId)
+      : undefined;
+  if (linkedCount) {
+    // One relationship filter: counted from the link counts, paged by whichever way reads fewer rows.
+    counts = `WITH counts AS MATERIALIZED (SELECT ${linkedCount} AS linked, ${storedCountSql(workspace, objectType)} AS everything) `;
+    count = `SELECT linked FROM counts`;
+    const window = params.add(page.offset + page.limit);
+    const linked = linkedPageSql(
+      { workspace, objectType },
+      linkedSourcesSql(filters.linked!.linkName, filters.linked!.otherId),
+      window,
+      'counts',
+    );
+    pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
+      FROM (SELECT id, created_at FROM (${linked}) linked ORDER BY created_at DESC, id DESC ${paging}) page
+      JOIN records r ON r.id = page.id`;
+  } else if (filters.indexed && !restriction) {
     // One indexed filter: count and page from the value index, read only the page's records.
     const matches = `SELECT DISTINCT v.record_id, v.created_at FROM record_values v
        WHERE v.workspace_id = ${workspace} AND v.object_type = ${objectType}
@@ -57,27 +105,23 @@ function pageStatement(
       FROM (${matches} ORDER BY created_at DESC, record_id DESC ${paging}) m JOIN records r ON r.id = m.record_id
      WHERE r.workspace_id = ${workspace} AND r.object_type = ${objectType} AND ${filters.indexed.recheck}`;
   } else {
-    // Stored counts where they answer exactly: the type's, or one relationship filter's links
-    // (every parameter added must be used, so the link count is made only when it is the count).
-    const linkedCount =
-      filters.linked && !restriction ? linkedCountSql(filters.linked.binding, workspace, filters.linked.otherId, params) : undefined;
-    if (linkedCount) count = `SELECT ${linkedCount}`;
-    else if (filters.conditions.length > 0 || restriction) count = `SELECT count(*)::int FROM records r WHERE ${where}`;
-    else count = `SELECT ${storedCountSql(workspace, objectType)}`;
+    count =
+      filters.conditions.length > 0 || restriction
+        ? `SELECT count(*)::int FROM records r WHERE ${where}`
+        : `SELECT ${storedCountSql(workspace, objectType)}`;
     // The page's ids first, then the rows and links of those only: rows an offset skips are never read whole.
     pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
       FROM (SELECT r.id FROM records r WHERE ${where} ORDER BY r.created_at DESC, r.id DESC ${paging}) page
       JOIN records r ON r.id = page.id`;
   }
   return {
-    text: `SELECT (${count}) AS total,
+    text: `${counts}SELECT (${count}) AS total,
             coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC) FROM (${pageRows}) p), '[]'::json) AS rows`,
     values: params.values,
     // Planning this statement cost more than running it. Prepared where one plan serves every
-    // value: no filter, or one indexed filter. A relationship filter's best plan depends on how
-    // many records the target has (walk the newest records, or fetch the few linked ones), so it is
-    // planned for its values each time.
-    prepare: !restriction && (filters.conditions.length === 0 || filters.indexed !== undefined),
+    // value: no filter, one indexed filter, one relationship filter (see linkedPageSql). Others,
+    // whose best plan depends on the values, are planned for them each time.
+    prepare: !restriction && (filters.conditions.length === 0 || filters.indexed !== undefined || linkedCount !== undefined),
   };
 }
 
