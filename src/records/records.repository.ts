@@ -33,20 +33,24 @@ function storedCountSql(workspace: string, objectType: string): string {
 function linkedPageSql(
   of: { workspace: string; objectType: string },
   linked: { sources: string; probe: (recordId: string) => string },
-  window: string,
+  page: { window: string; limit: number },
   counts: string,
 ): string {
+  const { window, limit } = page;
+  // A page past the last match is empty: neither branch reads anything for it.
+  const reaches = `(SELECT c.linked > ${window}::bigint - ${limit} FROM ${counts} c)`;
   const walks = `(SELECT c.linked::numeric * c.linked > ${window}::bigint::numeric * c.everything FROM ${counts} c)`;
   return `(SELECT r.id, r.created_at
        FROM (${linked.sources} OFFSET 0) l
       CROSS JOIN LATERAL (SELECT r.id, r.created_at FROM records r
                            WHERE r.id = l.source_id AND r.workspace_id = ${of.workspace} AND r.object_type = ${of.objectType}
                           OFFSET 0) r
-      WHERE NOT ${walks}
+      WHERE ${reaches} AND NOT ${walks}
       ORDER BY r.created_at DESC, r.id DESC LIMIT ${window})
     UNION ALL
     (SELECT r.id, r.created_at FROM records r
-      WHERE r.workspace_id = ${of.workspace} AND r.object_type = ${of.objectType} AND ${walks} AND ${linked.probe('r.id')}
+      WHERE r.workspace_id = ${of.workspace} AND r.object_type = ${of.objectType} AND ${reaches} AND ${walks}
+        AND ${linked.probe('r.id')}
       ORDER BY r.created_at DESC, r.id DESC LIMIT ${window})`;
 }
 
@@ -88,7 +92,7 @@ function pageStatement(
     const linked = linkedPageSql(
       { workspace, objectType },
       linkedSourcesSql(filters.linked!.linkName, filters.linked!.otherId),
-      window,
+      { window, limit: page.limit },
       'counts',
     );
     pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
