@@ -50,9 +50,9 @@ export function insertLinksSql(workspace: string, recordId: string, links: LinkE
 
 /**
  * SQL of how many records of the workspace are linked through `binding`, whose link name is bound
- * as `linkName`, to `otherId` (a bound parameter), read from the counts a trigger keeps per workspace, link and target (see the
- * record_link_counts migration): undefined when the binding is read from its target, whose other
- * end (the source) is not counted.
+ * as `linkName`, to `otherId` (a bound parameter), read from the counts that triggers keep per
+ * workspace, link and target (see the record_link_counts migration): undefined when the binding is
+ * read from its target, whose other end (the source) is not counted.
  */
 export function linkedCountSql({ side }: LinkBinding, workspace: string, linkName: string, otherId: string): string | undefined {
   if (side !== 'source') return undefined;

@@ -79,19 +79,17 @@ function pageStatement(
   const paging = `LIMIT ${page.limit}${page.offset === 0 ? '' : ` OFFSET ${params.add(page.offset)}`}`;
   let count: string;
   let pageRows: string;
-  let counts = '';
-  const linkedCount =
-    filters.linked && !restriction
-      ? linkedCountSql(filters.linked.binding, workspace, filters.linked.linkName, filters.linked.otherId)
-      : undefined;
-  if (linkedCount) {
+  let withCounts = '';
+  const linkedFilter = restriction ? undefined : filters.linked;
+  const linkedCount = linkedFilter && linkedCountSql(linkedFilter.binding, workspace, linkedFilter.linkName, linkedFilter.otherId);
+  if (linkedFilter && linkedCount) {
     // One relationship filter: counted from the link counts, paged by whichever way reads fewer rows.
-    counts = `WITH counts AS MATERIALIZED (SELECT ${linkedCount} AS linked, ${storedCountSql(workspace, objectType)} AS everything) `;
+    withCounts = `WITH counts AS MATERIALIZED (SELECT ${linkedCount} AS linked, ${storedCountSql(workspace, objectType)} AS everything) `;
     count = `SELECT linked FROM counts`;
     const window = params.add(page.offset + page.limit);
     const linked = linkedPageSql(
       { workspace, objectType },
-      linkedSourcesSql(filters.linked!.linkName, filters.linked!.otherId),
+      linkedSourcesSql(linkedFilter.linkName, linkedFilter.otherId),
       { window, limit: page.limit },
       'counts',
     );
@@ -119,10 +117,11 @@ function pageStatement(
       JOIN records r ON r.id = page.id`;
   }
   return {
-    text: `${counts}SELECT (${count}) AS total,
+    text: `${withCounts}SELECT (${count}) AS total,
             coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC) FROM (${pageRows}) p), '[]'::json) AS rows`,
     values: params.values,
-    // Planning this statement cost more than running it. Prepared where one plan serves every
+    // Planning this statement cost more than running it. Prepared (parsed once per connection, and
+    // planned once where PostgreSQL judges its generic plan as good) where one plan serves every
     // value: no filter, one indexed filter, one relationship filter (see linkedPageSql). Others,
     // whose best plan depends on the values, are planned for them each time.
     prepare: !restriction && (filters.conditions.length === 0 || filters.indexed !== undefined || linkedCount !== undefined),
