@@ -4,6 +4,7 @@ import { AuthFailureLimiter } from './common/auth/auth-failure-limiter';
 import { AuthGuard } from './common/auth/auth.guard';
 import { ScopeGuard } from './common/auth/scope.guard';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { RouteTable } from './common/http/route-table';
 import { QueryParametersGuard } from './common/http/query-parameters.guard';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { rateLimitStorage } from './common/throttling/rate-limit-storage';
@@ -69,6 +70,7 @@ export class AppModule {
       providers: [
         rateLimitStorage,
         AuthFailureLimiter,
+        RouteTable,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: ServiceVersionGuard },
         { provide: APP_GUARD, useClass: ScopeGuard },

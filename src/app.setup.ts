@@ -1,18 +1,19 @@
 import type { NestApplicationOptions } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, type OperationObject, SwaggerModule } from '@nestjs/swagger';
 import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
 import { isErrorStatus } from './common/errors/error-codes';
 import { errorExample, errorResponseObject, errorStatusDescription } from './common/errors/error-responses';
-import { jsonBody } from './common/http/json-body.middleware';
-import { undecodablePathNotFound } from './common/http/undecodable-path.middleware';
+import { parseApiJsonBody } from './common/http/json-body';
+import type { RequestObserver } from './common/http/request-observer';
+import { RouteTable } from './common/http/route-table';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
 import { MetricsService } from './modules/observability/metrics.service';
 import { requestLogging } from './modules/observability/request-logging';
 import { ServiceLogger } from './modules/observability/service-logger';
 
-/** Nest application options: our own JSON body parser replaces Nest's (see jsonBody). */
+/** Nest application options: our own JSON body parser replaces Nest's (see parseApiJsonBody). */
 export const NEST_APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
 
 function sortedDocument(document: OpenAPIObject): OpenAPIObject {
@@ -80,7 +81,7 @@ function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-export function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
+export function buildOpenApiDocument(app: NestFastifyApplication, config: AppConfig): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Workspace records service')
     .setDescription(
@@ -102,20 +103,33 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
   return documentPipelineErrors(sortedDocument(document));
 }
 
+/**
+ * The server's request pipeline: every request is observed first (request id, access log, metrics),
+ * also one that never routes (see createHttpAdapter); bodies are left unread by Fastify and parsed
+ * by parseApiJsonBody; every route is recorded in the RouteTable.
+ */
+function configureHttpServer(app: NestFastifyApplication, logger: ServiceLogger): void {
+  const server = app.getHttpAdapter().getInstance();
+  app.get(RouteTable).track(server);
+  const observers = [app.get(MetricsService).observer(), requestLogging(logger)];
+  const observe: RequestObserver = (request, reply) => {
+    for (const observer of observers) observer(request, reply);
+  };
+  server.decorate('observeRequest', observe);
+  server.addHook('onRequest', (request, reply, done) => {
+    observe(request, reply);
+    done();
+  });
+  server.removeAllContentTypeParsers();
+  server.addContentTypeParser('*', (_request, _body, done) => done(null, undefined));
+  server.addHook('preValidation', parseApiJsonBody);
+}
+
 /** Everything main.ts and the e2e tests both need on top of AppModule. */
-export function configureApp(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
+export function configureApp(app: NestFastifyApplication, config: AppConfig): OpenAPIObject {
   const logger = app.get(ServiceLogger);
   app.useLogger(logger);
-  app.set('trust proxy', config.trustProxy);
-  app.disable('x-powered-by');
-  // Express hashes every body for a weak ETag by default, 5–9 % of a read's CPU, for conditional
-  // requests no client of this API makes. The file upload sets its own ETag.
-  app.set('etag', false);
-  app.use(app.get(MetricsService).middleware());
-  // Request id and access log before the body parser, whose refusals are requests too.
-  app.use(requestLogging(logger));
-  app.use(undecodablePathNotFound());
-  app.use(['/v1', '/admin'], jsonBody());
+  configureHttpServer(app, logger);
   const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { MAX_MESSAGE_LENGTH, MAX_PARAM_LENGTH } from '../../src/common/errors/api-error';
-import { MAX_BODY_DEPTH } from '../../src/common/http/json-body.middleware';
+import { MAX_BODY_DEPTH } from '../../src/common/http/json-body';
 import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { adminHeaders, v1Headers } from '../support/test-app';

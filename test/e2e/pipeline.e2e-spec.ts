@@ -1,5 +1,6 @@
+import { gzipSync } from 'node:zlib';
 import { DataSource } from 'typeorm';
-import { BODY_LIMIT_BYTES } from '../../src/common/http/json-body.middleware';
+import { BODY_LIMIT_BYTES } from '../../src/common/http/json-body';
 import { expectError } from '../support/errors';
 import { createKey, createWorkspace, TestWorkspace } from '../support/factories';
 import { StdoutCapture } from '../support/log-capture';
@@ -104,6 +105,43 @@ describe('request pipeline', () => {
       openapi.assert(over);
     });
 
+    it.each(['/v1/test-probe/items', '/admin/v1/workspaces'])('answers 415 for POST %s with a Content-Type that does not parse', async (path) => {
+      const response = await t.http.post(path).set(v1Headers(ws.key)).set(adminHeaders()).set('Content-Type', 'not a type').send('{}');
+      expectError(response, 415, 'unsupported_media_type');
+      expect(response.body.error.message).toBe('Send the body as Content-Type: application/json');
+    });
+
+    it('parses a body on any method of the API: GET and DELETE bodies are refused like a POST body', async () => {
+      const get = await t.http.get('/v1/members').set(v1Headers(ws.key)).set('Content-Type', 'application/json').send('{"a":');
+      expectError(get, 400, 'invalid_json');
+      const untyped = await t.http.delete('/v1/test-probe/items').set(v1Headers(ws.key)).set('Content-Type', '').send('x');
+      expectError(untyped, 415, 'unsupported_media_type');
+    });
+
+    it('reads a gzip-encoded body and one that starts with a byte order mark; refuses an unknown encoding', async () => {
+      const body = { name: `Encoded ${Date.now()}` };
+      const gzipped = await t.http
+        .post('/admin/v1/workspaces')
+        .set(adminHeaders())
+        .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
+        // superagent would JSON-encode a Buffer sent as application/json: send the bytes as they are.
+        .serialize((bytes: Buffer) => bytes as unknown as string)
+        .send(gzipSync(JSON.stringify(body)));
+      expect([gzipped.status, gzipped.body.name]).toEqual([200, body.name]);
+      const marked = await t.http
+        .post('/admin/v1/workspaces')
+        .set(adminHeaders())
+        .set('Content-Type', 'application/json')
+        .send(`\uFEFF${JSON.stringify(body)}`);
+      expect([marked.status, marked.body.name]).toEqual([200, body.name]);
+      const unknown = await t.http
+        .post('/admin/v1/workspaces')
+        .set(adminHeaders())
+        .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'zstd-ish' })
+        .send(JSON.stringify(body));
+      expectError(unknown, 415, 'unsupported_media_type');
+    });
+
     it('answers 413 for an oversized /v1 body too', async () => {
       const response = await t.http
         .post('/v1/test-probe/items')
@@ -148,6 +186,32 @@ describe('request pipeline', () => {
         expect(response.headers.allow).toBe(allow);
         expect(response.body.error.message).toContain(allow);
       }
+    });
+
+    it('routes a path without regard to case or a trailing slash', async () => {
+      for (const path of ['/v1/members/', '/V1/Members', `/v1/members/${ws.memberId}/`]) {
+        const response = await t.http.get(path).set(v1Headers(ws.key));
+        expect([path, response.status]).toEqual([path, 200]);
+      }
+    });
+
+    it.each([
+      ['POST', '/v1/nope', 404],
+      ['DELETE', '/v1/members', 405],
+    ])('answers %s %s with a Content-Type that does not parse as the route it is: %i', async (method, path, status) => {
+      const response = await t.http[method.toLowerCase() as 'post' | 'delete'](path)
+        .set(v1Headers(ws.key))
+        .set('Content-Type', 'not a type')
+        .send('{}');
+      expectError(response, status, status === 404 ? 'not_found' : 'method_not_allowed');
+    });
+
+    it('answers a path that does not percent-decode with 404 not_found, a request id and a metric', async () => {
+      const response = await t.http.get('/v1/members/%ZZ').set(v1Headers(ws.key)).set('X-Request-Id', 'undecodable-1');
+      expectError(response, 404, 'not_found');
+      expect(response.headers['x-request-id']).toBe('undecodable-1');
+      const metrics = (await t.http.get('/metrics')).text;
+      expect(metrics).toMatch(/http_requests_total\{method="GET",route="unmatched",status="404"\} [1-9]/);
     });
 
     it('answers HEAD on a GET route like GET, without a body', async () => {

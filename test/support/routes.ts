@@ -1,29 +1,28 @@
 import { RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AUTH_MODE, AuthMode, REQUIRED_SCOPES } from '../../src/common/auth/auth.decorators';
-import { isCatchAllRoute } from '../../src/common/http/allowed-methods';
+import { RouteTable } from '../../src/common/http/route-table';
 
 /** `METHOD /path/{param}`: one route, in OpenAPI's spelling of parameters. */
 export type RouteKey = string;
 
-function openApiPath(expressPath: string): string {
-  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
 /** Paths SwaggerModule serves itself (the UI and its assets): routes, but not operations. */
 const DOCS_PATH = /^\/docs(-json|-yaml)?(\/|$)/;
 
-/** Every route the Express app serves, from its router, other than the docs and catch-alls. */
-export function servedRoutes(app: NestExpressApplication): RouteKey[] {
-  const router = (app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router;
+/** Every route the app serves, other than the docs and the HEAD that Fastify adds to each GET. */
+export function servedRoutes(app: NestFastifyApplication): RouteKey[] {
+  const table = app.get(RouteTable).list();
+  const gets = new Set(table.filter(({ method }) => method === 'GET').map(({ url }) => url));
   const routes = new Set<RouteKey>();
-  for (const { route } of router.stack) {
-    if (!route || isCatchAllRoute(route) || DOCS_PATH.test(route.path)) continue;
-    for (const [method, enabled] of Object.entries(route.methods)) {
-      if (enabled) routes.add(`${method.toUpperCase()} ${openApiPath(route.path)}`);
-    }
+  for (const { method, url } of table) {
+    if (DOCS_PATH.test(url) || (method === 'HEAD' && gets.has(url))) continue;
+    routes.add(`${method} ${openApiPath(url)}`);
   }
   return [...routes].sort();
 }
@@ -39,7 +38,7 @@ function joinPath(...parts: string[]): string {
 }
 
 /** Every handler of every controller the app mounted, with the auth mode and scopes it declares. */
-export function controllerOperations(app: NestExpressApplication): ControllerOperation[] {
+export function controllerOperations(app: NestFastifyApplication): ControllerOperation[] {
   const operations: ControllerOperation[] = [];
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {

@@ -1,20 +1,23 @@
 import { Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ApiError } from './api-error';
 import { sendError } from './send-error';
 
 /** What sendError wrote: status, headers and JSON body. */
 function sent(error: ApiError): { status?: number; headers: Record<string, string>; body?: unknown } {
   const written: { status?: number; headers: Record<string, string>; body?: unknown } = { headers: {} };
-  const response = {
-    setHeader: (name: string, value: string) => (written.headers[name] = value),
-    status: (status: number) => {
-      written.status = status;
-      return response;
+  const reply = {
+    headers: (headers: Record<string, string>) => {
+      Object.assign(written.headers, headers);
+      return reply;
     },
-    json: (body: unknown) => (written.body = body),
+    code: (status: number) => {
+      written.status = status;
+      return reply;
+    },
+    send: (body: unknown) => (written.body = body),
   };
-  sendError(response as unknown as Response, error);
+  sendError(reply as unknown as FastifyReply, error);
   return written;
 }
 

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ApiError } from './api-error';
 import { ERROR_CODES, isErrorCode } from './error-codes';
 
@@ -16,9 +16,8 @@ function catalogued(error: ApiError): ApiError {
   return ApiError.internal();
 }
 
-/** Writes an ApiError as the response. Used by the exception filter and by Express middleware. */
-export function sendError(response: Response, error: ApiError): void {
+/** Writes an ApiError as the response. Used by the exception filter and before routing. */
+export function sendError(reply: FastifyReply, error: ApiError): void {
   const sent = catalogued(error);
-  for (const [name, value] of Object.entries(sent.headers)) response.setHeader(name, value);
-  response.status(sent.status).json(sent.toBody());
+  reply.headers(sent.headers).code(sent.status).send(sent.toBody());
 }

@@ -2,7 +2,8 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DECORATORS } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { ParsedUrlQuery } from 'node:querystring';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
 
 /**
@@ -33,7 +34,7 @@ export class QueryParametersGuard implements CanActivate {
       this.takesQuery.set(handler, takesQuery);
     }
     if (takesQuery) return true;
-    const [name] = Object.keys(context.switchToHttp().getRequest<Request>().query);
+    const [name] = Object.keys(context.switchToHttp().getRequest<FastifyRequest<{ Querystring: ParsedUrlQuery }>>().query);
     if (name !== undefined) throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
     return true;
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { Transactions } from '../../database/transactions';
 import { AuthenticatedRequest, isAuthenticated } from '../auth/auth-context';
@@ -22,13 +22,13 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export function requestFingerprint(request: Request): string {
+export function requestFingerprint(request: FastifyRequest): string {
   return createHash('sha256')
-    .update(`${request.method} ${request.originalUrl}\n${canonicalJson(request.body ?? {})}`)
+    .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? {})}`)
     .digest('hex');
 }
 
-function readKey(request: Request): string | undefined {
+function readKey(request: FastifyRequest): string | undefined {
   const raw = request.headers[IDEMPOTENCY_HEADER];
   if (raw === undefined) return undefined;
   const key = Array.isArray(raw) ? raw.join(',') : raw;
@@ -61,18 +61,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const request = context.switchToHttp().getRequest<Request>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (request.method !== 'POST' || !isAuthenticated(request)) return next.handle();
     const key = readKey(request);
     if (key === undefined) return next.handle();
-    const response = context.switchToHttp().getResponse<Response>();
-    return from(this.transactions.run(() => this.runOnce(request, response, key, () => lastValueFrom(next.handle()))));
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    return from(this.transactions.run(() => this.runOnce(request, reply, key, () => lastValueFrom(next.handle()))));
   }
 
   /** Runs in the request's transaction: every statement here commits or rolls back with the write. */
   private async runOnce(
     request: AuthenticatedRequest,
-    response: Response,
+    reply: FastifyReply,
     key: string,
     operation: () => Promise<unknown>,
   ): Promise<unknown> {
@@ -96,12 +96,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
           'Idempotency-Key',
         );
       }
-      response.status(stored.status);
-      response.setHeader('Idempotent-Replayed', 'true');
+      reply.code(stored.status).header('Idempotent-Replayed', 'true');
       return stored.body;
     }
     const result = await operation();
-    await this.stored.store(apiKeyId, key, { fingerprint, status: response.statusCode, body: result });
+    await this.stored.store(apiKeyId, key, { fingerprint, status: reply.statusCode, body: result });
     return result;
   }
 }

@@ -11,7 +11,8 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiExtraModels, ApiOkResponse, ApiQuery, getSchemaPath } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { ParsedUrlQuery } from 'node:querystring';
+import type { FastifyRequest } from 'fastify';
 import { map, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 
@@ -82,7 +83,7 @@ export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): 
   );
 }
 
-function integerParameter(query: Request['query'], name: string, fallback: number, min: number, max: number): number {
+function integerParameter(query: ParsedUrlQuery, name: string, fallback: number, min: number, max: number): number {
   const raw = query[name];
   if (raw === undefined) return fallback;
   const text = typeof raw === 'string' ? raw : undefined;
@@ -95,7 +96,7 @@ function integerParameter(query: Request['query'], name: string, fallback: numbe
   return value;
 }
 
-export function parsePageRequest(query: Request['query'], options: PaginatedOptions): PageRequest {
+export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOptions): PageRequest {
   const limit = integerParameter(query, 'limit', MAX_PAGE_SIZE, 1, MAX_PAGE_SIZE);
   const offset = integerParameter(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
   // Keyed by what the client sent: `__proto__` or `constructor` must arrive as filter keys (and be refused there).
@@ -111,7 +112,7 @@ export function parsePageRequest(query: Request['query'], options: PaginatedOpti
   return { limit, offset, filters };
 }
 
-type PagedRequest = Request & { page?: PageRequest };
+type PagedRequest = FastifyRequest<{ Querystring: ParsedUrlQuery }> & { page?: PageRequest };
 
 /** Global interceptor behind `@Paginated`. */
 @Injectable()

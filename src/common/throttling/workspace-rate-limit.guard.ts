@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
 import { isAuthenticated } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
@@ -25,7 +25,7 @@ export class WorkspaceRateLimitGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<Request>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     const category = rateCategoryOf(context);
     if (category === undefined || !isAuthenticated(request)) return true;
     const limit = this.config.rateLimits[category];
@@ -35,12 +35,13 @@ export class WorkspaceRateLimitGuard implements CanActivate {
     const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = record;
     const resetIn = Math.max(1, isBlocked ? timeToBlockExpire : timeToExpire);
     const remaining = isBlocked ? 0 : Math.max(0, limit - totalHits);
-    const response = context.switchToHttp().getResponse<Response>();
-    response.setHeader('X-RateLimit-Limit', String(limit));
-    response.setHeader('X-RateLimit-Remaining', String(remaining));
-    response.setHeader('X-RateLimit-Reset', String(Math.ceil(Date.now() / 1000) + resetIn));
-    response.setHeader('RateLimit-Policy', `"${category}";q=${limit};w=${WINDOW_SECONDS}`);
-    response.setHeader('RateLimit', `"${category}";r=${remaining};t=${resetIn}`);
+    context.switchToHttp().getResponse<FastifyReply>().headers({
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': String(remaining),
+      'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + resetIn),
+      'RateLimit-Policy': `"${category}";q=${limit};w=${WINDOW_SECONDS}`,
+      RateLimit: `"${category}";r=${remaining};t=${resetIn}`,
+    });
     if (isBlocked) {
       throw new ApiError(
         429,

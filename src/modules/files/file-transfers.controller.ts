@@ -1,7 +1,7 @@
-import { pipeline } from 'node:stream/promises';
-import { applyDecorators, Controller, Get, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
+import type { ParsedUrlQuery } from 'node:querystring';
+import { applyDecorators, Controller, Get, HttpCode, Param, Put, Req, Res, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../../common/auth/auth.decorators';
 import { ErrorResponseDto } from '../../common/errors/error-response.dto';
 import { FileTransfersService } from './file-transfers.service';
@@ -14,6 +14,8 @@ function SignedUrl(): MethodDecorator {
     ApiQuery({ name: 'signature', required: true, schema: { type: 'string' }, description: 'HMAC-SHA256, base64url' }),
   );
 }
+
+type SignedRequest = FastifyRequest<{ Querystring: ParsedUrlQuery }>;
 
 function error(status: number, description: string): MethodDecorator {
   return ApiResponse({ status, description, type: ErrorResponseDto });
@@ -53,11 +55,11 @@ export class FileTransfersController {
   @error(500, 'Unexpected error')
   async upload(
     @Param('id') id: string,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
+    @Req() request: SignedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
     const { md5 } = await this.transfers.upload(id, request);
-    response.setHeader('ETag', `"${md5}"`);
+    reply.header('ETag', `"${md5}"`);
   }
 
   @Get('downloads/:id')
@@ -79,18 +81,20 @@ export class FileTransfersController {
   @error(403, 'invalid_signature: not a URL this service issued, or expired')
   @error(404, 'No such file')
   @error(500, 'Unexpected error')
-  async download(@Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
-    const { file, size, open } = await this.transfers.download(id, request);
-    response.status(200);
-    response.setHeader('Content-Type', file.mimeType);
-    response.setHeader('Content-Length', String(size));
-    response.setHeader('Content-Disposition', contentDisposition(file.filename));
-    response.setHeader('X-Content-Type-Options', 'nosniff');
-    response.setHeader('Cache-Control', 'private, no-store');
-    if (request.method === 'HEAD') {
-      response.end();
-      return;
-    }
-    await pipeline(open(), response).catch(() => response.destroy());
+  async download(
+    @Param('id') id: string,
+    @Req() request: SignedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<StreamableFile> {
+    const { file, size, open } = await this.transfers.download(id, request.query);
+    reply.headers({
+      'Content-Type': file.mimeType,
+      'Content-Length': String(size),
+      'Content-Disposition': contentDisposition(file.filename),
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'private, no-store',
+    });
+    // A HEAD request gets the headers alone: Nest closes the file unread.
+    return new StreamableFile(open());
   }
 }

@@ -1,6 +1,8 @@
 import type { ReadStream } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import type { ParsedUrlQuery } from 'node:querystring';
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error';
 import { isIdOf } from '../../common/ids';
 import { Transactions } from '../../database/transactions';
@@ -23,7 +25,7 @@ const LINGER_MS = 2000;
  * reset instead of our answer (a lingering close, as HTTP servers do); reading on would let a client
  * push an unbounded body through.
  */
-function lingerThenClose(request: Request): void {
+function lingerThenClose(request: IncomingMessage): void {
   const close = () => request.socket.destroy();
   const timer = setTimeout(close, LINGER_MS);
   timer.unref();
@@ -54,10 +56,11 @@ export class FileTransfersService {
    * body at most `sizeBytes` long (413; reading stops soon after), the file PENDING (409), checked again
    * under the row lock when the bytes are put in place. Returns the MD5 of the bytes (the ETag).
    */
-  async upload(id: string, request: Request): Promise<{ md5: string }> {
+  async upload(id: string, request: FastifyRequest<{ Querystring: ParsedUrlQuery }>): Promise<{ md5: string }> {
+    const body = request.raw;
     try {
       const storage = this.local();
-      const file = await this.signedFile(id, request, (found) => ({
+      const file = await this.signedFile(id, request.query, (found) => ({
         action: 'upload',
         fileId: found.id,
         contentType: found.mimeType,
@@ -77,7 +80,7 @@ export class FileTransfersService {
       if (declared > file.sizeBytes) {
         throw new ApiError(413, 'payload_too_large', `Content-Length ${declared} exceeds the file's sizeBytes (${file.sizeBytes})`);
       }
-      const received = await storage.receive(file, request, file.sizeBytes);
+      const received = await storage.receive(file, body, file.sizeBytes);
       try {
         await this.transactions.run(async (manager) => {
           const current = await this.files.findById(file.id, manager);
@@ -90,15 +93,15 @@ export class FileTransfersService {
       }
       return { md5: received.md5 };
     } catch (error) {
-      if (!request.complete) lingerThenClose(request);
+      if (!body.complete) lingerThenClose(body);
       throw error;
     }
   }
 
   /** The bytes of a COMPLETED file, with what the response headers need. */
-  async download(id: string, request: Request): Promise<{ file: FileRecord; size: number; open: () => ReadStream }> {
+  async download(id: string, query: ParsedUrlQuery): Promise<{ file: FileRecord; size: number; open: () => ReadStream }> {
     const storage = this.local();
-    const file = await this.signedFile(id, request, (found) => ({ action: 'download', fileId: found.id }));
+    const file = await this.signedFile(id, query, (found) => ({ action: 'download', fileId: found.id }));
     const size = file.status === 'COMPLETED' ? await storage.sizeOf(file) : null;
     if (size === null) throw ApiError.notFound('File');
     return { file, size, open: () => storage.open(file) };
@@ -112,10 +115,10 @@ export class FileTransfersService {
 
   private async signedFile(
     id: string,
-    request: Request,
+    query: ParsedUrlQuery,
     signed: (file: FileRecord) => SignedAction,
   ): Promise<FileRecord> {
-    const { expires, signature } = request.query;
+    const { expires, signature } = query;
     if (typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string') {
       throw invalidSignature('The URL is not signed: expires and signature are required');
     }

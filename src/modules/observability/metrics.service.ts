@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { isCatchAllRoute } from '../../common/http/allowed-methods';
+import type { RequestObserver } from '../../common/http/request-observer';
 
 /**
  * Prometheus metrics: request counts and latency by method, route pattern and status; requests the
@@ -48,23 +47,19 @@ export class MetricsService {
     this.httpParserRefusals.inc({ status: String(status) });
   }
 
-  /** Express middleware; the route label is the matched pattern (`/v1/members/:id`), never the raw path. */
-  middleware(): RequestHandler {
-    return (request: Request, response: Response, next: NextFunction) => {
+  /** Counts each request once answered; the route label is its pattern (`/v1/members/:id`), never the raw path. */
+  observer(): RequestObserver {
+    return (request, reply) => {
       const started = process.hrtime.bigint();
-      response.once('finish', () => {
-        const route = request.route as { path?: string; methods?: Record<string, boolean> } | undefined;
-        // Catch-all routes (Nest's not-found handler, middleware bound to every route) are not a route.
-        const routePath = isCatchAllRoute(route) ? undefined : route?.path;
+      reply.raw.once('finish', () => {
         const labels = {
           method: request.method,
-          route: routePath ? `${request.baseUrl}${routePath}` : 'unmatched',
-          status: String(response.statusCode),
+          route: request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched',
+          status: String(reply.raw.statusCode),
         };
         this.requests.inc(labels);
         this.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
       });
-      next();
     };
   }
 }

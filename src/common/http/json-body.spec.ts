@@ -1,4 +1,4 @@
-import { MAX_BODY_DEPTH, nestsDeeperThan } from './json-body.middleware';
+import { MAX_BODY_DEPTH, nestsDeeperThan } from './json-body';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
