@@ -4,8 +4,7 @@ import { DocumentBuilder, OpenAPIObject, type OperationObject, SwaggerModule } f
 import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
 import { isErrorStatus } from './common/errors/error-codes';
 import { errorExample, errorResponseObject, errorStatusDescription } from './common/errors/error-responses';
-import { parseApiJsonBody } from './common/http/json-body';
-import type { RequestObserver } from './common/http/request-observer';
+import { configureHttpServer } from './common/http/http-server';
 import { RouteTable } from './common/http/route-table';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
@@ -103,33 +102,14 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
   return documentPipelineErrors(sortedDocument(document));
 }
 
-/**
- * The server's request pipeline: every request is observed first (request id, access log, metrics),
- * also one that never routes (see createHttpAdapter); bodies are left unread by Fastify and parsed
- * by parseApiJsonBody; every route is recorded in the RouteTable.
- */
-function configureHttpServer(app: NestFastifyApplication, logger: ServiceLogger): void {
-  const server = app.getHttpAdapter().getInstance();
-  app.get(RouteTable).track(server);
-  const observers = [app.get(MetricsService).observer(), requestLogging(logger)];
-  const observe: RequestObserver = (request, reply) => {
-    for (const observer of observers) observer(request, reply);
-  };
-  server.decorate('observeRequest', observe);
-  server.addHook('onRequest', (request, reply, done) => {
-    observe(request, reply);
-    done();
-  });
-  server.removeAllContentTypeParsers();
-  server.addContentTypeParser('*', (_request, _body, done) => done(null, undefined));
-  server.addHook('preValidation', parseApiJsonBody);
-}
-
 /** Everything main.ts and the e2e tests both need on top of AppModule. */
 export function configureApp(app: NestFastifyApplication, config: AppConfig): OpenAPIObject {
   const logger = app.get(ServiceLogger);
   app.useLogger(logger);
-  configureHttpServer(app, logger);
+  configureHttpServer(app.getHttpAdapter().getInstance(), app.get(RouteTable), [
+    app.get(MetricsService).observer(),
+    requestLogging(logger),
+  ]);
   const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',

@@ -146,8 +146,13 @@ describe('files on the local storage driver: what only it has', () => {
     const wrongShape = file.uploadUrl.replace(file.id, 'fil_nope');
     expectOurError(await sendBytes(wrongShape, { method: 'PUT', headers: file.uploadHeaders, body: 'ok' }), 403, 'invalid_signature');
     expectOurError(await sendBytes(base.replace('/uploads/', '/downloads/')), 403, 'invalid_signature');
-    // Without Content-Type.
+    // Without Content-Type, or with one that does not parse: the route's own refusal, naming the signed type.
     expectOurError(await sendBytes(file.uploadUrl, { method: 'PUT', body: 'ok' }), 415, 'unsupported_media_type');
+    const unparseable = await sendBytes(file.uploadUrl, { method: 'PUT', headers: { 'content-type': 'garbage;;' }, body: 'ok' });
+    expectOurError(unparseable, 415, 'unsupported_media_type');
+    expect(unparseable.body.error).toMatchObject({ param: 'Content-Type', message: expect.stringContaining('text/plain') });
+    // A forged URL is refused for its signature first, whatever the Content-Type.
+    expectOurError(await sendBytes(base, { method: 'PUT', headers: { 'content-type': 'garbage;;' }, body: 'ok' }), 403, 'invalid_signature');
     const partials = path.join(t.config.dataDir, 'files', '.partial');
     expect(existsSync(partials) ? readdirSync(partials) : []).toEqual([]);
     // GET on the upload route is a 405 naming PUT.

@@ -195,17 +195,6 @@ describe('request pipeline', () => {
       }
     });
 
-    it.each([
-      ['POST', '/v1/nope', 404],
-      ['DELETE', '/v1/members', 405],
-    ])('answers %s %s with a Content-Type that does not parse as the route it is: %i', async (method, path, status) => {
-      const response = await t.http[method.toLowerCase() as 'post' | 'delete'](path)
-        .set(v1Headers(ws.key))
-        .set('Content-Type', 'not a type')
-        .send('{}');
-      expectError(response, status, status === 404 ? 'not_found' : 'method_not_allowed');
-    });
-
     it('answers a path that does not percent-decode with 404 not_found, a request id and a metric', async () => {
       const response = await t.http.get('/v1/members/%ZZ').set(v1Headers(ws.key)).set('X-Request-Id', 'undecodable-1');
       expectError(response, 404, 'not_found');

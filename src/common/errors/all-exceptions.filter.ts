@@ -1,6 +1,5 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notJsonMediaType } from '../http/json-body';
 import { RouteTable } from '../http/route-table';
 import { ApiError } from './api-error';
 import { sendError } from './send-error';
@@ -9,6 +8,27 @@ import { toApiError } from './to-api-error';
 function pathOf(request: FastifyRequest): string {
   const query = request.url.indexOf('?');
   return query === -1 ? request.url : request.url.slice(0, query);
+}
+
+/**
+ * What the framework answered on a request that matched no route: Nest's not-found handler, or a
+ * refusal Fastify makes before it (a QUERY request without a body). Either way the path is
+ * unknown, or known with other methods. Fastify may have skipped the hooks on the way (a path that
+ * does not decode, with a method no route has), so the request is observed here if it was not.
+ */
+function isUnroutedRefusal(exception: unknown, request: FastifyRequest): boolean {
+  return request.is404 && exception instanceof HttpException && !(exception instanceof ApiError);
+}
+
+/**
+ * @fastify/static (Swagger UI's files) refuses a path under /docs it will not serve (`..`, `.`, a
+ * NUL byte) with an Error carrying a 4xx `statusCode`: a path that names nothing, as any unknown
+ * path. Nothing else in the service throws such an error.
+ */
+function isStaticFileRefusal(exception: unknown): boolean {
+  if (!(exception instanceof Error) || exception instanceof HttpException) return false;
+  const { statusCode } = exception as { statusCode?: unknown };
+  return typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500;
 }
 
 /** The one place where failures become responses (docs/api.md §2): no stack, no SQL, ever. */
@@ -22,13 +42,16 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    let error = this.unparseableContentType(exception, request) ?? toApiError(exception);
+    let error: ApiError | undefined;
+    if (isUnroutedRefusal(exception, request)) {
+      request.server.observeRequest(request, reply);
+      error = this.routeNotFound(request);
+    }
+    else if (isStaticFileRefusal(exception)) error = ApiError.notFound('Route');
+    else error = toApiError(exception);
     if (!error) {
       this.logger.error({ err: exception, path: pathOf(request) }, 'unhandled error');
       error = ApiError.internal();
-    }
-    if (exception instanceof NotFoundException && !(exception instanceof ApiError)) {
-      error = this.routeNotFound(request) ?? error;
     }
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.end();
@@ -37,23 +60,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     sendError(reply, error);
   }
 
-  /**
-   * Fastify checks the Content-Type of every request with a body before any hook, and Nest hands
-   * its refusal over as a bare 415 (the service's own are ApiErrors): a header it cannot parse is
-   * the 415 the JSON body parser gives any other non-JSON type, and on a path no route serves it
-   * is that path's 404 or 405.
-   */
-  private unparseableContentType(exception: unknown, request: FastifyRequest): ApiError | undefined {
-    if (!(exception instanceof HttpException) || exception instanceof ApiError || exception.getStatus() !== 415) return undefined;
-    if (request.is404) return this.routeNotFound(request) ?? ApiError.notFound('Route');
-    return notJsonMediaType();
-  }
-
-  /** A known path with another method is a 405 with `Allow`, not a 404. */
-  private routeNotFound(request: FastifyRequest): ApiError | undefined {
+  /** An unknown path is a 404; a known path with another method is a 405 with `Allow`. */
+  private routeNotFound(request: FastifyRequest): ApiError {
     const path = pathOf(request);
     const methods = this.routes.allowedMethods(path);
-    if (methods.length === 0) return undefined;
+    if (methods.length === 0) return ApiError.notFound('Route');
     return new ApiError(
       405,
       'method_not_allowed',

@@ -47,31 +47,47 @@ function hasBody(headers: IncomingHttpHeaders): boolean {
 /** The API routes, whose bodies are JSON (docs/api.md §1); matched without case, as routing is. */
 const JSON_BODY_PATH = /^\/(v1|admin)(\/|\?|$)/i;
 
+/**
+ * Whether the request is for the API: by the route it matched (whatever spelling of the path
+ * reached it: `/%76%31/notes` is `/v1/notes`), or, when none did, by its path, so that a body sent
+ * to an unknown API route is still judged before the 404.
+ */
+function isApiRequest(request: FastifyRequest): boolean {
+  return JSON_BODY_PATH.test(request.is404 ? request.url : (request.routeOptions.url ?? ''));
+}
+
 const JSON_MEDIA_TYPE = /^application\/(json|[^/;\s]+\+json)$/;
 
-export const notJsonMediaType = () => new ApiError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json');
+const notJsonMediaType = () => new ApiError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json');
 const notUtf8 = () => new ApiError(415, 'unsupported_media_type', 'The body must be UTF-8 encoded JSON');
 const tooLarge = () => new ApiError(413, 'payload_too_large', `The body exceeds ${BODY_LIMIT_BYTES} bytes`);
 const unreadable = () => new ApiError(400, 'invalid_json', 'The body could not be read');
 const invalidJson = () => new ApiError(400, 'invalid_json', 'The body is not valid JSON');
 
-/** JSON between systems is UTF-8 (RFC 8259): the depth scan reads UTF-8 bytes. */
-function checkMediaType(header: string | undefined): void {
-  if (header === undefined) throw notJsonMediaType();
-  let parsed: { type: string; parameters: Record<string, string> };
+/** The charset a Content-Type names; none when its parameters do not parse (they are then ignored). */
+function charsetOf(header: string): string | undefined {
   try {
-    parsed = parseContentType(header);
+    return parseContentType(header).parameters.charset;
   } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The media type is what comes before any parameter; JSON between systems is UTF-8 (RFC 8259),
+ * and the depth scan reads UTF-8 bytes.
+ */
+function checkMediaType(header: string | undefined): void {
+  if (header === undefined || !JSON_MEDIA_TYPE.test(header.split(';', 1)[0].trim().toLowerCase())) {
     throw notJsonMediaType();
   }
-  if (!JSON_MEDIA_TYPE.test(parsed.type)) throw notJsonMediaType();
-  const charset = parsed.parameters.charset;
+  const charset = charsetOf(header);
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw notUtf8();
 }
 
 /** The body as sent, decompressed when it says it is (gzip, deflate, br), as HTTP allows. */
 function decoded(request: IncomingMessage): Readable {
-  const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase();
+  const encoding = (request.headers['content-encoding'] || 'identity').toLowerCase();
   switch (encoding) {
     case 'identity':
       return request;
@@ -88,7 +104,7 @@ function decoded(request: IncomingMessage): Readable {
 
 /** The body's bytes, refused past BODY_LIMIT_BYTES as soon as it is announced or read. */
 async function readBytes(request: IncomingMessage): Promise<Buffer> {
-  const identity = request.headers['content-encoding'] === undefined;
+  const identity = !request.headers['content-encoding'];
   if (identity && Number(request.headers['content-length']) > BODY_LIMIT_BYTES) throw tooLarge();
   const source = decoded(request);
   const chunks: Buffer[] = [];
@@ -139,11 +155,11 @@ async function parseJsonBody(request: IncomingMessage): Promise<object> {
 /**
  * JSON body parsing for the API routes (docs/api.md §1), whatever the method: only
  * `application/json` (or `+json`) in UTF-8 (415 otherwise), at most 1 MiB (413), well-formed and at
- * most MAX_BODY_DEPTH levels deep (400 `invalid_json`), and an object at the top level. A Fastify
- * `preValidation` hook: the framework's own parsers are removed (see http-server.ts), so the body
- * is still unread here. The signed file routes are outside `/v1` and stream their bytes themselves.
+ * most MAX_BODY_DEPTH levels deep (400 `invalid_json`), and an object at the top level. Runs in
+ * Fastify's `preValidation` hook: the framework's own parsers are removed (see http-server.ts), so
+ * the body is still unread here. The signed file routes are outside `/v1` and stream their bytes themselves.
  */
 export async function parseApiJsonBody(request: FastifyRequest): Promise<void> {
-  if (request.body !== undefined || !hasBody(request.headers) || !JSON_BODY_PATH.test(request.url)) return;
+  if (request.body !== undefined || !hasBody(request.headers) || !isApiRequest(request)) return;
   request.body = await parseJsonBody(request.raw);
 }

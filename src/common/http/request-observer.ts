@@ -5,7 +5,10 @@ export type RequestObserver = (request: FastifyRequest, reply: FastifyReply) => 
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Set by configureApp, once the services it needs exist; also run for requests that never route. */
+    /**
+     * Observes a request once (later calls do nothing). Set by configureHttpServer, once the
+     * services it needs exist; also called where Fastify answers without running the hooks.
+     */
     observeRequest: RequestObserver;
   }
 }

@@ -37,7 +37,7 @@ describe('RouteTable', () => {
     expect(table.allowedMethods(path)).toEqual(methods);
   });
 
-  it.each(['/nope', '/v1', '/v1/members/a/b', '/v1/files/fil_1', '/docs/swagger-ui.css'])('lists none for %s', (path) => {
+  it.each(['/nope', '/v1', '/v1/members/a/b', '/v1/files/fil_1', '/docs/swagger-ui.css', '/v1/members//', '/v1/files//complete'])('lists none for %s', (path) => {
     expect(table.allowedMethods(path)).toEqual([]);
   });
 

@@ -43,11 +43,15 @@ export class RouteTable {
     this.routes.push({ method, url });
   }
 
-  /** The methods routed for `path`, HEAD with GET, sorted; none for a path no route matches. */
+  /**
+   * The methods routed for `path`, HEAD with GET, sorted; none for a path no route matches. A match
+   * with an empty parameter (`/v1/notes//` for `/v1/notes/:id`) is none: Nest answers it not found.
+   */
   allowedMethods(path: string): string[] {
     const methods = new Set<string>();
     for (const method of METHODS) {
-      if (this.router.find(method as FindMyWay.HTTPMethod, path)) methods.add(method);
+      const found = this.router.find(method as FindMyWay.HTTPMethod, path);
+      if (found && !Object.values(found.params).includes('')) methods.add(method);
     }
     if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort();

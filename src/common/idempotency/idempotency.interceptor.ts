@@ -24,7 +24,7 @@ function canonicalJson(value: unknown): string {
 
 export function requestFingerprint(request: FastifyRequest): string {
   return createHash('sha256')
-    .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? {})}`)
+    .update(`${request.method} ${request.originalUrl}\n${canonicalJson(request.body ?? {})}`)
     .digest('hex');
 }
 

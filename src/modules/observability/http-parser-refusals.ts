@@ -94,6 +94,9 @@ export class HttpParserRefusals implements OnApplicationBootstrap {
       socket.destroy();
       return;
     }
+    // Bytes after a request that asked for `Connection: close`: its answer is on the way, and the
+    // connection closes after it, as asked.
+    if (error.code === 'HPE_CLOSED_CONNECTION' && inFlight) return;
     this.writeRaw(socket, parserRefusal(error));
   }
 
