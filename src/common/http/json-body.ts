@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { parse as parseContentType } from 'content-type';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
@@ -85,21 +85,22 @@ function checkMediaType(header: string | undefined): void {
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw notUtf8();
 }
 
-/** The body as sent, decompressed when it says it is (gzip, deflate, br), as HTTP allows. */
+const DECOMPRESSORS: Record<string, () => Readable & NodeJS.WritableStream> = {
+  gzip: createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/**
+ * The body as sent, decompressed when it says it is (gzip, deflate, br), as HTTP allows. A client
+ * that goes away mid-body fails the decompressor too (pipeline), so reading it never hangs.
+ */
 function decoded(request: IncomingMessage): Readable {
   const encoding = (request.headers['content-encoding'] || 'identity').toLowerCase();
-  switch (encoding) {
-    case 'identity':
-      return request;
-    case 'gzip':
-      return request.pipe(createGunzip());
-    case 'deflate':
-      return request.pipe(createInflate());
-    case 'br':
-      return request.pipe(createBrotliDecompress());
-    default:
-      throw new ApiError(415, 'unsupported_media_type', `Content-Encoding ${encoding} is not supported`);
-  }
+  if (encoding === 'identity') return request;
+  const decompressor = Object.hasOwn(DECOMPRESSORS, encoding) ? DECOMPRESSORS[encoding] : undefined;
+  if (!decompressor) throw new ApiError(415, 'unsupported_media_type', `Content-Encoding ${encoding} is not supported`);
+  return pipeline(request, decompressor(), () => undefined);
 }
 
 /** The body's bytes, refused past BODY_LIMIT_BYTES as soon as it is announced or read. */
