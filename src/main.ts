@@ -10,7 +10,7 @@ import { resolveDatabase } from './bootstrap/database-url';
 import { ensureDevCredentials, resolveAdminToken } from './bootstrap/dev-credentials';
 import { HttpDrain } from './bootstrap/http-drain';
 import { ApiKeysRepository } from './common/auth/api-keys.repository';
-import { createHttpAdapter } from './common/http/http-server';
+import { createHttpAdapter, everyInterface } from './common/http/http-server';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { runMigrations } from './database/migrate';
 import { AdminService } from './modules/admin/admin.service';
@@ -46,7 +46,7 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createHttpAdapter(config), NEST_APP_OPTIONS);
   configureApp(app, config);
   const drain = new HttpDrain(app.getHttpServer());
-  await app.listen(config.port, '::');
+  await app.listen(config.port, everyInterface());
 
   /**
    * SIGTERM: drain HTTP first (see HttpDrain), then close the application (its hooks close Redis

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { parse as parseQueryString } from 'node:querystring';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -89,4 +90,13 @@ export function configureHttpServer(server: FastifyInstance, routes: RouteTable,
     if (contentType !== undefined) request.raw.headers['content-type'] = contentType;
     await parseApiJsonBody(request);
   });
+}
+
+/**
+ * The address that takes connections on every interface, as Node picks it when no host is given
+ * (Fastify always binds one): `::`, which also takes IPv4, where the system has IPv6, else 0.0.0.0.
+ */
+export function everyInterface(): string {
+  const hasIpv6 = Object.values(networkInterfaces()).some((addresses) => addresses?.some(({ family }) => family === 'IPv6'));
+  return hasIpv6 ? '::' : '0.0.0.0';
 }
