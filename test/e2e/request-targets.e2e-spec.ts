@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import { rawExchange } from '../support/raw-http';
@@ -106,6 +107,23 @@ describe('request targets and headers as sent', () => {
       expect([answer.status, answer.json.error.code]).toEqual([404, 'not_found']);
     },
   );
+
+  it.each([
+    ['plain', ''],
+    ['gzip', 'Content-Encoding: gzip\r\n'],
+  ])('refuses a %s chunked body over 1 MiB with 413 and still serves the next request on the connection', async (_case, encoding) => {
+    const size = 1024 * 1024 + 512 * 1024;
+    const payload = encoding ? gzipSync(Buffer.alloc(size, 0x20)) : Buffer.alloc(size, 0x20);
+    const request = Buffer.concat([
+      Buffer.from(`POST /v1/notes HTTP/1.1\r\nHost: ${host}\r\n${auth()}Content-Type: application/json\r\n${encoding}Transfer-Encoding: chunked\r\n\r\n`),
+      Buffer.from(`${payload.length.toString(16)}\r\n`),
+      payload,
+      Buffer.from(`\r\n0\r\n\r\nGET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+    ]);
+    const answer = await rawExchange(url, request);
+    expect(answer.error).toBeUndefined();
+    expect([...answer.raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]))).toEqual([413, 200]);
+  });
 
   it('answers a request that asked to close, and ignores bytes sent after it', async () => {
     const answer = await send('GET /nope HTTP/1.1', 'xx');

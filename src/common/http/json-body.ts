@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { pipeline, type Readable } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { parse as parseContentType } from 'content-type';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error';
@@ -85,42 +85,65 @@ function checkMediaType(header: string | undefined): void {
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw notUtf8();
 }
 
-const DECOMPRESSORS: Record<string, () => Readable & NodeJS.WritableStream> = {
+const DECOMPRESSORS: Record<string, () => Transform> = {
   gzip: createGunzip,
   deflate: createInflate,
   br: createBrotliDecompress,
 };
 
-/**
- * The body as sent, decompressed when it says it is (gzip, deflate, br), as HTTP allows. A client
- * that goes away mid-body fails the decompressor too (pipeline), so reading it never hangs.
- */
-function decoded(request: IncomingMessage): Readable {
+/** The decompressor Content-Encoding names (none for identity); 415 for one HTTP does not define here. */
+function decompressorFor(request: IncomingMessage): Transform | undefined {
   const encoding = (request.headers['content-encoding'] || 'identity').toLowerCase();
-  if (encoding === 'identity') return request;
-  const decompressor = Object.hasOwn(DECOMPRESSORS, encoding) ? DECOMPRESSORS[encoding] : undefined;
-  if (!decompressor) throw new ApiError(415, 'unsupported_media_type', `Content-Encoding ${encoding} is not supported`);
-  return pipeline(request, decompressor(), () => undefined);
+  if (encoding === 'identity') return undefined;
+  // The encoding is the client's word: never a property an object has by inheritance.
+  const create = Object.hasOwn(DECOMPRESSORS, encoding) ? DECOMPRESSORS[encoding] : undefined;
+  if (!create) throw new ApiError(415, 'unsupported_media_type', `Content-Encoding ${encoding} is not supported`);
+  return create();
 }
 
-/** The body's bytes, refused past BODY_LIMIT_BYTES as soon as it is announced or read. */
-async function readBytes(request: IncomingMessage): Promise<Buffer> {
-  const identity = !request.headers['content-encoding'];
-  if (identity && Number(request.headers['content-length']) > BODY_LIMIT_BYTES) throw tooLarge();
-  const source = decoded(request);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
+/**
+ * The body's bytes, decompressed as Content-Encoding says (gzip, deflate, br), refused past
+ * BODY_LIMIT_BYTES as soon as it is announced or read. Once refused, the rest of the body is still
+ * read and discarded, so that a keep-alive connection serves its next request; a client that goes
+ * away mid-body fails the read rather than leaving it waiting.
+ */
+function readBytes(request: IncomingMessage): Promise<Buffer> {
+  const decompressor = decompressorFor(request);
+  if (!decompressor && Number(request.headers['content-length']) > BODY_LIMIT_BYTES) throw tooLarge();
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (error: ApiError) => {
+      if (settled) return;
+      settled = true;
+      decompressor?.destroy();
+      reject(error);
+    };
+    const succeed = () => {
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks, size));
+    };
+    const take = (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.length;
-      if (size > BODY_LIMIT_BYTES) throw tooLarge();
-      chunks.push(chunk);
+      if (size > BODY_LIMIT_BYTES) fail(tooLarge());
+      else chunks.push(chunk);
+    };
+    if (decompressor) {
+      request.on('data', (chunk: Buffer) => settled || decompressor.write(chunk));
+      request.once('end', () => settled || decompressor.end());
+      decompressor.on('data', take);
+      decompressor.once('end', succeed);
+      decompressor.once('error', () => fail(unreadable()));
+    } else {
+      request.on('data', take);
+      request.once('end', succeed);
     }
-  } catch (error) {
-    if (source !== request) source.destroy();
-    throw error instanceof ApiError ? error : unreadable();
-  }
-  return Buffer.concat(chunks, size);
+    request.once('error', () => fail(unreadable()));
+    request.once('close', () => request.complete || fail(unreadable()));
+  });
 }
 
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
