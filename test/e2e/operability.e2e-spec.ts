@@ -87,6 +87,17 @@ describe('operability: health, metrics, docs', () => {
       expect(response.text).toContain('swagger-ui');
     });
 
+    it.each([
+      ['/docs', /^text\/html; charset=utf-8$/],
+      ['/docs/swagger-ui-init.js', /^application\/javascript; charset=utf-8$/],
+      ['/docs/swagger-ui.css', /^text\/css; charset=utf-8$/],
+      ['/docs-yaml', /^text\/yaml; charset=utf-8$/],
+      ['/docs-json', /^application\/json; charset=utf-8$/],
+    ])('GET %s names the charset of its text (the YAML holds non-ASCII text)', async (path, type) => {
+      const response = await t.http.get(path);
+      expect([response.status, response.headers['content-type']]).toEqual([200, expect.stringMatching(type)]);
+    });
+
     it('GET /docs-json serves the document the app was built with, a valid OpenAPI 3 document', async () => {
       const response = await t.http.get('/docs-json');
       expect(response.status).toBe(200);

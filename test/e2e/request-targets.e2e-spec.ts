@@ -85,6 +85,7 @@ describe('request targets and headers as sent', () => {
     async (method) => {
       const answer = await send(`${method} /v1/notes/%ZZ HTTP/1.1`, '', 'X-Request-Id: undecodable-2\r\n');
       expect([answer.status, answer.json.error.code, answer.headers['x-request-id']]).toEqual([404, 'not_found', 'undecodable-2']);
+      expect(answer.json.error.message).toBe('Resource not found');
     },
   );
 

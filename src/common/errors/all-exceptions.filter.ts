@@ -10,6 +10,15 @@ function pathOf(request: FastifyRequest): string {
   return query === -1 ? request.url : request.url.slice(0, query);
 }
 
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * What the framework answered on a request that matched no route: Nest's not-found handler, or a
  * refusal Fastify makes before it (a QUERY request without a body). Either way the path is
@@ -60,11 +69,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     sendError(reply, error);
   }
 
-  /** An unknown path is a 404; a known path with another method is a 405 with `Allow`. */
+  /**
+   * An unknown path is a 404 (a path that does not decode names no resource, as on every method);
+   * a known path with another method is a 405 with `Allow`.
+   */
   private routeNotFound(request: FastifyRequest): ApiError {
     const path = pathOf(request);
     const methods = this.routes.allowedMethods(path);
-    if (methods.length === 0) return ApiError.notFound('Route');
+    if (methods.length === 0) return decodes(path) ? ApiError.notFound('Route') : ApiError.notFound();
     return new ApiError(
       405,
       'method_not_allowed',

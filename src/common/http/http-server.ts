@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { parse as parseQueryString } from 'node:querystring';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import type { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { sendError } from '../errors/send-error';
@@ -52,6 +52,22 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
   });
 }
 
+/** Swagger UI's page and files, and the OpenAPI document. */
+const DOCS_ROUTE = /^\/docs(-json|-yaml)?(\/|$)/;
+
+/** Text types sent without a charset (Swagger's page, its YAML, its scripts); the bytes are UTF-8. */
+const TEXT_WITHOUT_CHARSET = /^(text\/[^;]+|application\/javascript)$/;
+
+/**
+ * Names UTF-8 on the text the docs routes send without a charset: the OpenAPI YAML holds non-ASCII
+ * text that a client reading it alone would otherwise decode by guess.
+ */
+const withUtf8Charset: onSendHookHandler = (_request, reply, payload, done) => {
+  const type = reply.getHeader('content-type');
+  if (typeof type === 'string' && TEXT_WITHOUT_CHARSET.test(type)) reply.header('content-type', `${type}; charset=utf-8`);
+  done(null, payload);
+};
+
 /** Where a Content-Type waits while Fastify's body step runs (see configureHttpServer). */
 const setAsideContentType = new WeakMap<IncomingMessage, string>();
 
@@ -63,10 +79,13 @@ const setAsideContentType = new WeakMap<IncomingMessage, string>();
  *   cannot parse before any hook can answer (a 415 ahead of authentication even without a body,
  *   and the upload route's own refusal lost), so the header is set aside for Fastify's body step
  *   and put back before validation, where parseApiJsonBody reads the body Fastify left unread;
- * - every route is recorded in the RouteTable.
+ * - every route is recorded in the RouteTable; the docs routes name the charset of their text.
  */
 export function configureHttpServer(server: FastifyInstance, routes: RouteTable, observers: RequestObserver[]): void {
   routes.track(server);
+  server.addHook('onRoute', (route) => {
+    if (DOCS_ROUTE.test(route.url)) route.onSend = [...[route.onSend ?? []].flat(), withUtf8Charset];
+  });
   const observed = new WeakSet<IncomingMessage>();
   const observe: RequestObserver = (request, reply) => {
     if (observed.has(request.raw)) return;
