@@ -18,7 +18,7 @@ const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
  * what a client requests (RFC 9110 §7.1; Fastify would read it as query), and an absolute-form
  * target (`GET http://host/v1/notes`, which HTTP/1.1 servers must accept) is its path.
  */
-export function originForm(url: string): string {
+function originForm(url: string): string {
   const fragment = url.indexOf('#');
   const target = fragment === -1 ? url : url.slice(0, fragment);
   if (target.charCodeAt(0) === 0x2f /* / */ || !SCHEME_AND_AUTHORITY.test(target)) return target;
