@@ -22,8 +22,7 @@ function decodes(path: string): boolean {
 /**
  * What the framework answered on a request that matched no route: Nest's not-found handler, or a
  * refusal Fastify makes before it (a QUERY request without a body). Either way the path is
- * unknown, or known with other methods. Fastify may have skipped the hooks on the way (a path that
- * does not decode, with a method no route has), so the request is observed here if it was not.
+ * unknown, or known with other methods.
  */
 function isUnroutedRefusal(exception: unknown, request: FastifyRequest): boolean {
   return request.is404 && exception instanceof HttpException && !(exception instanceof ApiError);
@@ -53,11 +52,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     let error: ApiError | undefined;
     if (isUnroutedRefusal(exception, request)) {
+      // Fastify's 404 router may have skipped the hooks (a path that does not decode, with a method
+      // no route has): observed here if it was not, so it too has its request id, log line and metric.
       request.server.observeRequest(request, reply);
       error = this.routeNotFound(request);
+    } else if (isStaticFileRefusal(exception)) {
+      error = ApiError.notFound('Route');
+    } else {
+      error = toApiError(exception);
     }
-    else if (isStaticFileRefusal(exception)) error = ApiError.notFound('Route');
-    else error = toApiError(exception);
     if (!error) {
       this.logger.error({ err: exception, path: pathOf(request) }, 'unhandled error');
       error = ApiError.internal();

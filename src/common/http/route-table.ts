@@ -37,7 +37,7 @@ export class RouteTable {
     });
   }
 
-  add(method: string, url: string): void {
+  private add(method: string, url: string): void {
     if (url.includes('*') || this.router.hasRoute(method as FindMyWay.HTTPMethod, url)) return;
     this.router.on(method as FindMyWay.HTTPMethod, url, () => undefined);
     this.routes.push({ method, url });
