@@ -8,6 +8,7 @@ import { configureHttpServer } from './common/http/http-server';
 import { RouteTable } from './common/http/route-table';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
+import { HttpParserRefusals } from './modules/observability/http-parser-refusals';
 import { MetricsService } from './modules/observability/metrics.service';
 import { requestLogging } from './modules/observability/request-logging';
 import { ServiceLogger } from './modules/observability/service-logger';
@@ -110,6 +111,7 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): Op
     app.get(MetricsService).observer(),
     requestLogging(logger),
   ]);
+  app.get(HttpParserRefusals).answerOn(app.getHttpServer());
   const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Injectable } from '@nestjs/common';
 import { ERROR_CODES, ErrorCode } from '../../common/errors/error-codes';
 import { MetricsService } from './metrics.service';
 
@@ -67,16 +66,16 @@ function headersAndBody({ code, message }: Refusal): { headers: Record<string, s
  * connection is then just closed.
  */
 @Injectable()
-export class HttpParserRefusals implements OnApplicationBootstrap {
+export class HttpParserRefusals {
   private readonly answered = new WeakSet<Duplex>();
 
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly metrics: MetricsService,
-  ) {}
+  constructor(private readonly metrics: MetricsService) {}
 
-  onApplicationBootstrap(): void {
-    const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
+  /**
+   * Called by the HTTP set-up (configureApp), not at bootstrap: the CLI runs the same module
+   * without an HTTP server.
+   */
+  answerOn(server: Server): void {
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => this.refuseUnparsed(error, socket));
     server.on('connect', (_request: IncomingMessage, socket: Duplex) => this.writeRaw(socket, CONNECT_REFUSAL));
     server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {

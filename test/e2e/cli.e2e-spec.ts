@@ -1,0 +1,93 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { SCOPES } from '../../src/common/auth/scopes';
+import { createTestApp, testDatabaseUrl, TestApp, v1Headers } from '../support/test-app';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The operator CLI as an operator runs it (README: `node dist/src/cli/main.js …` in the container),
+ * a Node process of its own on the test database: it builds the application without an HTTP server,
+ * which is what a provider reaching for one broke once.
+ */
+describe('operator CLI', () => {
+  let t: TestApp;
+  let dataDir: string;
+
+  const cli = async (...args: string[]): Promise<CliRun> => {
+    try {
+      const { stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        ['-r', path.join(ROOT, 'test', 'support', 'register-ts.js'), path.join(ROOT, 'src', 'cli', 'main.ts'), ...args],
+        { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: testDatabaseUrl(), DATA_DIR: dataDir }, timeout: 60_000 },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
+      return { code, stdout, stderr };
+    }
+  };
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'records-cli-'));
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('bootstraps a workspace whose key works, makes a custom type in it, and revokes the key', async () => {
+    const boot = await cli('bootstrap', '--email', 'operator@example.com', '--name', 'CLI workspace');
+    expect(boot).toMatchObject({ code: 0, stderr: '' });
+    const made = JSON.parse(boot.stdout) as { workspaceId: string; memberId: string; apiKeyId: string; apiKey: string };
+    expect(made).toEqual({
+      workspaceId: expect.stringMatching(/^wks_/),
+      memberId: expect.stringMatching(/^mem_/),
+      apiKeyId: expect.stringMatching(/^key_/),
+      apiKey: expect.stringMatching(/^sk_/),
+    });
+    const validated = await t.http.get('/v1/auth/validate').set(v1Headers(made.apiKey));
+    expect(validated.status).toBe(200);
+    expect(validated.body.scopes).toEqual([...SCOPES]);
+
+    const typeFile = path.join(ROOT, 'examples', 'object-type.json');
+    const type = await cli('object-type:create', '--workspace', made.workspaceId, '--file', typeFile);
+    expect(type).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(type.stdout)).toMatchObject({ objectType: 'project' });
+    const projects = await t.http.get('/v1/objects/project').set(v1Headers(made.apiKey));
+    expect(projects.status).toBe(200);
+    expect(projects.body.totalCount).toBe(0);
+
+    const revoked = await cli('key:revoke', '--key', made.apiKeyId);
+    expect(revoked.code).toBe(0);
+    expect((await t.http.get('/v1/auth/validate').set(v1Headers(made.apiKey))).status).toBe(401);
+  });
+
+  it('refuses bad input with exit code 1 and says why, writing nothing', async () => {
+    const missing = await cli('bootstrap');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^--email is required\nusage: /);
+    expect(missing.stdout).toBe('');
+
+    const unknown = await cli('workspace:delete');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^usage: /);
+
+    const workspace = ['--workspace', 'wks_01JD6Y3Z8Q0N5V4W7X2C9B1A3E'];
+    const invalid = await cli('member:create', ...workspace, '--email', 'x@example.com', '--role', 'owner');
+    expect(invalid.code).toBe(1);
+    expect(JSON.parse(invalid.stderr)).toMatchObject({
+      error: { code: 'invalid_type', message: 'role must be one of admin, member', param: 'options.role' },
+    });
+  });
+});
