@@ -5,6 +5,7 @@ import { AppModule } from '../app.module';
 import { resolveDatabase } from '../bootstrap/database-url';
 import { AppConfig, loadConfig } from '../config/app-config';
 import { runMigrations } from '../database/migrate';
+import { Transactions } from '../database/transactions';
 import { readFileSync } from 'node:fs';
 import type { INestApplicationContext } from '@nestjs/common';
 import { validateEntry } from '../common/validation/validation.pipe';
@@ -14,6 +15,7 @@ import { CreateObjectTypeDto } from '../modules/admin/dto/object-type-admin.dto'
 import { ObjectTypesAdminService } from '../modules/admin/object-types-admin.service';
 
 const USAGE = `usage: npm run cli -- <command> [options]     (in the container image: node dist/src/cli/main.js <command> …)
+  help             this text
   bootstrap        --email EMAIL [--name WORKSPACE_NAME] [--first-name F] [--last-name L]
                    a workspace, its admin member and an API key with every scope, in one step
   workspace:create --name NAME
@@ -32,79 +34,104 @@ function required(options: Options, name: string): string {
 }
 
 /**
+ * A command checks its options with the operator API's own DTOs before any database is started (a
+ * mistyped option must not wait for an embedded PostgreSQL), and returns the work to do.
+ */
+type Command = (options: Options) => (app: INestApplicationContext) => Promise<unknown>;
+
+/**
  * A first workspace for a fresh deployment: production prints no demo key, so this is how an
  * operator gets one. The key is printed once, like every key the operator API creates.
  */
-async function bootstrap(app: INestApplicationContext, o: Options) {
-  const admin = app.get(AdminService);
-  const workspace = await admin.createWorkspace(
-    validateEntry(CreateWorkspaceDto, { name: o.name ?? 'My workspace' }, 'options').name,
+const bootstrap: Command = (o) => {
+  const { name } = validateEntry(CreateWorkspaceDto, { name: o.name ?? 'My workspace' }, 'options');
+  const member = validateEntry(
+    CreateMemberDto,
+    { email: required(o, 'email'), firstName: o['first-name'], lastName: o['last-name'], role: 'admin' },
+    'options',
   );
-  const member = await admin.createMember(
-    workspace.id,
-    validateEntry(
-      CreateMemberDto,
-      { email: required(o, 'email'), firstName: o['first-name'], lastName: o['last-name'], role: 'admin' },
-      'options',
-    ),
-  );
-  const key = await admin.createApiKey(
-    workspace.id,
-    validateEntry(CreateApiKeyDto, { memberId: member.id, scopes: ['*'], name: 'bootstrap' }, 'options'),
-  );
-  return { workspaceId: workspace.id, memberId: member.id, apiKeyId: key.id, apiKey: key.key };
-}
+  // One transaction: a failure leaves no workspace without its admin or key.
+  return (app) =>
+    app.get(Transactions).run(async () => {
+      const admin = app.get(AdminService);
+      const workspace = await admin.createWorkspace(name);
+      const { id: memberId } = await admin.createMember(workspace.id, member);
+      const key = await admin.createApiKey(
+        workspace.id,
+        validateEntry(CreateApiKeyDto, { memberId, scopes: ['*'], name: 'bootstrap' }, 'options'),
+      );
+      return { workspaceId: workspace.id, memberId, apiKeyId: key.id, apiKey: key.key };
+    });
+};
 
-type Command = (app: INestApplicationContext, options: Options) => Promise<unknown>;
-
-/** Each command validates its input with the operator API's own DTOs, then calls its service. */
 const COMMANDS = new Map<string, Command>(
   Object.entries({
     bootstrap,
-    'workspace:create': (app, o) =>
-      app.get(AdminService).createWorkspace(validateEntry(CreateWorkspaceDto, { name: required(o, 'name') }, 'options').name),
-    'member:create': (app, o) =>
-      app.get(AdminService).createMember(
-        required(o, 'workspace'),
-        validateEntry(
-          CreateMemberDto,
-          { email: required(o, 'email'), firstName: o['first-name'], lastName: o['last-name'], role: o.role },
-          'options',
-        ),
-      ),
-    'key:create': (app, o) =>
-      app.get(AdminService).createApiKey(
-        required(o, 'workspace'),
-        validateEntry(
-          CreateApiKeyDto,
-          { memberId: required(o, 'member'), scopes: required(o, 'scopes').split(',').map((s) => s.trim()), name: o.name },
-          'options',
-        ),
-      ),
-    'key:revoke': (app, o) => app.get(AdminService).revokeApiKey(required(o, 'key')),
-    'object-type:create': (app, o) =>
-      app
-        .get(ObjectTypesAdminService)
-        .createType(
-          required(o, 'workspace'),
-          validateEntry(CreateObjectTypeDto, JSON.parse(readFileSync(required(o, 'file'), 'utf8')), 'body'),
-        ),
+    'workspace:create': (o) => {
+      const { name } = validateEntry(CreateWorkspaceDto, { name: required(o, 'name') }, 'options');
+      return (app) => app.get(AdminService).createWorkspace(name);
+    },
+    'member:create': (o) => {
+      const workspaceId = required(o, 'workspace');
+      const member = validateEntry(
+        CreateMemberDto,
+        { email: required(o, 'email'), firstName: o['first-name'], lastName: o['last-name'], role: o.role },
+        'options',
+      );
+      return (app) => app.get(AdminService).createMember(workspaceId, member);
+    },
+    'key:create': (o) => {
+      const workspaceId = required(o, 'workspace');
+      const key = validateEntry(
+        CreateApiKeyDto,
+        { memberId: required(o, 'member'), scopes: required(o, 'scopes').split(',').map((s) => s.trim()), name: o.name },
+        'options',
+      );
+      return (app) => app.get(AdminService).createApiKey(workspaceId, key);
+    },
+    'key:revoke': (o) => {
+      const keyId = required(o, 'key');
+      return (app) => app.get(AdminService).revokeApiKey(keyId);
+    },
+    'object-type:create': (o) => {
+      const workspaceId = required(o, 'workspace');
+      const type = validateEntry(CreateObjectTypeDto, readJsonFile(required(o, 'file')), 'body');
+      return (app) => app.get(ObjectTypesAdminService).createType(workspaceId, type);
+    },
   }),
 );
+
+/** A JSON file's content, or an error that names the file and what is wrong with it. */
+function readJsonFile(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`--file ${file}: ${(error as Error).message}`);
+  }
+}
 
 /** The operator API from a shell, on the service's database (DATABASE_URL or the embedded one). */
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: Object.fromEntries(
-      ['name', 'workspace', 'email', 'first-name', 'last-name', 'role', 'member', 'scopes', 'key', 'file'].map((name) => [
-        name,
-        { type: 'string' as const },
-      ]),
-    ),
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      ...Object.fromEntries(
+        ['name', 'workspace', 'email', 'first-name', 'last-name', 'role', 'member', 'scopes', 'key', 'file'].map((name) => [
+          name,
+          { type: 'string' as const },
+        ]),
+      ),
+    },
   });
+  const { help, ...options } = values;
+  if (help || positionals[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const command = COMMANDS.get(positionals[0] ?? '');
   if (!command) throw new Error(USAGE);
+  const work = command(options as Options);
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
   const database = await resolveDatabase(config, (message) => process.stderr.write(`${message}\n`));
   try {
@@ -114,7 +141,7 @@ async function main(): Promise<void> {
       { logger: false },
     );
     try {
-      process.stdout.write(`${JSON.stringify(await command(app, values), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(await work(app), null, 2)}\n`);
     } finally {
       await app.close();
     }
