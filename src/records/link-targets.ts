@@ -9,6 +9,11 @@ export interface LinkTargetOwner {
   existingIds(workspaceId: string, ids: string[]): Promise<string[]>;
 }
 
+/** The refusal of an id that is not an `objectType` of the workspace, or that the caller may not know of. */
+export function relationshipEntityMissing(objectType: string, id: string, param: string): ApiError {
+  return new ApiError(422, 'relationship_entity_missing', `No ${objectType} ${id} in this workspace`, param);
+}
+
 /**
  * The one check that link targets exist (docs/api.md §7), for records, lists and meetings alike.
  * Most targets are records; the modules whose own rows are targets register their repository
@@ -31,7 +36,7 @@ export class LinkTargets {
    */
   async verify(workspaceId: string, objectType: string, ids: string[], param: string): Promise<void> {
     if (ids.length === 0) return;
-    const missing = (id: string) => new ApiError(422, 'relationship_entity_missing', `No ${objectType} ${id} in this workspace`, param);
+    const missing = (id: string) => relationshipEntityMissing(objectType, id, param);
     const malformed = ids.find((id) => !isRecordIdOf(objectType, id));
     if (malformed !== undefined) throw missing(malformed);
     const owner = this.owners.get(objectType);

@@ -68,4 +68,9 @@ export interface ObjectTypeDefinition {
   custom?: boolean;
   /** Operations an update may use on relationships (notes: add and remove only). */
   updateOperations?: readonly RelationshipOperation[];
+  /**
+   * Its custom fields read null to some callers (a meeting at METADATA access), so none may be
+   * `unique`: refusing a duplicate would tell such a caller the hidden value.
+   */
+  hidesCustomFields?: boolean;
 }

@@ -196,6 +196,7 @@ const MEETING: ObjectTypeDefinition = {
   slug: 'meeting',
   label: 'Meeting',
   updateOperations: ['replace'],
+  hidesCustomFields: true,
   fields: [
     field('$title', 'Title', 'TEXT', { required: true }),
     field('$startDate', 'Start', 'DATETIME', { required: true }),

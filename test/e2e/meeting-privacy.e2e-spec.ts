@@ -316,3 +316,99 @@ describe('meeting filters at METADATA access', () => {
     expectError(await as(keys.outsider)('$description=secret'), 400, 'invalid_filter', '$description');
   });
 });
+
+describe('what a meeting at METADATA access gives away through other routes', () => {
+  const suite = apiSuite();
+  let fresh: TestWorkspace;
+  const keys = {} as Record<'creator' | 'outsider', string>;
+  let meeting: string;
+  let transcript: string;
+  let deal: string;
+
+  const addToMeetings = (kind: 'fields' | 'relationships', body: object) =>
+    suite.t.http.post(`/admin/v1/workspaces/${fresh.workspaceId}/object-types/meeting/${kind}`).set(adminHeaders()).send(body);
+
+  beforeAll(async () => {
+    fresh = await createWorkspace(suite.t.http);
+    for (const role of ['creator', 'outsider'] as const) {
+      const member = await createMember(suite.t.http, fresh.workspaceId);
+      keys[role] = (await createKey(suite.t.http, fresh.workspaceId, member.id, [...SCOPES, 'opportunities:read'])).key;
+    }
+    expect((await addToMeetings('fields', { key: 'code', label: 'Code', valueType: 'TEXT' })).status).toBe(200);
+    const relationship = await addToMeetings('relationships', {
+      key: 'deal',
+      label: 'Deal',
+      cardinality: 'HAS_MANY',
+      objectType: 'opportunity',
+    });
+    expect(relationship.status).toBe(200);
+    const account = (await suite.post('/v1/accounts', { fields: { $name: 'Acme' } }, fresh.key)).body.id;
+    deal = (
+      await suite.post('/v1/opportunities', { fields: { $name: 'Deal', $stage: 'LEAD' }, relationships: { $account: account } }, fresh.key)
+    ).body.id;
+    transcript = await uploadFile(suite.t.http, keys.creator);
+    const created = await suite.post(
+      '/v1/meetings',
+      {
+        fields: { $title: 'Private', $startDate: START, $endDate: END, $privacySetting: 'METADATA', code: 'PROJECT-ZETA-42' },
+        relationships: { $transcript: transcript, deal: [deal] },
+        externalId: 'calendar-event-7',
+      },
+      keys.creator,
+    );
+    expect(created.body).toMatchObject({ accessLevel: 'FULL' });
+    meeting = created.body.id;
+  });
+
+  it('refuses a unique custom field on meetings, whose values some callers must not learn', async () => {
+    const unique = await addToMeetings('fields', { key: 'ticket', label: 'Ticket', valueType: 'TEXT', unique: true });
+    expectError(unique, 422, 'invalid_value', 'unique');
+    const configured = await addToMeetings('fields', {
+      key: 'ticket',
+      label: 'Ticket',
+      valueType: 'TEXT',
+      typeConfiguration: { unique: true },
+    });
+    expectError(configured, 422, 'invalid_value', 'typeConfiguration.unique');
+    const onNotes = await suite.t.http
+      .post(`/admin/v1/workspaces/${fresh.workspaceId}/object-types/note/fields`)
+      .set(adminHeaders())
+      .send({ key: 'ticket', label: 'Ticket', valueType: 'TEXT', unique: true });
+    expect(onNotes.status).toBe(200);
+  });
+
+  it('answers for a transcript the caller may not read exactly as for a file that does not exist', async () => {
+    const own = await suite.post('/v1/meetings', { fields: { $title: 'Mine', $startDate: START, $endDate: END } }, keys.outsider);
+    expect(own.status).toBe(200);
+    const take = (file: string) =>
+      suite.post(`/v1/meetings/${own.body.id}`, { relationships: { $transcript: { replace: file } } }, keys.outsider);
+    const madeUp = `fil_${'0'.repeat(26)}`;
+    const hiddenTranscript = await take(transcript);
+    const missing = await take(madeUp);
+    expectError(hiddenTranscript, 422, 'relationship_entity_missing', 'relationships.$transcript');
+    expectError(missing, 422, 'relationship_entity_missing', 'relationships.$transcript');
+    expect(hiddenTranscript.body.error.message.replace(transcript, '<id>')).toBe(missing.body.error.message.replace(madeUp, '<id>'));
+
+    // Its own meeting's transcript is no secret to the creator: it hears why it cannot take it.
+    const creators = await suite.post('/v1/meetings', { fields: { $title: 'Also mine', $startDate: START, $endDate: END } }, keys.creator);
+    const taken = await suite.post(
+      `/v1/meetings/${creators.body.id}`,
+      { relationships: { $transcript: { replace: transcript } } },
+      keys.creator,
+    );
+    expectError(taken, 422, 'invalid_value', 'relationships.$transcript');
+    expect(taken.body.error.message).toMatch(/already another meeting's transcript/);
+  });
+
+  it("keeps the meeting's identifiers and links visible and its content hidden, as docs/api.md §9 says", async () => {
+    const read = await suite.get(`/v1/meetings/${meeting}`, keys.outsider);
+    expect(read.body).toMatchObject({ accessLevel: 'METADATA', externalId: 'calendar-event-7' });
+    expect(read.body.fields.code.value).toBeNull();
+    expect(read.body.relationships.deal.values).toEqual([deal]);
+    expect(read.body.relationships).not.toHaveProperty('$transcript');
+    expect(ids(await suite.get(`/v1/meetings?deal=${deal}`, keys.outsider))).toEqual([meeting]);
+    expect(ids(await suite.get(`/v1/meetings?code=PROJECT-ZETA-42`, keys.outsider))).toEqual([]);
+    const opportunity = await suite.get(`/v1/opportunities/${deal}`, keys.outsider);
+    expect(opportunity.body.relationships.meeting_deal.values).toEqual([meeting]);
+  });
+});

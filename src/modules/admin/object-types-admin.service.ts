@@ -121,6 +121,13 @@ export class ObjectTypesAdminService {
   private async insertField(workspaceId: string, type: ObjectTypeDefinition, input: AddFieldDto, prefix: string) {
     const param = (name: string) => (prefix ? `${prefix}.${name}` : name);
     if (keyTaken(type, input.key)) throw duplicateKey(type.slug, input.key, param('key'));
+    const typeConfiguration = typeConfigurationOf(input, prefix);
+    if (typeConfiguration.unique && type.hidesCustomFields) {
+      throw ApiError.invalidValue(
+        param(input.unique ? 'unique' : 'typeConfiguration.unique'),
+        `${type.slug} fields are hidden from some callers, and a unique check would reveal their values`,
+      );
+    }
     await this.stored.insertField({
       id: newId('field'),
       workspaceId,
@@ -129,7 +136,7 @@ export class ObjectTypesAdminService {
       label: input.label,
       valueType: input.valueType,
       description: input.description ?? null,
-      typeConfiguration: typeConfigurationOf(input, prefix),
+      typeConfiguration,
       required: input.required ?? false,
     });
   }

@@ -7,6 +7,7 @@ import { Transactions } from '../../database/transactions';
 import { DefinitionsService } from '../../records/definitions.service';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { hostKey } from '../../records/field-types/url-hosts';
+import { relationshipEntityMissing } from '../../records/link-targets';
 import type { ObjectTypeDefinition, RelationshipDefinition } from '../../records/object-type';
 import { isRecordIdOf } from '../../records/record-ids';
 import { isPlainObject } from '../../records/record-write';
@@ -222,10 +223,13 @@ export class MeetingsService {
       throw ApiError.invalidValue(param, `File ${fileId} is not COMPLETED`);
     }
     const transcript = relationshipOf(await this.definitions.typeOf(caller, 'meeting'), TRANSCRIPT);
-    const holders = await this.records.idsLinkingTo(transcript, [fileId]);
-    if (holders.some((holder) => holder !== meetingId)) {
-      throw ApiError.invalidValue(param, `File ${fileId} is already another meeting's transcript`);
-    }
+    const others = (await this.records.idsLinkingTo(transcript, [fileId])).filter((holder) => holder !== meetingId);
+    if (others.length === 0) return;
+    // Another meeting's transcript that the caller may not read is a file it cannot know of (the
+    // /v1/files routes answer 404 for it), so it is refused as one.
+    const access = await this.meetings.fullAccess(caller, others);
+    if (others.some((holder) => access.get(holder) !== true)) throw relationshipEntityMissing('file', fileId, param);
+    throw ApiError.invalidValue(param, `File ${fileId} is already another meeting's transcript`);
   }
 
   /**
