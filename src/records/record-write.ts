@@ -94,8 +94,8 @@ function readLinkChange(
   const param = `relationships.${definition.key}`;
   if (definition.readOnly || (!isCreate && definition.createOnly)) throw readOnlyError(param);
   if (isCreate) return { definition, set: idList(value, param), add: [], remove: [] };
-  if (!isPlainObject(value)) throw ApiError.invalidType(param, 'an object with add, remove or replace');
   const allowed: readonly RelationshipOperation[] = type.updateOperations ?? ['add', 'remove', 'replace'];
+  if (!isPlainObject(value)) throw ApiError.invalidType(param, `an object with ${allowed.join(', ').replace(/, (\w+)$/, ' or $1')}`);
   for (const operation of Object.keys(value)) {
     if (!allowed.includes(operation as RelationshipOperation)) {
       throw new ApiError(400, 'invalid_operation', `${param} allows only ${allowed.join(', ')}`, `${param}.${operation}`);

@@ -93,7 +93,7 @@ describe('operator CLI', () => {
     expect(await refused(['workspace:delete'])).toMatch(/^usage: /);
     const workspace = ['--workspace', 'wks_01JD6Y3Z8Q0N5V4W7X2C9B1A3E'];
     expect(JSON.parse(await refused(['member:create', ...workspace, '--email', 'x@example.com', '--role', 'owner']))).toMatchObject({
-      error: { code: 'invalid_type', message: 'role must be one of admin, member', param: 'options.role' },
+      error: { code: 'invalid_type', message: 'options.role must be one of admin, member', param: 'options.role' },
     });
     expect(await refused(['object-type:create', ...workspace, '--file', path.join(dataDir, 'missing.json')])).toMatch(
       /^--file .*missing\.json: ENOENT/,

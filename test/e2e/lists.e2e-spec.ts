@@ -81,7 +81,10 @@ describe('lists', () => {
     expectError(await post('/v1/lists', { fields: { $objectType: 'account' } }), 422, 'parameter_missing', 'fields.$name');
     expectError(await post('/v1/lists', { fields: { $name: 'x' } }), 422, 'parameter_missing', 'fields.$objectType');
     expectError(await post('/v1/lists', { fields: { $name: 'x', $objectType: 'note' } }), 400, 'invalid_type', 'fields.$objectType');
-    expectError(await post('/v1/lists', { fields: { $name: 3, $objectType: 'account' } }), 400, 'invalid_type', 'fields.$name');
+    const numberName = await post('/v1/lists', { fields: { $name: 3, $objectType: 'account' } });
+    expectError(numberName, 400, 'invalid_type', 'fields.$name');
+    // The message names the member as param does, not by its own name alone.
+    expect(numberName.body.error.message).toBe('fields.$name must be a string');
     expectError(await post('/v1/lists', { fields: { $name: 'x', $objectType: 'account', $color: 'red' } }), 400, 'unknown_field');
     expectError(
       await post('/v1/lists', { fields: { $name: 'x', $objectType: 'account' }, relationships: { $accounts: contact } }),

@@ -106,6 +106,9 @@ describe('notes', () => {
       400,
       'invalid_operation',
     );
+    const bareId = await post(`/v1/notes/${note.id}`, { relationships: { $account: acc } });
+    expectError(bareId, 400, 'invalid_type', 'relationships.$account');
+    expect(bareId.body.error.message).toBe('relationships.$account must be an object with add or remove');
     expectError(
       await post('/v1/notes', { fields: { $title: 'x' }, relationships: { $account: 'acc_01AAAAAAAAAAAAAAAAAAAAAAAA' } }),
       422,

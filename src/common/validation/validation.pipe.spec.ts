@@ -120,7 +120,7 @@ describe('validation pipe error mapping (docs/api.md §2)', () => {
     ['an array item outside the enum', { name: 'x', letters: ['a', 'z'] }, 'letters', undefined],
     ['a fraction for an integer', { name: 'x', count: 1.5 }, 'count', undefined],
     ['a string for a nested object', { name: 'x', address: 'Paris' }, 'address', undefined],
-    ['a number in a nested member', { name: 'x', address: { city: 7 } }, 'address.city', 'city must be a string'],
+    ['a number in a nested member', { name: 'x', address: { city: 7 } }, 'address.city', 'address.city must be a string'],
   ])('answers 400 invalid_type for %s', async (_case, body, param, message) => {
     const error = refusal(body);
     expect([error.status, error.code, error.param]).toEqual([400, 'invalid_type', param]);

@@ -45,10 +45,24 @@ function firstLeaf(error: ValidationError, prefix: string): { error: ValidationE
   return { error, param };
 }
 
+/**
+ * class-validator names a member by its own name (`$property`), so a nested member's message read
+ * `city must be a string`: it names the whole path, as `param` does.
+ */
+function messagesAt(error: ValidationError, param: string): Record<string, string> {
+  const leading = `${error.property} `;
+  return Object.fromEntries(
+    Object.entries(error.constraints ?? {}).map(([name, message]) => [
+      name,
+      message.startsWith(leading) ? `${param} ${message.slice(leading.length)}` : message,
+    ]),
+  );
+}
+
 /** Maps a class-validator failure to the error body of docs/api.md §2, naming the member in `param`. */
 function validationError(errors: ValidationError[], path = ''): ApiError {
   const { error, param } = firstLeaf(errors[0], path);
-  const constraints = error.constraints ?? {};
+  const constraints = messagesAt(error, param);
   const names = Object.keys(constraints);
   if (names.includes('whitelistValidation')) return ApiError.unknownField(param);
   if (error.value === undefined || error.value === null) return ApiError.missing(param);
