@@ -17,6 +17,12 @@ import { map, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 
 export const MAX_PAGE_SIZE = 25;
+/**
+ * Filters one list may combine. Each value filter is a subquery that PostgreSQL plans with the
+ * others, and planning grows faster than their number (25 took 0.5 s, 100 took 7 s); ten cover any
+ * list a person or an integration asks for.
+ */
+export const MAX_FILTERS = 10;
 const PAGINATED = 'pagination:options';
 
 export interface PageRequest {
@@ -60,11 +66,17 @@ export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): 
             style: 'form',
             explode: true,
             // In the schema: @nestjs/swagger drops a query parameter's own example beside a schema.
-            schema: { type: 'object', additionalProperties: { type: 'string' }, example: options.filters },
+            schema: {
+              type: 'object',
+              additionalProperties: { type: 'string' },
+              maxProperties: MAX_FILTERS,
+              example: options.filters,
+            },
             description:
-              'Filters, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default ' +
-              'operator; repeat a key to match any of its values; `key[operator][not]` negates). The parameter ' +
-              'itself has no name in the URL: each member of this object is one query parameter.',
+              'Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s ' +
+              'default operator; `key[-operator]=value` negates it and also matches records where the value is ' +
+              `unset; each parameter at most once; at most ${MAX_FILTERS}). The parameter itself has no name in ` +
+              'the URL: each member of this object is one query parameter.',
           }),
         ]
       : []),
