@@ -140,6 +140,9 @@ export interface RecordRow {
   links: LinkEnd[];
 }
 
+/** The bound the records_fields_size constraint puts on a record's fields. */
+const MAX_RECORD_FIELDS_MIB = 2;
+
 /** A type's counter gets a new slot, numbered at random below this, when every slot it has is in use. */
 const SLOT_RANGE = 32768;
 
@@ -148,11 +151,18 @@ function creationLockKeySql(workspace: string, objectType: string): string {
   return `hashtextextended('creation:' || ${workspace} || ':' || ${objectType}, 0)`;
 }
 
-/** A taken `externalId` (unique index `records_external_id_key`): 409 naming `externalId` (docs/api.md §7). */
-function externalIdConflict(error: unknown): never {
+/**
+ * The write refusals the records table makes itself: a taken `externalId` (unique index
+ * `records_external_id_key`), 409 naming `externalId`; fields over the size bound
+ * (`records_fields_size`), 422 naming `fields` (docs/api.md §7).
+ */
+function recordWriteRefusal(error: unknown): never {
   const constraint = error instanceof QueryFailedError ? (error.driverError as { constraint?: string }).constraint : undefined;
   if (constraint === 'records_external_id_key') {
     throw new ApiError(409, 'duplicate_value', 'Another record of this type already has this externalId', 'externalId');
+  }
+  if (constraint === 'records_fields_size') {
+    throw ApiError.invalidValue('fields', `A record's fields may hold at most ${MAX_RECORD_FIELDS_MIB} MiB as JSON text`);
   }
   throw error;
 }
@@ -252,7 +262,7 @@ export class RecordsRepository {
         params.values,
         { prepare: 'record-insert' },
       )
-      .catch(externalIdConflict);
+      .catch(recordWriteRefusal);
     return row;
   }
 
@@ -263,7 +273,7 @@ export class RecordsRepository {
         `UPDATE records SET fields = $2, external_id = CASE WHEN $3 THEN $4 ELSE external_id END, updated_at = $5 WHERE id = $1`,
         [id, fields, externalId !== undefined, externalId ?? null, updatedAt],
       )
-      .catch(externalIdConflict);
+      .catch(recordWriteRefusal);
   }
 
   /**
@@ -288,7 +298,7 @@ export class RecordsRepository {
         params.values,
         { prepare: 'record-patch' },
       )
-      .catch(externalIdConflict);
+      .catch(recordWriteRefusal);
     return row;
   }
 

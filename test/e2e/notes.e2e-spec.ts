@@ -1,6 +1,7 @@
 import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace } from '../support/factories';
+import { adminHeaders } from '../support/test-app';
 
 describe('notes', () => {
   const suite = apiSuite();
@@ -126,6 +127,25 @@ describe('notes', () => {
       'relationship_write_limit_exceeded',
     );
     expectError(await post('/v1/notes', { fields: { $title: 'x'.repeat(10_001) } }), 422, 'invalid_value', 'fields.$title');
+  });
+
+  it("bounds a record's fields at 2 MiB however many updates add to them, keeping the record as it was", async () => {
+    const fresh = await createWorkspace(suite.t.http);
+    for (const key of ['part1', 'part2', 'part3']) {
+      const added = await suite.t.http
+        .post(`/admin/v1/workspaces/${fresh.workspaceId}/object-types/note/fields`)
+        .set(adminHeaders())
+        .send({ key, label: key, valueType: 'MARKDOWN' });
+      expect(added.status).toBe(200);
+    }
+    const part = 'm'.repeat(900_000);
+    const note = await post('/v1/notes', { fields: { $title: 'Big', part1: part } }, fresh.key);
+    expect(note.status).toBe(200);
+    expect((await post(`/v1/notes/${note.body.id}`, { fields: { part2: part } }, fresh.key)).status).toBe(200);
+    const third = await post(`/v1/notes/${note.body.id}`, { fields: { part3: part } }, fresh.key);
+    expectError(third, 422, 'invalid_value', 'fields');
+    const read = await get(`/v1/notes/${note.body.id}`, fresh.key);
+    expect([read.body.fields.part1.value, read.body.fields.part2.value, read.body.fields.part3.value]).toEqual([part, part, null]);
   });
 
   it('keeps workspaces apart: another workspace id is 404 on paths and 422 in relationships', async () => {

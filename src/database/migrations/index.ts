@@ -9,6 +9,7 @@ import { FilesCreatedAtMilliseconds1763794800000 } from './1763794800000-files-c
 import { MeetingAccess1763798400000 } from './1763798400000-meeting-access';
 import { RecordCountSlots1763802000000 } from './1763802000000-record-count-slots';
 import { RecordLinkCounts1763805600000 } from './1763805600000-record-link-counts';
+import { RecordFieldsSize1763809200000 } from './1763809200000-record-fields-size';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   MeetingAccess1763798400000,
   RecordCountSlots1763802000000,
   RecordLinkCounts1763805600000,
+  RecordFieldsSize1763809200000,
 ];
