@@ -39,7 +39,7 @@ function readKey(request: FastifyRequest): string | undefined {
     throw new ApiError(
       400,
       'idempotency_key_too_long',
-      `Idempotency-Key must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+      `Idempotency-Key must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} bytes`,
       'Idempotency-Key',
     );
   }
