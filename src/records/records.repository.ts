@@ -140,6 +140,20 @@ export interface RecordRow {
   links: LinkEnd[];
 }
 
+/**
+ * The oldest record of a type ($2) per URL host among the entries of a field ($3), for hosts $4.
+ * Through the value index (one row per entry, its first 512 characters, which hold any host):
+ * record_values_website_host_idx finds `$website` entries by host, so the expression must stay the
+ * index's (meetings e2e checks the plan); each record is then read by its id, fenced so that no
+ * plan scans the workspace's records to join them.
+ */
+export const OLDEST_BY_URL_HOST = `
+  SELECT DISTINCT ON (v.host) v.host, r.id
+    FROM (SELECT ${hostKeySql('text_value')} AS host, record_id FROM record_values
+           WHERE workspace_id = $1 AND object_type = $2 AND field_key = $3 AND ${hostKeySql('text_value')} = ANY($4)) v
+   CROSS JOIN LATERAL (SELECT id, created_at FROM records WHERE id = v.record_id OFFSET 0) r
+   ORDER BY v.host, r.created_at, r.id`;
+
 /** The bound the records_fields_size constraint puts on a record's fields. */
 const MAX_RECORD_FIELDS_MIB = 2;
 
@@ -362,18 +376,12 @@ export class RecordsRepository {
    */
   async oldestByUrlHost(workspaceId: string, slug: string, fieldKey: string, hosts: string[]): Promise<Map<string, string>> {
     if (hosts.length === 0) return new Map();
-    const rows = (await this.transactions.manager.query(
-      `SELECT DISTINCT ON (site.host) site.host, r.id
-         FROM records r
-        CROSS JOIN LATERAL (
-               SELECT ${hostKeySql('url.text')} AS host
-                 FROM jsonb_array_elements_text(
-                        CASE jsonb_typeof(r.fields -> $3) WHEN 'array' THEN r.fields -> $3 ELSE '[]' END
-                      ) url(text)) site
-        WHERE r.workspace_id = $1 AND r.object_type = $2 AND site.host = ANY($4)
-        ORDER BY site.host, r.created_at, r.id`,
-      [workspaceId, slug, fieldKey, [...new Set(hosts)]],
-    )) as { host: string; id: string }[];
+    const rows = (await this.transactions.manager.query(OLDEST_BY_URL_HOST, [
+      workspaceId,
+      slug,
+      fieldKey,
+      [...new Set(hosts)],
+    ])) as { host: string; id: string }[];
     return new Map(rows.map((row) => [row.host, row.id]));
   }
 }

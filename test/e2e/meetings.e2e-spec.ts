@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { OLDEST_BY_URL_HOST } from '../../src/records/records.repository';
 import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace } from '../support/factories';
@@ -355,6 +357,48 @@ describe('meetings', () => {
       const again = await post('/v1/meetings', meeting({ $attendeeEmails: ['x@Epsilon.example', 'y@beta.example'] }, { autoCreateRecords: true }), fresh.key);
       expect(again.body.relationships.$account.values.sort()).toEqual([beta, epsilon].sort());
       expect(await countOf('accounts', fresh.key)).toBe(7);
+    });
+
+    it('finds accounts by website host through the host index, never by reading every website', async () => {
+      const runner = suite.t.app.get(DataSource).createQueryRunner();
+      await runner.startTransaction();
+      try {
+        // A workspace with many websites (rolled back), so that the planner's choice shows: the host
+        // is looked up in the index only when the lookup's expression is the index's.
+        const fresh = await createWorkspace(suite.t.http);
+        await runner.query(
+          `INSERT INTO records (id, workspace_id, object_type, fields, created_at)
+           SELECT 'acc_' || lpad(g::text, 26, '0'), $1, 'account',
+                  jsonb_build_object('$name', 'A' || g, '$website',
+                    (SELECT jsonb_agg('https://www.site' || g || '-' || k || '.example/about') FROM generate_series(1, 20) k)),
+                  now()
+             FROM generate_series(1, 1000) g`,
+          [fresh.workspaceId],
+        );
+        await runner.query('ANALYZE record_values');
+        const [{ 'QUERY PLAN': plan }] = await runner.query(`EXPLAIN (FORMAT JSON) ${OLDEST_BY_URL_HOST}`, [
+          fresh.workspaceId,
+          'account',
+          '$website',
+          ['site7-3.example'],
+        ]);
+        const scans: Record<string, string>[] = [];
+        const walk = (node: Record<string, unknown>) => {
+          if (node['Index Name']) scans.push({ index: String(node['Index Name']), condition: String(node['Index Cond']) });
+          for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+        };
+        walk(plan[0].Plan);
+        // The host is looked up in the index (its Index Cond), not filtered from every entry it holds.
+        expect(scans).toEqual(
+          expect.arrayContaining([
+            { index: 'record_values_website_host_idx', condition: expect.stringContaining('= ANY') },
+            { index: 'records_pkey', condition: expect.stringContaining('record_id') },
+          ]),
+        );
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
     });
 
     it('gives an email whose domain no website can have a contact without an account', async () => {

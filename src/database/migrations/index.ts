@@ -10,6 +10,7 @@ import { MeetingAccess1763798400000 } from './1763798400000-meeting-access';
 import { RecordCountSlots1763802000000 } from './1763802000000-record-count-slots';
 import { RecordLinkCounts1763805600000 } from './1763805600000-record-link-counts';
 import { RecordFieldsSize1763809200000 } from './1763809200000-record-fields-size';
+import { WebsiteHostIndex1763812800000 } from './1763812800000-website-host-index';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   RecordCountSlots1763802000000,
   RecordLinkCounts1763805600000,
   RecordFieldsSize1763809200000,
+  WebsiteHostIndex1763812800000,
 ];
