@@ -1,6 +1,4 @@
-import type { FieldDefinition, ObjectTypeDefinition } from './object-type';
-import { MAX_FILTERS } from '../common/pagination/pagination';
-import { filterSql, prefixUpperBound, SqlParameterList } from './record-filters';
+import { prefixUpperBound } from './record-filters';
 
 describe('prefixUpperBound (the index range of a startsWith filter)', () => {
   it.each([
@@ -26,32 +24,5 @@ describe('prefixUpperBound (the index range of a startsWith filter)', () => {
     for (const candidate of ['pre', 'pre\u{10FFFF}\u{10FFFF}', `pre${'z'.repeat(600)}`]) {
       expect(Buffer.compare(Buffer.from(candidate), Buffer.from(upper))).toBe(-1);
     }
-  });
-});
-
-describe('filterSql limits', () => {
-  const field = (key: string): FieldDefinition => ({
-    key,
-    label: key,
-    valueType: 'TEXT',
-    description: null,
-    typeConfiguration: {},
-    readOnly: false,
-    required: false,
-  });
-  const type: ObjectTypeDefinition = {
-    slug: 'project',
-    label: 'Project',
-    custom: true,
-    fields: Array.from({ length: MAX_FILTERS + 1 }, (_, index) => field(`f${index}`)),
-    relationships: [],
-  };
-  const filters = (count: number) => Object.fromEntries(type.fields.slice(0, count).map(({ key }) => [`${key}[startsWith]`, 'v']));
-
-  it(`combines up to ${MAX_FILTERS} filters, and refuses one more (planning grows faster than their number)`, () => {
-    expect(filterSql(type, filters(MAX_FILTERS), new SqlParameterList()).conditions).toHaveLength(MAX_FILTERS);
-    expect(() => filterSql(type, filters(MAX_FILTERS + 1), new SqlParameterList())).toThrow(
-      expect.objectContaining({ status: 400, code: 'invalid_filter', param: `f${MAX_FILTERS}[startsWith]` }),
-    );
   });
 });

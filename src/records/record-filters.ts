@@ -1,5 +1,4 @@
 import { ApiError } from '../common/errors/api-error';
-import { MAX_FILTERS } from '../common/pagination/pagination';
 import { fieldTypeOf } from './field-types/registry';
 import { FILTER_OPERATORS, FilterOperator, SqlParameters } from './field-types/field-type';
 import { optionIdOf } from './field-types/options';
@@ -129,8 +128,6 @@ export function filterSql(
   const conditions: string[] = [];
   const indexed: IndexedFilter[] = [];
   const linked: LinkedFilter[] = [];
-  const names = Object.keys(filters);
-  if (names.length > MAX_FILTERS) throw invalidFilter(names[MAX_FILTERS], `At most ${MAX_FILTERS} filters may be combined`);
   for (const [name, raw] of Object.entries(filters)) {
     const match = FILTER_KEY.exec(name);
     const key = match?.[1] ?? name;

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error';
-import { MAX_PAGE_SIZE, parsePageRequest } from './pagination';
+import { MAX_FILTERS, MAX_PAGE_SIZE, parsePageRequest } from './pagination';
 
 type Query = Parameters<typeof parsePageRequest>[0];
 
@@ -81,6 +81,13 @@ describe('parsePageRequest (docs/api.md §3)', () => {
     expect(
       parsePageRequest({ limit: '5', offset: '10', '$title[startsWith]': 'Q', tag: ['a', 'b'] }, WITH_FILTERS),
     ).toEqual({ limit: 5, offset: 10, filters: { '$title[startsWith]': 'Q', tag: ['a', 'b'] } });
+  });
+
+  it(`combines up to ${MAX_FILTERS} filters and refuses one more, naming it (planning grows faster than their number)`, () => {
+    const filters = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`f${index}[startsWith]`, 'v']));
+    expect(Object.keys(parsePageRequest(filters(MAX_FILTERS), WITH_FILTERS).filters)).toHaveLength(MAX_FILTERS);
+    const error = refusal(filters(MAX_FILTERS + 1), WITH_FILTERS);
+    expect([error.status, error.code, error.param]).toEqual([400, 'invalid_filter', `f${MAX_FILTERS}[startsWith]`]);
   });
 
   it('checks limit and offset on routes with filters too', () => {

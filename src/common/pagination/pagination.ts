@@ -119,6 +119,9 @@ export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOption
     const base = key.replace(/\[.*$/, '');
     if (base === 'limit' || base === 'offset') throw ApiError.invalidParameter(key, `${base} must be a single integer`);
     if (!options.filters) throw ApiError.invalidParameter(key, `Unknown query parameter ${key}`);
+    if (Object.keys(filters).length === MAX_FILTERS) {
+      throw new ApiError(400, 'invalid_filter', `At most ${MAX_FILTERS} filters may be combined`, key);
+    }
     filters[key] = value as string | string[];
   }
   return { limit, offset, filters };
