@@ -1,11 +1,10 @@
 import type { NestApplicationOptions } from '@nestjs/common';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, type OperationObject, SwaggerModule } from '@nestjs/swagger';
 import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
 import { isErrorStatus } from './common/errors/error-codes';
 import { errorExample, errorResponseObject, errorStatusDescription } from './common/errors/error-responses';
 import { configureHttpServer } from './common/http/http-server';
-import { RouteTable } from './common/http/route-table';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
 import { HttpParserRefusals } from './modules/observability/http-parser-refusals';
@@ -13,7 +12,7 @@ import { MetricsService } from './modules/observability/metrics.service';
 import { requestLogging } from './modules/observability/request-logging';
 import { ServiceLogger } from './modules/observability/service-logger';
 
-/** Nest application options: our own JSON body parser replaces Nest's (see parseApiJsonBody). */
+/** Nest application options: the API's JSON body parser replaces Nest's (see apiJsonBody). */
 export const NEST_APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
 
 function sortedDocument(document: OpenAPIObject): OpenAPIObject {
@@ -81,7 +80,7 @@ function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-export function buildOpenApiDocument(app: NestFastifyApplication, config: AppConfig): OpenAPIObject {
+export function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Workspace records service')
     .setDescription(
@@ -104,13 +103,10 @@ export function buildOpenApiDocument(app: NestFastifyApplication, config: AppCon
 }
 
 /** Everything main.ts and the e2e tests both need on top of AppModule. */
-export function configureApp(app: NestFastifyApplication, config: AppConfig): OpenAPIObject {
+export function configureApp(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
   const logger = app.get(ServiceLogger);
   app.useLogger(logger);
-  configureHttpServer(app.getHttpAdapter().getInstance(), app.get(RouteTable), [
-    app.get(MetricsService).observer(),
-    requestLogging(logger),
-  ]);
+  configureHttpServer(app, config, [app.get(MetricsService).observer(), requestLogging(logger)]);
   app.get(HttpParserRefusals).answerOn(app.getHttpServer());
   const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { configureApp, NEST_APP_OPTIONS } from './app.setup';
 import { startupBanner } from './bootstrap/banner';
@@ -10,7 +10,6 @@ import { resolveDatabase } from './bootstrap/database-url';
 import { ensureDevCredentials, resolveAdminToken } from './bootstrap/dev-credentials';
 import { HttpDrain } from './bootstrap/http-drain';
 import { ApiKeysRepository } from './common/auth/api-keys.repository';
-import { createHttpAdapter, everyInterface } from './common/http/http-server';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { runMigrations } from './database/migrate';
 import { AdminService } from './modules/admin/admin.service';
@@ -43,10 +42,10 @@ async function bootstrap(): Promise<void> {
   );
   config = new AppConfig({ ...config, databaseUrl: database.url, adminToken: adminToken.value });
 
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createHttpAdapter(config), NEST_APP_OPTIONS);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), NEST_APP_OPTIONS);
   configureApp(app, config);
   const drain = new HttpDrain(app.getHttpServer());
-  await app.listen(config.port, everyInterface());
+  await app.listen(config.port);
 
   /**
    * SIGTERM: drain HTTP first (see HttpDrain), then close the application (its hooks close Redis

@@ -19,6 +19,9 @@ interface CliRun {
  * a Node process of its own on the test database: it builds the application without an HTTP server,
  * which is what a provider reaching for one broke once.
  */
+// Each test starts the CLI, a Node process that compiles the TypeScript it runs, several times.
+jest.setTimeout(120_000);
+
 describe('operator CLI', () => {
   let t: TestApp;
   let dataDir: string;

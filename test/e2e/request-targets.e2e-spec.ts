@@ -59,10 +59,50 @@ describe('request targets and headers as sent', () => {
     expect([filtered.status, filtered.json.data.length]).toEqual([200, 1]);
   });
 
-  it('takes a Content-Type whose parameters do not parse for its media type, and an empty Content-Encoding for none', async () => {
-    for (const contentType of ['application/json;;', 'application/json; charset=', 'application/json;charset=utf-8;']) {
-      const created = await send('POST /v1/notes HTTP/1.1', note(contentType), `${auth()}Content-Type: ${contentType}\r\n`);
-      expect([contentType, created.status]).toEqual([contentType, 200]);
+  /** The workspace's notes, counted: a refused body must not have written one. */
+  async function noteCount(): Promise<number> {
+    return (await send('GET /v1/notes?limit=1 HTTP/1.1', '', auth())).json.totalCount;
+  }
+
+  /** One request on its own connection with a body of raw bytes. */
+  async function sendBytes(contentType: string, body: Buffer): Promise<{ status: number; json: any }> {
+    const head = `POST /v1/notes HTTP/1.1\r\nHost: ${host}\r\n${auth()}Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+    const answer = await rawExchange(url, Buffer.concat([Buffer.from(head), body]));
+    // The raw answer is read as latin1, byte for byte; the JSON body is UTF-8.
+    return { status: answer.status, json: JSON.parse(Buffer.from(answer.body, 'latin1').toString('utf8')) };
+  }
+
+  const latin1Note = Buffer.from('{"fields":{"$title":"t","$content":"caf\xe9"}}', 'latin1');
+
+  it.each([
+    'application/json;;',
+    'application/json; charset=',
+    'application/json;charset=utf-8;',
+    'application/json; charset=latin1;',
+    'application/json; charset=iso-8859-1; format',
+    'application/json; charset',
+    'application/json; charset=iso-8859-1',
+    'application/json; charset=utf-16',
+    'application/json; charset=utf8',
+  ])('refuses Content-Type %s (parameters that do not parse, or a charset but UTF-8) with 415, writing nothing', async (contentType) => {
+    const before = await noteCount();
+    const refused = await sendBytes(contentType, latin1Note);
+    expect([refused.status, refused.json.error.code]).toEqual([415, 'unsupported_media_type']);
+    expect(await noteCount()).toBe(before);
+  });
+
+  it('refuses bytes that are not UTF-8 with 400 invalid_json rather than store replacement characters', async () => {
+    const before = await noteCount();
+    const refused = await sendBytes('application/json', latin1Note);
+    expect([refused.status, refused.json.error.code, refused.json.error.message]).toEqual([400, 'invalid_json', 'The body is not valid UTF-8']);
+    expect(await noteCount()).toBe(before);
+  });
+
+  it('takes UTF-8 named in any spelling, or no charset, and an empty Content-Encoding for none', async () => {
+    const utf8Note = Buffer.from('{"fields":{"$title":"t","$content":"café"}}', 'utf8');
+    for (const contentType of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/merge-patch+json']) {
+      const created = await sendBytes(contentType, utf8Note);
+      expect([contentType, created.status, created.json.fields?.$content?.value]).toEqual([contentType, 200, 'café']);
     }
     const identity = await send('POST /v1/notes HTTP/1.1', note('identity'), `${auth()}Content-Type: application/json\r\nContent-Encoding: \r\n`);
     expect(identity.status).toBe(200);

@@ -1,7 +1,7 @@
 import { RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AUTH_MODE, AuthMode, REQUIRED_SCOPES } from '../../src/common/auth/auth.decorators';
 import { RouteTable } from '../../src/common/http/route-table';
 
@@ -15,14 +15,11 @@ function openApiPath(path: string): string {
 /** Paths SwaggerModule serves itself (the UI and its assets): routes, but not operations. */
 const DOCS_PATH = /^\/docs(-json|-yaml)?(\/|$)/;
 
-/** Every route the app serves, other than the docs and the HEAD that Fastify adds to each GET. */
-export function servedRoutes(app: NestFastifyApplication): RouteKey[] {
-  const table = app.get(RouteTable).list();
-  const gets = new Set(table.filter(({ method }) => method === 'GET').map(({ url }) => url));
+/** Every route the app serves, other than the docs. */
+export function servedRoutes(app: NestExpressApplication): RouteKey[] {
   const routes = new Set<RouteKey>();
-  for (const { method, url } of table) {
-    if (DOCS_PATH.test(url) || (method === 'HEAD' && gets.has(url))) continue;
-    routes.add(`${method} ${openApiPath(url)}`);
+  for (const { method, url } of app.get(RouteTable).list()) {
+    if (!DOCS_PATH.test(url)) routes.add(`${method} ${openApiPath(url)}`);
   }
   return [...routes].sort();
 }
@@ -38,7 +35,7 @@ function joinPath(...parts: string[]): string {
 }
 
 /** Every handler of every controller the app mounted, with the auth mode and scopes it declares. */
-export function controllerOperations(app: NestFastifyApplication): ControllerOperation[] {
+export function controllerOperations(app: NestExpressApplication): ControllerOperation[] {
   const operations: ControllerOperation[] = [];
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { INestApplication, Type } from '@nestjs/common';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import request from 'supertest';
@@ -10,13 +10,12 @@ import type TestAgent from 'supertest/lib/agent';
 import { AppModule } from '../../src/app.module';
 import { configureApp, NEST_APP_OPTIONS } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { createHttpAdapter } from '../../src/common/http/http-server';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export interface TestApp {
-  app: NestFastifyApplication;
+  app: NestExpressApplication;
   config: AppConfig;
   document: OpenAPIObject;
   http: TestAgent;
@@ -50,11 +49,9 @@ export async function createTestApp(
     imports: [AppModule.register(config)],
     controllers: options.controllers ?? [],
   }).compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), NEST_APP_OPTIONS);
+  const app = moduleRef.createNestApplication<NestExpressApplication>(NEST_APP_OPTIONS);
   const document = configureApp(app, config);
   await app.init();
-  // Fastify serves nothing until its plugins (Swagger UI's static files) have loaded.
-  await app.getHttpAdapter().getInstance().ready();
   return { app, config, document, http: request(app.getHttpServer()), close: () => app.close() };
 }
 

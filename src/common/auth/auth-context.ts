@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import type { MemberRole } from '../../database/entities/member.entity';
 import type { Scope } from './scopes';
 
@@ -16,10 +16,10 @@ export interface AuthContext {
   scopes: ReadonlySet<Scope>;
 }
 
-export type AuthenticatedRequest = FastifyRequest & { auth: AuthContext };
+export type AuthenticatedRequest = Request & { auth: AuthContext };
 
 /** False on public and operator routes, and before the authentication guard has run. */
-export function isAuthenticated(request: FastifyRequest): request is AuthenticatedRequest {
+export function isAuthenticated(request: Request): request is AuthenticatedRequest {
   return (request as Partial<AuthenticatedRequest>).auth !== undefined;
 }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 
@@ -18,7 +18,7 @@ export class AuthFailureLimiter {
   ) {}
 
   /** Counts one failure and returns the error to answer with: 401, or 429 once over the limit. */
-  async fail(request: FastifyRequest, unauthorized: ApiError): Promise<ApiError> {
+  async fail(request: Request, unauthorized: ApiError): Promise<ApiError> {
     const limit = this.config.authFailureLimit.perMinute;
     const { isBlocked, timeToBlockExpire } = await this.storage.increment(
       `auth-failure:${request.ip}`,

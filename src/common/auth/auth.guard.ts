@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { looksLikeApiKey, hashSecret, secretsEqual } from './api-key-secret';
@@ -10,7 +10,7 @@ import { AUTH_MODE, AuthMode } from './auth.decorators';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { expandScopes } from './scopes';
 
-function bearerToken(request: FastifyRequest): string | undefined {
+function bearerToken(request: Request): string | undefined {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return undefined;
   const match = /^Bearer ([^\s]+)$/i.exec(header.trim());

@@ -1,23 +1,23 @@
 import { Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { Response } from 'express';
 import { ApiError } from './api-error';
 import { sendError } from './send-error';
 
 /** What sendError wrote: status, headers and JSON body. */
 function sent(error: ApiError): { status?: number; headers: Record<string, string>; body?: unknown } {
   const written: { status?: number; headers: Record<string, string>; body?: unknown } = { headers: {} };
-  const reply = {
-    headers: (headers: Record<string, string>) => {
+  const response = {
+    set: (headers: Record<string, string>) => {
       Object.assign(written.headers, headers);
-      return reply;
+      return response;
     },
-    code: (status: number) => {
+    status: (status: number) => {
       written.status = status;
-      return reply;
+      return response;
     },
-    send: (body: unknown) => (written.body = body),
+    json: (body: unknown) => (written.body = body),
   };
-  sendError(reply as unknown as FastifyReply, error);
+  sendError(response as unknown as Response, error);
   return written;
 }
 

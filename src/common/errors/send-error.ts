@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { Response } from 'express';
 import { ApiError } from './api-error';
 import { ERROR_CODES, isErrorCode } from './error-codes';
 
@@ -17,7 +17,7 @@ function catalogued(error: ApiError): ApiError {
 }
 
 /** Writes an ApiError as the response. Used by the exception filter and before routing. */
-export function sendError(reply: FastifyReply, error: ApiError): void {
+export function sendError(response: Response, error: ApiError): void {
   const sent = catalogued(error);
-  reply.headers(sent.headers).code(sent.status).send(sent.toBody());
+  response.status(sent.status).set(sent.headers).json(sent.toBody());
 }

@@ -1,121 +1,90 @@
-import type { IncomingMessage } from 'node:http';
-import { networkInterfaces } from 'node:os';
-import { parse as parseQueryString } from 'node:querystring';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
+import type { ParsedUrlQuery } from 'node:querystring';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { sendError } from '../errors/send-error';
-import { parseApiJsonBody } from './json-body';
+import { apiJsonBody } from './json-body';
 import type { RequestObserver } from './request-observer';
-import { ROUTER_OPTIONS, RouteTable } from './route-table';
 
-/** `http://host:port` (any scheme, any case) at the start of an absolute-form request target. */
-const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+/** A percent-encoded unreserved character (RFC 3986 §2.3): ALPHA, DIGIT, `-`, `.`, `_`, `~`. */
+const ENCODED_UNRESERVED = /%(4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2[DE]|5F|7E)/gi;
 
 /**
- * The request target as routing reads it: the path and query only. A `#fragment` is not part of
- * what a client requests (RFC 9110 §7.1; Fastify would read it as query), and an absolute-form
- * target (`GET http://host/v1/notes`, which HTTP/1.1 servers must accept) is its path.
+ * The path as routing must read it. Percent-encoding an unreserved character does not change which
+ * resource a URI names (RFC 3986 §6.2.2.2), so `/%76%31/notes` is `/v1/notes`; everything else stays
+ * encoded (an encoded `/` inside an id is part of the id, not a separator).
  */
-function originForm(url: string): string {
-  const fragment = url.indexOf('#');
-  const target = fragment === -1 ? url : url.slice(0, fragment);
-  if (target.charCodeAt(0) === 0x2f /* / */ || !SCHEME_AND_AUTHORITY.test(target)) return target;
-  const rest = target.replace(SCHEME_AND_AUTHORITY, '');
-  return rest.startsWith('/') ? rest : `/${rest}`;
+function normalizedTarget(url: string): string {
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  if (!path.includes('%')) return url;
+  const decoded = path.replace(ENCODED_UNRESERVED, (encoded) => String.fromCharCode(parseInt(encoded.slice(1), 16)));
+  return query === -1 ? decoded : decoded + url.slice(query);
+}
+
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A `.` or `..` path segment. */
+const DOT_SEGMENT = /\/\.\.?(\/|$)/;
+
+/**
+ * Paths that name nothing this service has, whatever route they resemble: one that does not
+ * percent-decode (Express's router would answer its own bare 400 while decoding a parameter), and
+ * one with a dot segment (no resource has one, and Swagger UI's file server would resolve it).
+ */
+function namesNothing(request: Request): boolean {
+  const path = request.path;
+  return (path.includes('%') && !decodes(path)) || DOT_SEGMENT.test(path);
 }
 
 /**
- * The HTTP server: Fastify under Nest (Express's router, middleware walk and response helpers cost
- * a read half its CPU). Everything a client can see is kept as it was on Express:
- * - the query string is parsed flat by `node:querystring` (`filter[x]=1` is the key `filter[x]`);
- * - paths match without case and with or without a trailing slash (ROUTER_OPTIONS), fragments and
- *   absolute-form targets are routed by their path (originForm);
- * - a path that does not percent-decode names nothing: 404 `not_found`, with a request id, logged
- *   and counted like any request (Fastify's own answer would be a bare 400);
- * - Node's timeouts (5 s keep-alive, 300 s per request), which Fastify otherwise replaces;
- * - Node's refusals before routing are answered by HttpParserRefusals alone.
+ * What runs first on every request: it is observed (request id, access log, metrics) before
+ * anything can answer it; its target is normalised for routing; a path that names nothing is a
+ * 404 `not_found`, like an id of the wrong shape.
  */
-export function createHttpAdapter(config: AppConfig): FastifyAdapter {
-  return new FastifyAdapter({
-    trustProxy: config.trustProxy,
-    keepAliveTimeout: 5_000,
-    requestTimeout: 300_000,
-    clientErrorHandler: () => undefined,
-    rewriteUrl: (request: IncomingMessage) => originForm(request.url ?? '/'),
-    frameworkErrors: (_error: Error, request: FastifyRequest, reply: FastifyReply) => {
-      request.server.observeRequest(request, reply);
-      sendError(reply, ApiError.notFound());
-    },
-    routerOptions: { ...ROUTER_OPTIONS, querystringParser: (text) => parseQueryString(text) },
-  });
-}
-
-/** Swagger UI's page and files, and the OpenAPI document. */
-const DOCS_ROUTE = /^\/docs(-json|-yaml)?(\/|$)/;
-
-/** Text types sent without a charset (Swagger's page, its YAML, its scripts); the bytes are UTF-8. */
-const TEXT_WITHOUT_CHARSET = /^(text\/[^;]+|application\/javascript)$/;
-
-/**
- * Names UTF-8 on the text the docs routes send without a charset: the OpenAPI YAML holds non-ASCII
- * text that a client reading it alone would otherwise decode by guess.
- */
-const withUtf8Charset: onSendHookHandler = (_request, reply, payload, done) => {
-  const type = reply.getHeader('content-type');
-  if (typeof type === 'string' && TEXT_WITHOUT_CHARSET.test(type)) reply.header('content-type', `${type}; charset=utf-8`);
-  done(null, payload);
-};
-
-/** Where a Content-Type waits while Fastify's body step runs (see configureHttpServer). */
-const setAsideContentType = new WeakMap<IncomingMessage, string>();
-
-/**
- * The request pipeline on the Fastify instance, before any route is added:
- * - every request is observed first (request id, access log, metrics), once, also one that never
- *   routes or skips the hooks (observeRequest);
- * - the body is the service's alone to judge (docs/api.md §1): Fastify refuses a Content-Type it
- *   cannot parse before any hook can answer (a 415 ahead of authentication even without a body,
- *   and the upload route's own refusal lost), so the header is set aside for Fastify's body step
- *   and put back before validation, where parseApiJsonBody reads the body Fastify left unread;
- * - every route is recorded in the RouteTable; the docs routes name the charset of their text.
- */
-export function configureHttpServer(server: FastifyInstance, routes: RouteTable, observers: RequestObserver[]): void {
-  routes.track(server);
-  server.addHook('onRoute', (route) => {
-    if (DOCS_ROUTE.test(route.url)) route.onSend = [...[route.onSend ?? []].flat(), withUtf8Charset];
-  });
-  const observed = new WeakSet<IncomingMessage>();
-  const observe: RequestObserver = (request, reply) => {
-    if (observed.has(request.raw)) return;
-    observed.add(request.raw);
-    for (const observer of observers) observer(request, reply);
+function requestEntry(observers: RequestObserver[]) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    for (const observe of observers) observe(request, response);
+    request.url = normalizedTarget(request.url);
+    if (namesNothing(request)) return sendError(response, ApiError.notFound());
+    next();
   };
-  server.decorate('observeRequest', observe);
-  server.addHook('onRequest', (request, reply, done) => {
-    observe(request, reply);
-    const contentType = request.raw.headers['content-type'];
-    if (contentType !== undefined) {
-      setAsideContentType.set(request.raw, contentType);
-      request.raw.headers['content-type'] = undefined;
-    }
-    done();
-  });
-  server.removeAllContentTypeParsers();
-  server.addContentTypeParser('*', (_request, _body, done) => done(null, undefined));
-  server.addHook('preValidation', async (request) => {
-    const contentType = setAsideContentType.get(request.raw);
-    if (contentType !== undefined) request.raw.headers['content-type'] = contentType;
-    await parseApiJsonBody(request);
-  });
 }
 
 /**
- * The address that takes connections on every interface, as Node picks it when no host is given
- * (Fastify always binds one): `::`, which also takes IPv4, where the system has IPv6, else 0.0.0.0.
+ * Express under Nest, set up as the service's contract says (docs/api.md §1):
+ * - the query string is parsed flat by `node:querystring` (`filter[x]=1` is the key `filter[x]`;
+ *   `qs` would nest it);
+ * - paths match without case and with or without a trailing slash (Express's defaults);
+ * - no weak ETag: Express would hash every body for conditional requests no client of this API
+ *   makes (5–9 % of a read's CPU); the file upload sets its own;
+ * - every request is observed first, and the API routes' bodies are JSON (apiJsonBody) read before
+ *   authentication, so that a body is judged the same on every route, known or not.
+ * Node's own timeouts stay (5 s keep-alive, 300 s per request); its parser's refusals are answered
+ * by HttpParserRefusals.
  */
-export function everyInterface(): string {
-  const hasIpv6 = Object.values(networkInterfaces()).some((addresses) => addresses?.some(({ family }) => family === 'IPv6'));
-  return hasIpv6 ? '::' : '0.0.0.0';
+export function configureHttpServer(app: NestExpressApplication, config: AppConfig, observers: RequestObserver[]): void {
+  app.set('trust proxy', config.trustProxy);
+  app.set('query parser', 'simple');
+  app.set('etag', false);
+  app.disable('x-powered-by');
+  app.use(requestEntry(observers));
+  app.use(['/v1', '/admin'], apiJsonBody());
+}
+
+/**
+ * The query of a request as the service parses it: flat, by `node:querystring` (the `query parser`
+ * set above), so every value is a string or an array of strings, never the nested objects Express's
+ * type allows for `qs`.
+ */
+export function queryOf(request: Request): ParsedUrlQuery {
+  return request.query as ParsedUrlQuery;
 }

@@ -1,9 +1,9 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Transform } from 'node:stream';
+import { isUtf8 } from 'node:buffer';
+import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseContentType } from 'content-type';
-import type { FastifyRequest } from 'fastify';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError } from '../errors/api-error';
+import { sendError } from '../errors/send-error';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Objects and arrays nested deeper than this are refused before anything parses or walks them. */
@@ -44,146 +44,91 @@ function hasBody(headers: IncomingHttpHeaders): boolean {
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** The API routes, whose bodies are JSON (docs/api.md §1); matched without case, as routing is. */
-const JSON_BODY_PATH = /^\/(v1|admin)(\/|\?|$)/i;
+/** The encodings docs/api.md §1 names, whatever else the running Node could decompress. */
+const CONTENT_ENCODINGS = new Set(['', 'identity', 'gzip', 'deflate', 'br']);
 
-/**
- * Whether the request is for the API: by the route it matched (whatever spelling of the path
- * reached it: `/%76%31/notes` is `/v1/notes`), or, when none did, by its path, so that a body sent
- * to an unknown API route is still judged before the 404.
- */
-function isApiRequest(request: FastifyRequest): boolean {
-  return JSON_BODY_PATH.test(request.is404 ? request.url : (request.routeOptions.url ?? ''));
-}
-
-const JSON_MEDIA_TYPE = /^application\/(json|[^/;\s]+\+json)$/;
+const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
 
 const notJsonMediaType = () => new ApiError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json');
 const notUtf8 = () => new ApiError(415, 'unsupported_media_type', 'The body must be UTF-8 encoded JSON');
-const tooLarge = () => new ApiError(413, 'payload_too_large', `The body exceeds ${BODY_LIMIT_BYTES} bytes`);
-const unreadable = () => new ApiError(400, 'invalid_json', 'The body could not be read');
-const invalidJson = () => new ApiError(400, 'invalid_json', 'The body is not valid JSON');
 
-/** The charset a Content-Type names; none when its parameters do not parse (they are then ignored). */
-function charsetOf(header: string): string | undefined {
+/**
+ * Why the head of the request refuses its body, if it does: a media type that is not JSON, a
+ * Content-Type whose parameters do not parse (what they say could not be honoured: body-parser
+ * would read such a body as UTF-8 whatever charset it names), a charset other than UTF-8 (RFC 8259;
+ * the depth scan reads UTF-8 bytes), or a Content-Encoding other than those documented.
+ */
+function headRefusal(request: Request): ApiError | undefined {
+  if (!request.is(JSON_MEDIA_TYPES)) return notJsonMediaType();
+  let charset: string | undefined;
   try {
-    return parseContentType(header).parameters.charset;
+    charset = parseContentType(request).parameters.charset;
   } catch {
-    return undefined;
+    return notJsonMediaType();
   }
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') return notUtf8();
+  const encoding = (request.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (!CONTENT_ENCODINGS.has(encoding)) {
+    return new ApiError(415, 'unsupported_media_type', `Content-Encoding ${encoding} is not supported`);
+  }
+  return undefined;
+}
+
+/** A refusal of `verifyJsonBytes`, named as body-parser names its own (`error.type`). */
+function verifyFailure(type: 'entity.not.utf8' | 'entity.too.deep'): Error {
+  return Object.assign(new Error(type), { type });
 }
 
 /**
- * The media type is what comes before any parameter; JSON between systems is UTF-8 (RFC 8259),
- * and the depth scan reads UTF-8 bytes.
+ * The bytes, checked before they are decoded and parsed (body-parser's `verify`): bytes that are not
+ * UTF-8 would be decoded with replacement characters and stored so; nesting is refused before
+ * JSON.parse recurses into it.
  */
-function checkMediaType(header: string | undefined): void {
-  if (header === undefined || !JSON_MEDIA_TYPE.test(header.split(';', 1)[0].trim().toLowerCase())) {
-    throw notJsonMediaType();
-  }
-  const charset = charsetOf(header);
-  if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw notUtf8();
+function verifyJsonBytes(_request: unknown, _response: unknown, bytes: Buffer): void {
+  if (!isUtf8(bytes)) throw verifyFailure('entity.not.utf8');
+  if (nestsDeeperThan(bytes, MAX_BODY_DEPTH)) throw verifyFailure('entity.too.deep');
 }
 
-const DECOMPRESSORS: Record<string, () => Transform> = {
-  gzip: createGunzip,
-  deflate: createInflate,
-  br: createBrotliDecompress,
-};
-
-/** The decompressor Content-Encoding names (none for identity); 415 for one HTTP does not define here. */
-function decompressorFor(request: IncomingMessage): Transform | undefined {
-  const encoding = (request.headers['content-encoding'] || 'identity').toLowerCase();
-  if (encoding === 'identity') return undefined;
-  // The encoding is the client's word: never a property an object has by inheritance.
-  const create = Object.hasOwn(DECOMPRESSORS, encoding) ? DECOMPRESSORS[encoding] : undefined;
-  if (!create) throw new ApiError(415, 'unsupported_media_type', `Content-Encoding ${encoding} is not supported`);
-  return create();
-}
-
-/**
- * The body's bytes, decompressed as Content-Encoding says (gzip, deflate, br), refused past
- * BODY_LIMIT_BYTES as soon as it is announced or read. Once refused, the rest of the body is still
- * read and discarded, so that a keep-alive connection serves its next request; a client that goes
- * away mid-body fails the read rather than leaving it waiting.
- */
-function readBytes(request: IncomingMessage): Promise<Buffer> {
-  const decompressor = decompressorFor(request);
-  if (!decompressor && Number(request.headers['content-length']) > BODY_LIMIT_BYTES) throw tooLarge();
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const fail = (error: ApiError) => {
-      if (settled) return;
-      settled = true;
-      decompressor?.destroy();
-      reject(error);
-    };
-    const succeed = () => {
-      if (settled) return;
-      settled = true;
-      resolve(Buffer.concat(chunks, size));
-    };
-    const take = (chunk: Buffer) => {
-      if (settled) return;
-      size += chunk.length;
-      if (size > BODY_LIMIT_BYTES) fail(tooLarge());
-      else chunks.push(chunk);
-    };
-    if (decompressor) {
-      request.on('data', (chunk: Buffer) => settled || decompressor.write(chunk));
-      request.once('end', () => settled || decompressor.end());
-      decompressor.on('data', take);
-      decompressor.once('end', succeed);
-      decompressor.once('error', () => fail(unreadable()));
-    } else {
-      request.on('data', take);
-      request.once('end', succeed);
-    }
-    request.once('error', () => fail(unreadable()));
-    request.once('close', () => request.complete || fail(unreadable()));
-  });
-}
-
-const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
-
-/** Strict JSON as body-parser had it: the text must open an object or an array. */
-function opensObjectOrArray(bytes: Buffer): boolean {
-  let index = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  while (WHITESPACE.has(bytes[index])) index++;
-  return OPENERS.has(bytes[index]);
-}
-
-async function parseJsonBody(request: IncomingMessage): Promise<object> {
-  checkMediaType(request.headers['content-type']);
-  const bytes = await readBytes(request);
-  if (bytes.length === 0) return {};
-  if (!opensObjectOrArray(bytes)) throw invalidJson();
-  if (nestsDeeperThan(bytes, MAX_BODY_DEPTH)) {
-    throw new ApiError(400, 'invalid_json', `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`);
+/** body-parser's failures, as the catalogue names them. */
+function bodyParserRefusal(error: { type?: string }): ApiError {
+  switch (error.type) {
+    case 'entity.too.large':
+      return new ApiError(413, 'payload_too_large', `The body exceeds ${BODY_LIMIT_BYTES} bytes`);
+    case 'entity.parse.failed':
+      return new ApiError(400, 'invalid_json', 'The body is not valid JSON');
+    case 'entity.not.utf8':
+      return new ApiError(400, 'invalid_json', 'The body is not valid UTF-8');
+    case 'entity.too.deep':
+      return new ApiError(400, 'invalid_json', `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`);
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return notUtf8();
+    default:
+      return new ApiError(400, 'invalid_json', 'The body could not be read');
   }
-  let body: unknown;
-  try {
-    // A byte order mark is not JSON; a client may still send one.
-    body = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
-  } catch {
-    throw invalidJson();
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
-  }
-  return body;
 }
 
 /**
  * JSON body parsing for the API routes (docs/api.md §1), whatever the method: only
- * `application/json` (or `+json`) in UTF-8 (415 otherwise), at most 1 MiB (413), well-formed and at
- * most MAX_BODY_DEPTH levels deep (400 `invalid_json`), and an object at the top level. Runs in
- * Fastify's `preValidation` hook: the framework's own parsers are removed (see http-server.ts), so
- * the body is still unread here. The signed file routes are outside `/v1` and stream their bytes themselves.
+ * `application/json` or a `+json` type, in UTF-8 (415 otherwise), Content-Encoding gzip, deflate or
+ * br, at most 1 MiB once decoded (413), valid UTF-8 and valid JSON nested at most MAX_BODY_DEPTH
+ * levels (400 `invalid_json`), an object at the top level. body-parser reads the bytes; a body it
+ * refuses is still read to its end, so a keep-alive connection serves its next request. The signed
+ * file routes are outside `/v1` and stream their bytes themselves.
  */
-export async function parseApiJsonBody(request: FastifyRequest): Promise<void> {
-  if (request.body !== undefined || !hasBody(request.headers) || !isApiRequest(request)) return;
-  request.body = await parseJsonBody(request.raw);
+export function apiJsonBody() {
+  const parse = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: () => true, verify: verifyJsonBytes });
+  return (request: Request, response: Response, next: NextFunction): void => {
+    if (!hasBody(request.headers)) return next();
+    const refusal = headRefusal(request);
+    if (refusal) return sendError(response, refusal);
+    parse(request, response, (error?: unknown) => {
+      if (error) return sendError(response, bodyParserRefusal(error as { type?: string }));
+      const body: unknown = request.body;
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        return sendError(response, new ApiError(400, 'invalid_json', 'The body must be a JSON object'));
+      }
+      next();
+    });
+  };
 }

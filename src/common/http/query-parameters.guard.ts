@@ -2,9 +2,9 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DECORATORS } from '@nestjs/swagger';
-import type { ParsedUrlQuery } from 'node:querystring';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { ApiError } from '../errors/api-error';
+import { queryOf } from './http-server';
 
 /**
  * Whether a handler takes query parameters: it documents some (`@ApiQuery`, which `@Paginated`
@@ -34,7 +34,7 @@ export class QueryParametersGuard implements CanActivate {
       this.takesQuery.set(handler, takesQuery);
     }
     if (takesQuery) return true;
-    const [name] = Object.keys(context.switchToHttp().getRequest<FastifyRequest<{ Querystring: ParsedUrlQuery }>>().query);
+    const [name] = Object.keys(queryOf(context.switchToHttp().getRequest<Request>()));
     if (name !== undefined) throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
     return true;
   }

@@ -1,63 +1,61 @@
-import { METHODS } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import type { FastifyInstance, HTTPMethods } from 'fastify';
-import FindMyWay from 'find-my-way';
+import { HttpAdapterHost } from '@nestjs/core';
 
-/** The longest request line Node accepts (its 16 KiB header limit): no parameter is ever too long to route. */
-const MAX_PARAM_LENGTH = 16 * 1024;
+/** A layer of Express's router: a route (a path with its methods) or a middleware (no `route`). */
+interface RouterLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+  match(path: string): boolean;
+}
 
-/**
- * How paths match routes, for the server and for this table alike: without case and with or without
- * a trailing slash (as the service has always routed), and parameters of any length (a too-long id
- * is a 404 of its route, after authentication, not a 414 before it).
- */
-export const ROUTER_OPTIONS = { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH } as const;
+type RouteLayer = Required<RouterLayer>;
 
 export interface Route {
   method: string;
-  /** Fastify's spelling: `/v1/notes/:id`. */
+  /** Express's spelling: `/v1/notes/:id`. */
   url: string;
 }
 
 /**
- * The routes the server serves, recorded as it registers them: which methods a path has (a 405
- * names them in `Allow`) and the whole list (the tests compare it with the controllers and the
- * OpenAPI document). A wildcard route (Swagger UI's static files) says nothing about a path and is
- * left out.
+ * The routes the server serves, read from Express's router: which methods a path has (a 405 names
+ * them in `Allow`) and the whole list (the tests compare it with the controllers and the OpenAPI
+ * document). Middleware (Nest's not-found handler, Swagger UI's static files) says nothing about a
+ * path and is left out. Read when asked, after every route is registered; the CLI, which has no
+ * HTTP server, never asks.
  */
 @Injectable()
 export class RouteTable {
-  private readonly router = FindMyWay(ROUTER_OPTIONS);
-  private readonly routes: Route[] = [];
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
 
-  /** Records every route `server` registers from now on. */
-  track(server: FastifyInstance): void {
-    server.addHook('onRoute', ({ method, url }) => {
-      for (const one of ([] as HTTPMethods[]).concat(method)) this.add(one.toUpperCase(), url);
-    });
-  }
-
-  private add(method: string, url: string): void {
-    if (url.includes('*') || this.router.hasRoute(method as FindMyWay.HTTPMethod, url)) return;
-    this.router.on(method as FindMyWay.HTTPMethod, url, () => undefined);
-    this.routes.push({ method, url });
+  private routeLayers(): RouteLayer[] {
+    const app = this.adapterHost.httpAdapter.getInstance<{ router: { stack: RouterLayer[] } }>();
+    return app.router.stack.filter((layer): layer is RouteLayer => layer.route !== undefined);
   }
 
   /**
-   * The methods routed for `path`, HEAD with GET, sorted; none for a path no route matches. A match
-   * with an empty parameter (`/v1/notes//` for `/v1/notes/:id`) is none: Nest answers it not found.
+   * The methods routed for `path`, HEAD with GET, sorted; none for a path no route matches (a
+   * parameter that is empty or does not decode matches nothing).
    */
   allowedMethods(path: string): string[] {
     const methods = new Set<string>();
-    for (const method of METHODS) {
-      const found = this.router.find(method as FindMyWay.HTTPMethod, path);
-      if (found && !Object.values(found.params).includes('')) methods.add(method);
+    for (const layer of this.routeLayers()) {
+      if (!matches(layer, path)) continue;
+      for (const [method, enabled] of Object.entries(layer.route.methods)) if (enabled) methods.add(method.toUpperCase());
     }
     if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort();
   }
 
-  list(): readonly Route[] {
-    return this.routes;
+  list(): Route[] {
+    return this.routeLayers().flatMap(({ route }) =>
+      Object.keys(route.methods).map((method) => ({ method: method.toUpperCase(), url: route.path })),
+    );
+  }
+}
+
+function matches(layer: RouterLayer, path: string): boolean {
+  try {
+    return layer.match(path);
+  } catch {
+    return false; // a parameter that does not percent-decode
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { Transactions } from '../../database/transactions';
 import { AuthenticatedRequest, isAuthenticated } from '../auth/auth-context';
@@ -22,13 +22,13 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export function requestFingerprint(request: FastifyRequest): string {
+export function requestFingerprint(request: Request): string {
   return createHash('sha256')
     .update(`${request.method} ${request.originalUrl}\n${canonicalJson(request.body ?? {})}`)
     .digest('hex');
 }
 
-function readKey(request: FastifyRequest): string | undefined {
+function readKey(request: Request): string | undefined {
   const raw = request.headers[IDEMPOTENCY_HEADER];
   if (raw === undefined) return undefined;
   const key = Array.isArray(raw) ? raw.join(',') : raw;
@@ -61,18 +61,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const request = context.switchToHttp().getRequest<Request>();
     if (request.method !== 'POST' || !isAuthenticated(request)) return next.handle();
     const key = readKey(request);
     if (key === undefined) return next.handle();
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
-    return from(this.transactions.run(() => this.runOnce(request, reply, key, () => lastValueFrom(next.handle()))));
+    const response = context.switchToHttp().getResponse<Response>();
+    return from(this.transactions.run(() => this.runOnce(request, response, key, () => lastValueFrom(next.handle()))));
   }
 
   /** Runs in the request's transaction: every statement here commits or rolls back with the write. */
   private async runOnce(
     request: AuthenticatedRequest,
-    reply: FastifyReply,
+    response: Response,
     key: string,
     operation: () => Promise<unknown>,
   ): Promise<unknown> {
@@ -96,11 +96,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
           'Idempotency-Key',
         );
       }
-      reply.code(stored.status).header('Idempotent-Replayed', 'true');
+      response.status(stored.status).setHeader('Idempotent-Replayed', 'true');
       return stored.body;
     }
     const result = await operation();
-    await this.stored.store(apiKeyId, key, { fingerprint, status: reply.statusCode, body: result });
+    await this.stored.store(apiKeyId, key, { fingerprint, status: response.statusCode, body: result });
     return result;
   }
 }

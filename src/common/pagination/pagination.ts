@@ -12,9 +12,10 @@ import {
 import { Reflector } from '@nestjs/core';
 import { ApiExtraModels, ApiOkResponse, ApiQuery, getSchemaPath } from '@nestjs/swagger';
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { map, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
+import { queryOf } from '../http/http-server';
 
 export const MAX_PAGE_SIZE = 25;
 /**
@@ -127,7 +128,7 @@ export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOption
   return { limit, offset, filters };
 }
 
-type PagedRequest = FastifyRequest<{ Querystring: ParsedUrlQuery }> & { page?: PageRequest };
+type PagedRequest = Request & { page?: PageRequest };
 
 /** Global interceptor behind `@Paginated`. */
 @Injectable()
@@ -138,7 +139,7 @@ export class PaginationInterceptor implements NestInterceptor {
     const options = this.reflector.get<PaginatedOptions | undefined>(PAGINATED, context.getHandler());
     if (!options) return next.handle();
     const request = context.switchToHttp().getRequest<PagedRequest>();
-    request.page = parsePageRequest(request.query, options);
+    request.page = parsePageRequest(queryOf(request), options);
     return next
       .handle()
       .pipe(map((result: PageResult<unknown>) => ({ object: 'list', data: result.data, totalCount: result.totalCount })));

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { isAuthenticated } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
@@ -25,7 +25,7 @@ export class WorkspaceRateLimitGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const request = context.switchToHttp().getRequest<Request>();
     const category = rateCategoryOf(context);
     if (category === undefined || !isAuthenticated(request)) return true;
     const limit = this.config.rateLimits[category];
@@ -35,7 +35,7 @@ export class WorkspaceRateLimitGuard implements CanActivate {
     const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = record;
     const resetIn = Math.max(1, isBlocked ? timeToBlockExpire : timeToExpire);
     const remaining = isBlocked ? 0 : Math.max(0, limit - totalHits);
-    context.switchToHttp().getResponse<FastifyReply>().headers({
+    context.switchToHttp().getResponse<Response>().set({
       'X-RateLimit-Limit': String(limit),
       'X-RateLimit-Remaining': String(remaining),
       'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + resetIn),

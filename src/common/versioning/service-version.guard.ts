@@ -1,5 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { AuthenticatedRequest } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
 import { SERVICE_VERSION, SERVICE_VERSION_HEADER } from './service-version';
@@ -8,7 +8,7 @@ import { SERVICE_VERSION, SERVICE_VERSION_HEADER } from './service-version';
 @Injectable()
 export class ServiceVersionGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<FastifyRequest & Partial<AuthenticatedRequest>>();
+    const request = context.switchToHttp().getRequest<Request & Partial<AuthenticatedRequest>>();
     if (!request.auth) return true; // public and operator routes are not versioned
     const version = request.headers[SERVICE_VERSION_HEADER];
     if (version === SERVICE_VERSION) return true;

@@ -1,9 +1,9 @@
-import type { ParsedUrlQuery } from 'node:querystring';
 import { applyDecorators, Controller, Get, HttpCode, Param, Put, Req, Res, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/auth.decorators';
 import { ErrorResponseDto } from '../../common/errors/error-response.dto';
+import { queryOf } from '../../common/http/http-server';
 import { FileTransfersService } from './file-transfers.service';
 import { contentDisposition } from './storage/file-storage';
 
@@ -14,8 +14,6 @@ function SignedUrl(): MethodDecorator {
     ApiQuery({ name: 'signature', required: true, schema: { type: 'string' }, description: 'HMAC-SHA256, base64url' }),
   );
 }
-
-type SignedRequest = FastifyRequest<{ Querystring: ParsedUrlQuery }>;
 
 function error(status: number, description: string): MethodDecorator {
   return ApiResponse({ status, description, type: ErrorResponseDto });
@@ -55,11 +53,11 @@ export class FileTransfersController {
   @error(500, 'Unexpected error')
   async upload(
     @Param('id') id: string,
-    @Req() request: SignedRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<void> {
     const { md5 } = await this.transfers.upload(id, request);
-    reply.header('ETag', `"${md5}"`);
+    response.setHeader('ETag', `"${md5}"`);
   }
 
   @Get('downloads/:id')
@@ -83,18 +81,21 @@ export class FileTransfersController {
   @error(500, 'Unexpected error')
   async download(
     @Param('id') id: string,
-    @Req() request: SignedRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<StreamableFile> {
-    const { file, size, open } = await this.transfers.download(id, request.query);
-    reply.headers({
-      'Content-Type': file.mimeType,
-      'Content-Length': String(size),
-      'Content-Disposition': contentDisposition(file.filename),
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'private, no-store',
-    });
-    // A HEAD request gets the headers alone: Nest closes the file unread.
-    return new StreamableFile(open());
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<StreamableFile | undefined> {
+    const { file, size, open } = await this.transfers.download(id, queryOf(request));
+    // As stored: Express's `set` would add a charset to the file's own type.
+    response.setHeaders(
+      new Map([
+        ['Content-Type', file.mimeType],
+        ['Content-Length', String(size)],
+        ['Content-Disposition', contentDisposition(file.filename)],
+        ['X-Content-Type-Options', 'nosniff'],
+        ['Cache-Control', 'private, no-store'],
+      ]),
+    );
+    // A HEAD request gets the headers alone, without the file being opened.
+    return request.method === 'HEAD' ? undefined : new StreamableFile(open());
   }
 }

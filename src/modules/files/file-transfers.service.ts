@@ -2,8 +2,9 @@ import type { ReadStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import { Injectable } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { ApiError } from '../../common/errors/api-error';
+import { queryOf } from '../../common/http/http-server';
 import { isIdOf } from '../../common/ids';
 import { Transactions } from '../../database/transactions';
 import { FileRecord, FilesRepository } from './files.repository';
@@ -56,11 +57,10 @@ export class FileTransfersService {
    * body at most `sizeBytes` long (413; reading stops soon after), the file PENDING (409), checked again
    * under the row lock when the bytes are put in place. Returns the MD5 of the bytes (the ETag).
    */
-  async upload(id: string, request: FastifyRequest<{ Querystring: ParsedUrlQuery }>): Promise<{ md5: string }> {
-    const body = request.raw;
+  async upload(id: string, request: Request): Promise<{ md5: string }> {
     try {
       const storage = this.local();
-      const file = await this.signedFile(id, request.query, (found) => ({
+      const file = await this.signedFile(id, queryOf(request), (found) => ({
         action: 'upload',
         fileId: found.id,
         contentType: found.mimeType,
@@ -80,7 +80,7 @@ export class FileTransfersService {
       if (declared > file.sizeBytes) {
         throw new ApiError(413, 'payload_too_large', `Content-Length ${declared} exceeds the file's sizeBytes (${file.sizeBytes})`);
       }
-      const received = await storage.receive(file, body, file.sizeBytes);
+      const received = await storage.receive(file, request, file.sizeBytes);
       try {
         await this.transactions.run(async (manager) => {
           const current = await this.files.findById(file.id, manager);
@@ -93,7 +93,7 @@ export class FileTransfersService {
       }
       return { md5: received.md5 };
     } catch (error) {
-      if (!body.complete) lingerThenClose(body);
+      if (!request.complete) lingerThenClose(request);
       throw error;
     }
   }

@@ -49,13 +49,13 @@ export class MetricsService {
 
   /** Counts each request once answered; the route label is its pattern (`/v1/members/:id`), never the raw path. */
   observer(): RequestObserver {
-    return (request, reply) => {
+    return (request, response) => {
       const started = process.hrtime.bigint();
-      reply.raw.once('finish', () => {
+      response.once('finish', () => {
         const labels = {
           method: request.method,
-          route: request.is404 ? 'unmatched' : request.routeOptions.url ?? 'unmatched',
-          status: String(reply.raw.statusCode),
+          route: (request.route as { path: string } | undefined)?.path ?? 'unmatched',
+          status: String(response.statusCode),
         };
         this.requests.inc(labels);
         this.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);

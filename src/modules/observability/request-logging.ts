@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import type { RequestObserver } from '../../common/http/request-observer';
 import { REDACTED, SecretRedactor } from './secret-redaction';
 import { ServiceLogger } from './service-logger';
@@ -26,7 +26,7 @@ export function loggableUrl(url: string): string {
  * A client's X-Request-Id is kept when it is safe to log and carries no secret (a key sent there by
  * mistake would be echoed and logged); otherwise one is made.
  */
-function requestIdOf(request: FastifyRequest, secrets: SecretRedactor): string {
+function requestIdOf(request: Request, secrets: SecretRedactor): string {
   const given = request.headers['x-request-id'];
   return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) && !secrets.contains(given) ? given : randomUUID();
 }
@@ -38,11 +38,10 @@ function requestIdOf(request: FastifyRequest, secrets: SecretRedactor): string {
  * LOG_LEVEL=warn a successful request costs a header and one listener.
  */
 export function requestLogging(logger: ServiceLogger): RequestObserver {
-  return (request, reply) => {
+  return (request, response) => {
     const id = requestIdOf(request, logger.secrets);
-    reply.header('X-Request-Id', id);
+    response.setHeader('X-Request-Id', id);
     const started = Date.now();
-    const response = reply.raw;
     response.once('close', () => {
       const status = response.statusCode;
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
