@@ -10,6 +10,7 @@ import { resolveDatabase } from './bootstrap/database-url';
 import { ensureDevCredentials, resolveAdminToken } from './bootstrap/dev-credentials';
 import { HttpDrain } from './bootstrap/http-drain';
 import { ApiKeysRepository } from './common/auth/api-keys.repository';
+import { ApiExpressAdapter } from './common/http/http-server';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { runMigrations } from './database/migrate';
 import { AdminService } from './modules/admin/admin.service';
@@ -42,7 +43,7 @@ async function bootstrap(): Promise<void> {
   );
   config = new AppConfig({ ...config, databaseUrl: database.url, adminToken: adminToken.value });
 
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), NEST_APP_OPTIONS);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), new ApiExpressAdapter(), NEST_APP_OPTIONS);
   configureApp(app, config);
   const drain = new HttpDrain(app.getHttpServer());
   await app.listen(config.port);

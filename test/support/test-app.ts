@@ -10,6 +10,7 @@ import type TestAgent from 'supertest/lib/agent';
 import { AppModule } from '../../src/app.module';
 import { configureApp, NEST_APP_OPTIONS } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { ApiExpressAdapter } from '../../src/common/http/http-server';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -49,7 +50,7 @@ export async function createTestApp(
     imports: [AppModule.register(config)],
     controllers: options.controllers ?? [],
   }).compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>(NEST_APP_OPTIONS);
+  const app = moduleRef.createNestApplication<NestExpressApplication>(new ApiExpressAdapter(), NEST_APP_OPTIONS);
   const document = configureApp(app, config);
   await app.init();
   return { app, config, document, http: request(app.getHttpServer()), close: () => app.close() };

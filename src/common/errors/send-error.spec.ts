@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { ApiError } from './api-error';
 import { sendError } from './send-error';
 
@@ -7,17 +7,15 @@ import { sendError } from './send-error';
 function sent(error: ApiError): { status?: number; headers: Record<string, string>; body?: unknown } {
   const written: { status?: number; headers: Record<string, string>; body?: unknown } = { headers: {} };
   const response = {
-    set: (headers: Record<string, string>) => {
-      Object.assign(written.headers, headers);
-      return response;
-    },
-    status: (status: number) => {
+    set statusCode(status: number) {
       written.status = status;
-      return response;
     },
-    json: (body: unknown) => (written.body = body),
+    setHeader: (name: string, value: string | number) => {
+      if (name !== 'Content-Type' && name !== 'Content-Length') written.headers[name] = String(value);
+    },
+    end: (json: string) => (written.body = JSON.parse(json)),
   };
-  sendError(response as unknown as Response, error);
+  sendError(response as unknown as ServerResponse, error);
   return written;
 }
 

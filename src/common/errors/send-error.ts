@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { ApiError } from './api-error';
+import { sendJson } from '../http/json-response';
 import { ERROR_CODES, isErrorCode } from './error-codes';
 
 const logger = new Logger('Errors');
@@ -17,7 +18,8 @@ function catalogued(error: ApiError): ApiError {
 }
 
 /** Writes an ApiError as the response. Used by the exception filter and before routing. */
-export function sendError(response: Response, error: ApiError): void {
+export function sendError(response: ServerResponse, error: ApiError): void {
   const sent = catalogued(error);
-  response.status(sent.status).set(sent.headers).json(sent.toBody());
+  for (const [name, value] of Object.entries(sent.headers)) response.setHeader(name, value);
+  sendJson(response, sent.status, sent.toBody());
 }

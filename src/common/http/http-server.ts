@@ -1,9 +1,12 @@
+import type { ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { StreamableFile } from '@nestjs/common';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { sendError } from '../errors/send-error';
+import { sendJson } from './json-response';
 import { apiJsonBody } from './json-body';
 import type { RequestObserver } from './request-observer';
 
@@ -59,6 +62,24 @@ function requestEntry(observers: RequestObserver[]) {
   };
 }
 
+function isJsonBody(body: unknown): body is object {
+  return typeof body === 'object' && body !== null && !(body instanceof StreamableFile) && !(body instanceof Error);
+}
+
+/**
+ * Nest's Express adapter, answering a handler's JSON result straight through Node (sendJson):
+ * `res.json` re-parses and re-formats the Content-Type it sets, looks the type up again, checks
+ * the request's freshness for an ETag this API never sends and validates the status, a tenth of a
+ * read's node CPU. Everything else (streams, no body) is Express's, as Nest does it.
+ */
+export class ApiExpressAdapter extends ExpressAdapter {
+  override reply(response: ServerResponse, body: unknown, statusCode?: number): unknown {
+    if (!isJsonBody(body)) return super.reply(response, body, statusCode);
+    sendJson(response, statusCode ?? response.statusCode, body);
+    return undefined;
+  }
+}
+
 /**
  * Express under Nest, set up as the service's contract says (docs/api.md §1):
  * - the query string is parsed flat by `node:querystring` (`filter[x]=1` is the key `filter[x]`;
@@ -77,7 +98,7 @@ export function configureHttpServer(app: NestExpressApplication, config: AppConf
   app.set('etag', false);
   app.disable('x-powered-by');
   app.use(requestEntry(observers));
-  app.use(['/v1', '/admin'], apiJsonBody());
+  app.use(apiJsonBody());
 }
 
 /**

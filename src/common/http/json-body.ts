@@ -49,6 +49,9 @@ const CONTENT_ENCODINGS = new Set(['', 'identity', 'gzip', 'deflate', 'br']);
 
 const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
 
+/** The API routes, whose bodies are JSON (docs/api.md §1); matched without case, as routing is. */
+const JSON_BODY_PATH = /^\/(v1|admin)(\/|$)/i;
+
 const notJsonMediaType = () => new ApiError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json');
 const notUtf8 = () => new ApiError(415, 'unsupported_media_type', 'The body must be UTF-8 encoded JSON');
 
@@ -118,8 +121,10 @@ function bodyParserRefusal(error: { type?: string }): ApiError {
  */
 export function apiJsonBody() {
   const parse = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: () => true, verify: verifyJsonBytes });
+  // Mounted for every path and judged here: a mount path would rewrite and restore every request's
+  // URL, bodies or not.
   return (request: Request, response: Response, next: NextFunction): void => {
-    if (!hasBody(request.headers)) return next();
+    if (!hasBody(request.headers) || !JSON_BODY_PATH.test(request.path)) return next();
     const refusal = headRefusal(request);
     if (refusal) return sendError(response, refusal);
     parse(request, response, (error?: unknown) => {
