@@ -1,8 +1,8 @@
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
-import { MetricsService } from '../../modules/observability/metrics.service';
 import { RATE_CATEGORIES } from './rate-category';
 import { createRateLimitStorage } from './rate-limit-storage';
+import { RateLimitStoreFailures } from './rate-limit-store-failures';
 
 /** Each bucket counts in a fixed window, and the request over its limit blocks it for one window. */
 const WINDOW_MS = 1000;
@@ -13,14 +13,14 @@ const WINDOW_MS = 1000;
  * limiter share the storage.
  */
 export const RateLimitsModule = ThrottlerModule.forRootAsync({
-  inject: [AppConfig, MetricsService],
-  useFactory: (config: AppConfig, metrics: MetricsService) => ({
+  inject: [AppConfig, RateLimitStoreFailures],
+  useFactory: (config: AppConfig, failures: RateLimitStoreFailures) => ({
     throttlers: RATE_CATEGORIES.map((name) => ({
       name,
       limit: config.rateLimits[name],
       ttl: WINDOW_MS,
       blockDuration: WINDOW_MS,
     })),
-    storage: createRateLimitStorage(config, () => metrics.countRateLimitStoreError()),
+    storage: createRateLimitStorage(config, () => failures.count()),
   }),
 });
