@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import type { FieldDefinitionEntity } from '../database/entities/field-definition.entity';
 import type { RelationshipDefinitionEntity } from '../database/entities/relationship-definition.entity';
-import { WorkspacesRepository } from '../modules/workspaces/workspaces.repository';
 import { DefinitionsRepository } from './definitions.repository';
 import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition } from './object-type';
 import { SYSTEM_RECORD_TYPES } from './system-types';
+import { WorkspacesRepository } from './workspaces.repository';
 
 /** A workspace, with the metadata version its caller saw when known. */
 export interface WorkspaceRef {
