@@ -7,7 +7,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { RouteTable } from './common/http/route-table';
 import { QueryParametersGuard } from './common/http/query-parameters.guard';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
-import { rateLimitStorage } from './common/throttling/rate-limit-storage';
+import { RateLimitsModule } from './common/throttling/rate-limits.module';
 import { WorkspaceRateLimitGuard } from './common/throttling/workspace-rate-limit.guard';
 import { DtoValidationPipe } from './common/validation/validation.pipe';
 import { ServiceVersionGuard } from './common/versioning/service-version.guard';
@@ -54,6 +54,7 @@ export class AppModule {
         DatabaseModule,
         IdempotencyModule,
         ObservabilityModule,
+        RateLimitsModule,
         HealthModule,
         AuthModule,
         RecordsModule,
@@ -68,7 +69,6 @@ export class AppModule {
         MeetingsModule,
       ],
       providers: [
-        rateLimitStorage,
         AuthFailureLimiter,
         RouteTable,
         { provide: APP_GUARD, useClass: AuthGuard },

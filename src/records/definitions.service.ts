@@ -2,10 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
 import type { FieldDefinitionEntity } from '../database/entities/field-definition.entity';
 import type { RelationshipDefinitionEntity } from '../database/entities/relationship-definition.entity';
-import { WorkspacesRepository } from '../modules/workspaces/workspaces.repository';
 import { DefinitionsRepository } from './definitions.repository';
-import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition } from './object-type';
+import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition, TypeConfiguration } from './object-type';
 import { SYSTEM_RECORD_TYPES } from './system-types';
+import type { ValueType } from './value-types';
+import { WorkspacesRepository } from './workspaces.repository';
 
 /** A workspace, with the metadata version its caller saw when known. */
 export interface WorkspaceRef {
@@ -90,9 +91,10 @@ function toFieldDefinition(row: FieldDefinitionEntity): FieldDefinition {
     id: row.id,
     key: row.key,
     label: row.label,
-    valueType: row.valueType,
+    // Only the admin API writes field definitions, from a validated AddFieldDto.
+    valueType: row.valueType as ValueType,
     description: row.description,
-    typeConfiguration: row.typeConfiguration,
+    typeConfiguration: row.typeConfiguration as TypeConfiguration,
     readOnly: false,
     required: row.required,
   };

@@ -1,6 +1,9 @@
 import { randomInt } from 'node:crypto';
+import { APP_GUARD, ModulesContainer } from '@nestjs/core';
+import { getOptionsToken, ThrottlerGuard, ThrottlerModuleOptions, ThrottlerStorage } from '@nestjs/throttler';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { InProcessRateLimitStorage } from '../../src/common/throttling/in-process-rate-limit-storage';
 import type { RateCategory } from '../../src/common/throttling/rate-category';
 import { concurrently, sleep } from '../support/concurrency';
 import { expectError } from '../support/errors';
@@ -44,6 +47,21 @@ describe('rate limits per workspace and category', () => {
     ws = await createWorkspace(t.http);
   });
   afterAll(() => t.close());
+
+  it('counts through @nestjs/throttler: a global ThrottlerGuard, the throttlers read, write and search of RATE_LIMIT_*', () => {
+    const globalGuards = [...t.app.get(ModulesContainer).values()].flatMap((module) =>
+      [...module.providers]
+        .filter(([token]) => typeof token === 'string' && token.startsWith(APP_GUARD))
+        .map(([, wrapper]) => wrapper.instance),
+    );
+    expect(globalGuards.filter((guard) => guard instanceof ThrottlerGuard)).toHaveLength(1);
+    const options = t.app.get<ThrottlerModuleOptions>(getOptionsToken());
+    expect(Array.isArray(options) ? options : options.throttlers).toEqual(
+      (['read', 'write', 'search'] as const).map((name) => ({ name, limit: LIMITS[name], ttl: 1000, blockDuration: 1000 })),
+    );
+    // Without REDIS_URL, the counters are this process's.
+    expect(t.app.get(ThrottlerStorage)).toBeInstanceOf(InProcessRateLimitStorage);
+  });
 
   it('puts the headers of the route’s bucket on every authenticated /v1 response, errors included', async () => {
     const cases: [RateCategory, number, Promise<Response>][] = [
@@ -119,6 +137,16 @@ describe('rate limits per workspace and category', () => {
     expect(write.status).toBe(200);
     expect(expectRateLimitHeaders(write, 'write', LIMITS.write).remaining).toBe(LIMITS.write - 1);
     expectError(await send.read(fresh.key), 429, 'rate_limited');
+  });
+
+  it('keeps one bucket per category, shared by all of its routes', async () => {
+    const fresh = await createWorkspace(t.http);
+    const member = () => t.http.get(`/v1/members/${fresh.memberId}`).set(v1Headers(fresh.key));
+    expect(expectRateLimitHeaders(await send.read(fresh.key), 'read', LIMITS.read).remaining).toBe(LIMITS.read - 1);
+    expect(expectRateLimitHeaders(await member(), 'read', LIMITS.read).remaining).toBe(LIMITS.read - 2);
+    const rest = await concurrently(LIMITS.read - 2, () => send.read(fresh.key));
+    expect(rest.map((response) => response.status)).toEqual(rest.map(() => 200));
+    expectError(await member(), 429, 'rate_limited');
   });
 
   it('keeps one bucket per workspace, shared by all of its keys', async () => {

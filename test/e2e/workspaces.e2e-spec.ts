@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { Transactions } from '../../src/database/transactions';
-import { WorkspacesRepository } from '../../src/modules/workspaces/workspaces.repository';
+import { WorkspacesRepository } from '../../src/records/workspaces.repository';
 import { Gate, sleep } from '../support/concurrency';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';

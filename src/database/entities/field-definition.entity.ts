@@ -1,8 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { TypeConfiguration } from '../../records/object-type';
-import type { ValueType } from '../../records/value-types';
 
-/** A custom field of a type, system or custom. */
+/**
+ * A custom field of a type, system or custom. Its value type and configuration are stored as the
+ * records core gave them (it reads them back as its ValueType and TypeConfiguration).
+ */
 @Entity('field_definitions')
 export class FieldDefinitionEntity {
   @PrimaryColumn('text')
@@ -21,13 +22,13 @@ export class FieldDefinitionEntity {
   label: string;
 
   @Column('text', { name: 'value_type' })
-  valueType: ValueType;
+  valueType: string;
 
   @Column('text', { nullable: true })
   description: string | null;
 
   @Column('jsonb', { name: 'type_configuration' })
-  typeConfiguration: TypeConfiguration;
+  typeConfiguration: object;
 
   @Column('boolean')
   required: boolean;

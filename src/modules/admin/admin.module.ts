@@ -1,14 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { MembersModule } from '../members/members.module';
-import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
 import { ObjectTypesAdminController } from './object-types-admin.controller';
 import { ObjectTypesAdminService } from './object-types-admin.service';
 
 @Module({
-  imports: [MembersModule, WorkspacesModule, AuthModule],
+  imports: [MembersModule, AuthModule],
   controllers: [AdminController, ObjectTypesAdminController],
   providers: [AdminService, ObjectTypesAdminService],
   exports: [AdminService],

@@ -4,9 +4,9 @@ import { ApiKeysRepository } from '../../common/auth/api-keys.repository';
 import { ApiError } from '../../common/errors/api-error';
 import { isIdOf, newId } from '../../common/ids';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
+import { WorkspacesRepository } from '../../records/workspaces.repository';
 import { MembersRepository } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
-import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { CreateApiKeyDto, CreatedApiKeyDto, CreateMemberDto, RevokedApiKeyDto, WorkspaceDto } from './dto/admin.dto';
 
 /** The operator API's operations (docs/api.md §6), shared by the admin controller and the CLI. */

@@ -4,10 +4,10 @@ import { isIdOf, newId } from '../../common/ids';
 import { Transactions } from '../../database/transactions';
 import { DefinitionsDto, toDefinitionsDto } from '../../records/definitions.dto';
 import { DefinitionsRepository } from '../../records/definitions.repository';
-import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { DefinitionsService } from '../../records/definitions.service';
 import type { ObjectTypeDefinition, TypeConfiguration } from '../../records/object-type';
 import { RESERVED_TYPE_SLUGS } from '../../records/system-types';
+import { WorkspacesRepository } from '../../records/workspaces.repository';
 import {
   AddFieldDto,
   AddRelationshipDto,

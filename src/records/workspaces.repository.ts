@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Repository } from 'typeorm';
-import { WorkspaceEntity } from '../../database/entities/workspace.entity';
-import { Transactions } from '../../database/transactions';
+import { WorkspaceEntity } from '../database/entities/workspace.entity';
+import { Transactions } from '../database/transactions';
 
-/** The `workspaces` table, read and written in the request's transaction when there is one. */
+/**
+ * The `workspaces` table, read and written in the request's transaction when there is one. The
+ * operator API creates workspaces; the records core versions their definitions.
+ */
 @Injectable()
 export class WorkspacesRepository {
   constructor(private readonly transactions: Transactions) {}

@@ -1,0 +1,26 @@
+import { ThrottlerModule } from '@nestjs/throttler';
+import { AppConfig } from '../../config/app-config';
+import { RATE_CATEGORIES } from './rate-category';
+import { createRateLimitStorage } from './rate-limit-storage';
+import { RateLimitStoreFailures } from './rate-limit-store-failures';
+
+/** Each bucket counts in a fixed window, and the request over its limit blocks it for one window. */
+const WINDOW_MS = 1000;
+
+/**
+ * One named throttler per rate category (docs/api.md §4), its limit from `RATE_LIMIT_<CATEGORY>`,
+ * and the storage of the counters. Global: the rate-limit guard and the failed-authentication
+ * limiter share the storage.
+ */
+export const RateLimitsModule = ThrottlerModule.forRootAsync({
+  inject: [AppConfig, RateLimitStoreFailures],
+  useFactory: (config: AppConfig, failures: RateLimitStoreFailures) => ({
+    throttlers: RATE_CATEGORIES.map((name) => ({
+      name,
+      limit: config.rateLimits[name],
+      ttl: WINDOW_MS,
+      blockDuration: WINDOW_MS,
+    })),
+    storage: createRateLimitStorage(config, () => failures.count()),
+  }),
+});
