@@ -39,8 +39,8 @@ export function responseProblems(
   boundMs: number,
   /** What the service logged as the cause, when it logged an unhandled error. */
   serverError?: ServerError,
-  /** For a probe: how many transactions that wrote committed while it was answered. */
-  committedWrites = 0,
+  /** For a probe: the tables whose rows of the probes' workspace changed while it was answered. */
+  changed: string[] = [],
 ): Problem[] {
   if (response.failure) return [{ kind: 'no-answer', detail: response.failure }];
   const problems: Problem[] = [];
@@ -56,8 +56,8 @@ export function responseProblems(
   if (request.probe && response.status !== 400) {
     problems.push({ kind: 'prototype-key', detail: `${request.probe.key} at ${request.probe.at} answered ${response.status}, not 400` });
   }
-  if (request.probe && response.status >= 400 && committedWrites > 0) {
-    problems.push({ kind: 'refused-but-wrote', detail: `answered ${response.status}, yet ${committedWrites} transaction(s) that wrote committed meanwhile` });
+  if (request.probe && response.status >= 400 && changed.length > 0) {
+    problems.push({ kind: 'refused-but-wrote', detail: `answered ${response.status}, yet changed rows of ${changed.join(', ')}` });
   }
   if (response.elapsedMs > boundMs) {
     problems.push({ kind: 'slow', detail: `answered in ${Math.round(response.elapsedMs)} ms (the faster of two tries), more than ${boundMs} ms` });
