@@ -27,7 +27,9 @@ export interface FieldDefinition {
   id?: string;
 }
 
-export type RelationshipOperation = 'add' | 'remove' | 'replace';
+/** What an update may do to a relationship; a type may allow fewer (`updateOperations`). */
+export const RELATIONSHIP_OPERATIONS = ['add', 'remove', 'replace'] as const;
+export type RelationshipOperation = (typeof RELATIONSHIP_OPERATIONS)[number];
 
 /**
  * Where a relationship's links live: every link is one `record_links` row named `link`, read from

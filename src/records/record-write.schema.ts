@@ -2,6 +2,7 @@ import { exampleIdOf } from '../common/ids';
 import type { BodyExample } from '../common/openapi/api-json-body';
 import { fieldTypeOf } from './field-types/registry';
 import type { OpenApiSchema } from './field-types/field-type';
+import { RELATIONSHIP_OPERATIONS } from './object-type';
 import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition, RelationshipOperation } from './object-type';
 import { idKindOf } from './record-ids';
 
@@ -36,7 +37,7 @@ function orNull(schema: OpenApiSchema): OpenApiSchema {
 export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean): OpenApiSchema {
   const fields = writableFields(type);
   const relationships = writableRelationships(type, isCreate);
-  const operations: readonly RelationshipOperation[] = type.updateOperations ?? ['add', 'remove', 'replace'];
+  const operations: readonly RelationshipOperation[] = type.updateOperations ?? RELATIONSHIP_OPERATIONS;
   const requiredFields = isCreate ? fields.filter((field) => field.required).map((field) => field.key) : [];
   const requiredRelationships = isCreate ? relationships.filter((r) => r.required).map((r) => r.key) : [];
   return {

@@ -2,6 +2,7 @@ import { ApiError } from '../common/errors/api-error';
 import { fieldTypeOf } from './field-types/registry';
 import { storable } from '../common/validation/storable-text';
 import { isPlainObject } from './field-types/values';
+import { RELATIONSHIP_OPERATIONS } from './object-type';
 import type { ObjectTypeDefinition, RelationshipDefinition, RelationshipOperation } from './object-type';
 
 export { isPlainObject };
@@ -94,7 +95,7 @@ function readLinkChange(
   const param = `relationships.${definition.key}`;
   if (definition.readOnly || (!isCreate && definition.createOnly)) throw readOnlyError(param);
   if (isCreate) return { definition, set: idList(value, param), add: [], remove: [] };
-  const allowed: readonly RelationshipOperation[] = type.updateOperations ?? ['add', 'remove', 'replace'];
+  const allowed: readonly RelationshipOperation[] = type.updateOperations ?? RELATIONSHIP_OPERATIONS;
   if (!isPlainObject(value)) throw ApiError.invalidType(param, `an object with ${allowed.join(', ').replace(/, (\w+)$/, ' or $1')}`);
   for (const operation of Object.keys(value)) {
     if (!allowed.includes(operation as RelationshipOperation)) {

@@ -96,6 +96,13 @@ describe('meetings', () => {
       );
     }
     expectError(await post(`/v1/meetings/${created}`, { relationships: { $contact: { replace: 'con_x' } } }), 422, 'read_only_field');
+    // A name that is no operation at all is one the route does not allow, as on every record.
+    expectError(
+      await post(`/v1/meetings/${created}`, { relationships: { $transcript: { replace: 'fil_x', set: 'fil_x' } } }),
+      400,
+      'invalid_operation',
+      'relationships.$transcript.set',
+    );
     expectError(await post(`/v1/meetings/${created}`, { relationships: { $nope: { replace: 'x' } } }), 400, 'unknown_relationship');
     const file = await uploadFile(suite.t.http, suite.ws.key);
     const replaced = await post(`/v1/meetings/${created}`, { relationships: { $transcript: { replace: file } } });

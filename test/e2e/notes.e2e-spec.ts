@@ -80,6 +80,16 @@ describe('notes', () => {
     expect(linked.body.relationships.$createdBy.values).toEqual([suite.ws.memberId]);
   });
 
+  it('keeps line breaks, tabs and every other control character in its text: only a filename refuses them', async () => {
+    const title = 'Plan\tB\u0085\u009b';
+    const content = 'line\r\nline\u000b\u000c\u001b[1mbold\u007f\u0085next\u009f';
+    const created = await post('/v1/notes', { fields: { $title: title, $content: content } });
+    expect(created.status).toBe(200);
+    expect([created.body.fields.$title.value, created.body.fields.$content.value]).toEqual([title, content]);
+    // NUL alone is refused: PostgreSQL cannot store it.
+    expectError(await post('/v1/notes', { fields: { $title: 'a\u0000b' } }), 422, 'invalid_value', 'fields.$title');
+  });
+
   it('refuses what the spec refuses, with the codes of docs/api.md §2', async () => {
     const acc = await account('Refusals');
     const note = (await post('/v1/notes', { fields: { $title: 'x' } })).body;

@@ -2,6 +2,7 @@ import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { idsOf } from '../support/records';
 import { adminHeaders } from '../support/test-app';
+import { uploadFile } from '../support/transcripts';
 
 /**
  * Keys that name members of `Object.prototype` are valid custom keys (and `constructor` a valid type
@@ -18,6 +19,9 @@ interface Envelope {
 /** Typed by a string key: TypeScript reads `fields.toString` as the inherited method. */
 const valueAt = (envelope: Envelope, key: string) => envelope.fields[key].value;
 const linksAt = (envelope: Envelope, key: string) => envelope.relationships[key].values;
+
+/** Every name a plain object inherits, and `prototype`: none is a member of any body the service defines. */
+const INHERITED_NAMES = [...Object.getOwnPropertyNames(Object.prototype), 'prototype'];
 
 /** A JSON body with `__proto__` as an own member (an object literal would set the prototype instead). */
 const withProto = (json: string): unknown => JSON.parse(json) as unknown;
@@ -237,6 +241,63 @@ describe('custom keys named like Object.prototype members', () => {
     }
   });
 
+  it('refuses every inherited name in a meeting update, at each member map, and changes nothing', async () => {
+    const transcript = await uploadFile(suite.t.http, suite.ws.key);
+    const meeting = ok<{ id: string }>(
+      await post('/v1/meetings', {
+        fields: { $title: 'M', $startDate: '2025-01-02T09:00:00Z', $endDate: '2025-01-02T10:00:00Z' },
+        relationships: { $transcript: transcript },
+      }),
+    ).id;
+    const before = ok(await get(`/v1/meetings/${meeting}`));
+    const update = (json: string) => post(`/v1/meetings/${meeting}`, withProto(json));
+    expectError(await update('{"fields":{"$privacySetting":"METADATA","hasOwnProperty":1}}'), 400, 'unknown_field', 'fields.hasOwnProperty');
+    for (const name of INHERITED_NAMES) {
+      expectError(await update(`{"fields":{"$privacySetting":"METADATA","${name}":"x"}}`), 400, 'unknown_field', `fields.${name}`);
+      expectError(
+        await update(`{"relationships":{"${name}":{"replace":"${transcript}"}}}`),
+        400,
+        'unknown_relationship',
+        `relationships.${name}`,
+      );
+      expectError(
+        await update(`{"fields":{"$privacySetting":"METADATA"},"relationships":{"$transcript":{"replace":"${transcript}","${name}":1}}}`),
+        400,
+        'invalid_operation',
+        `relationships.$transcript.${name}`,
+      );
+    }
+    expect(ok(await get(`/v1/meetings/${meeting}`))).toEqual(before);
+  });
+
+  it('refuses every inherited name in list bodies, at each member map, and changes nothing', async () => {
+    const account = ok<{ id: string }>(await post('/v1/accounts', { fields: { $name: 'Listed' } })).id;
+    const list = ok<{ id: string }>(await post('/v1/lists', { fields: { $name: 'L', $objectType: 'account' }, relationships: { $accounts: [account] } })).id;
+    const state = async () => ({
+      lists: ok<{ totalCount: number }>(await get('/v1/lists')).totalCount,
+      list: ok(await get(`/v1/lists/${list}`)),
+      members: await listIds(`/v1/lists/${list}/accounts`),
+    });
+    const before = await state();
+    const create = (json: string) => post('/v1/lists', withProto(json));
+    const update = (json: string) => post(`/v1/lists/${list}`, withProto(json));
+    const fields = '"fields":{"$name":"New","$objectType":"account"}';
+    for (const name of INHERITED_NAMES) {
+      expectError(await create(`{"fields":{"$name":"New","$objectType":"account","${name}":1}}`), 400, 'unknown_field', `fields.${name}`);
+      expectError(await create(`{${fields},"relationships":{"${name}":["${account}"]}}`), 400, 'unknown_relationship', `relationships.${name}`);
+      expectError(await create(`{${fields},"relationships":{"$accounts":{"${name}":["${account}"]}}}`), 400, 'invalid_type', 'relationships.$accounts');
+      expectError(await update(`{"fields":{"$name":"New","${name}":1}}`), 400, 'unknown_field', `fields.${name}`);
+      expectError(await update(`{"relationships":{"${name}":{"add":"${account}"}}}`), 400, 'unknown_relationship', `relationships.${name}`);
+      expectError(
+        await update(`{"fields":{"$name":"New"},"relationships":{"$accounts":{"remove":"${account}","${name}":1}}}`),
+        400,
+        'invalid_operation',
+        `relationships.$accounts.${name}`,
+      );
+    }
+    expect(await state()).toEqual(before);
+  });
+
   it('takes the other names a JavaScript object carries (prototype, isPrototypeOf, …) as keys too', async () => {
     const relic = ok<{ fieldDefinitions: Record<string, unknown>; relationshipDefinitions: Record<string, unknown> }>(
       await defineType({
@@ -271,9 +332,7 @@ describe('custom keys named like Object.prototype members', () => {
       ['{"slug":"odd","label":"O","constructor":{}}', 'constructor'],
       ['{"slug":"odd","label":"O","prototype":1}', 'prototype'],
       ['{"slug":"odd","label":"O","__proto__":{"slug":"x"}}', '__proto__'],
-      ['{"slug":{"constructor":1},"label":"O"}', 'slug.constructor'],
       [`{"slug":"odd","label":"O","fields":{"f":${JSON.stringify({ ...field, constructor: 'x' })}}}`, 'fields.f.constructor'],
-      [`{"slug":"odd","label":"O","fields":{"f":${JSON.stringify({ ...field, label: { constructor: {} } })}}}`, 'fields.f.label.constructor'],
       [
         '{"slug":"odd","label":"O","fields":{"f":{"label":"F","valueType":"SINGLE_SELECT","typeConfiguration":{"options":[{"label":"A","constructor":"B"}]}}}}',
         'fields.f.typeConfiguration.options.0.constructor',
@@ -282,6 +341,9 @@ describe('custom keys named like Object.prototype members', () => {
     ]) {
       expectError(await defineType(withProto(json)), 400, 'unknown_field', param);
     }
+    // Inside a value that is no body, such a key is the value's own: an object where text belongs.
+    expectError(await defineType(withProto('{"slug":{"constructor":1},"label":"O"}')), 400, 'invalid_type', 'slug');
+    expectError(await defineType({ slug: 'odd', label: 'O', fields: { f: { ...field, label: { constructor: {} } } } }), 400, 'invalid_type', 'fields.f.label');
     expectError(await get('/v1/objects/odd/definitions'), 404, 'not_found');
   });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ID_PREFIXES } from '../../src/common/ids';
+import { PROJECT_CREATE_EXAMPLE, PROJECT_SLUG, PROJECT_TYPE_EXAMPLE } from '../../src/modules/objects/project-type.example';
 import type TestAgent from 'supertest/lib/agent';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
 import { adminHeaders, TEST_ADMIN_TOKEN, v1Headers } from '../support/test-app';
@@ -10,7 +11,8 @@ const { field, relationship, option, ...REQUEST_ID_PREFIXES } = ID_PREFIXES;
 export const ID_KINDS = REQUEST_ID_PREFIXES;
 export type IdKind = keyof typeof ID_KINDS;
 
-export type WorkspaceName = 'A' | 'B';
+/** A and B take the generated requests; P only the prototype-key probes (see probeWorkspace). */
+export type WorkspaceName = 'A' | 'B' | 'P';
 
 /** One seeded workspace: its keys, ids of every kind, and strings that only its records hold. */
 export interface WorkspaceWorld {
@@ -29,6 +31,7 @@ export interface WorkspaceWorld {
 export interface FuzzWorld {
   A: WorkspaceWorld;
   B: WorkspaceWorld;
+  P: WorkspaceWorld;
   adminToken: string;
   /** Field keys of every type of both workspaces, system (`$…`) and custom. */
   fieldKeys: string[];
@@ -185,16 +188,35 @@ async function definedKeys(http: TestAgent, world: WorkspaceWorld): Promise<{ fi
   return { fields, relationships };
 }
 
-/** Two workspaces seeded alike, and the keys their types define. */
+/**
+ * The workspace of the prototype-key probes: seeded as A and B are, with the operator's example
+ * type `project` and a record of it, so that every documented example body fits it. No generated
+ * request can reach it (its ids and keys are in no pool), so its definitions stay as seeded: none
+ * defines a prototype-named key, nor a required member an example leaves out.
+ */
+async function probeWorkspace(http: TestAgent): Promise<WorkspaceWorld> {
+  const seeded = await seedWorkspace(http, 'P');
+  const workspaceId = seeded.workspace.workspaceId;
+  await ok(http.post(`/admin/v1/workspaces/${workspaceId}/object-types`).set(adminHeaders()).send(PROJECT_TYPE_EXAMPLE.value as object), 'create the project type');
+  const project = await ok<{ id: string }>(
+    http.post(`/v1/objects/${PROJECT_SLUG}/values`).set(v1Headers(seeded.workspace.key)).send(PROJECT_CREATE_EXAMPLE.value as object),
+    'project record',
+  );
+  return { ...seeded, customSlug: PROJECT_SLUG, ids: { ...seeded.ids, record: [project.id] } };
+}
+
+/** Two workspaces seeded alike, the keys their types define, and the probes' workspace. */
 export async function seedWorld(http: TestAgent): Promise<FuzzWorld> {
   const A = await seedWorkspace(http, 'A');
   const B = await seedWorkspace(http, 'B');
+  const P = await probeWorkspace(http);
   const keysA = await definedKeys(http, A);
   const keysB = await definedKeys(http, B);
   const unique = (keys: string[]) => [...new Set(keys)].sort();
   return {
     A,
     B,
+    P,
     adminToken: TEST_ADMIN_TOKEN,
     fieldKeys: unique([...keysA.fields, ...keysB.fields, ...UNLISTED_FIELD_KEYS]),
     relationshipKeys: unique([...keysA.relationships, ...keysB.relationships, ...UNLISTED_RELATIONSHIP_KEYS]),

@@ -4,12 +4,13 @@ import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { FuzzWorld, ID_KINDS, IdKind, WorkspaceWorld } from './fuzz-world';
 import { deeplyNested, JsonNode, Mutation, mutate, RawJson, toJsonText } from './json-text';
 import { Operation, resolveSchema, Schema, Security } from './openapi-operations';
+import { ProbePosition, probePositions, PROTOTYPE_KEYS } from './prototype-probes';
 
 /**
- * Who sends a request: a workspace's full key, workspace A's key limited to `notes:read`, the
- * operator token, no credentials, or credentials that are not a key.
+ * Who sends a request: a workspace's full key (P's only for prototype-key probes), workspace A's
+ * key limited to `notes:read`, the operator token, no credentials, or credentials that are not a key.
  */
-export type Caller = 'A' | 'B' | 'A-limited' | 'admin' | 'anonymous' | 'bad-credentials';
+export type Caller = 'A' | 'B' | 'P' | 'A-limited' | 'admin' | 'anonymous' | 'bad-credentials';
 
 export interface FuzzRequest {
   caller: Caller;
@@ -20,6 +21,8 @@ export interface FuzzRequest {
   target: string;
   headers: Record<string, string>;
   body?: { text: string; encoding: 'utf8' | 'latin1' };
+  /** A prototype-key probe: the documented example body with `key` added at `at`, which must be refused with 400. */
+  probe?: { key: string; at: string };
 }
 
 /** Workspace whose data a caller sees; the other one's must never reach it. */
@@ -27,7 +30,6 @@ export function ownWorkspace(caller: Caller): 'A' | 'B' {
   return caller === 'B' ? 'B' : 'A';
 }
 
-const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'prototype', 'isPrototypeOf', '__defineGetter__'];
 const LONE_SURROGATES = ['\ud800', '\udfff', 'a\ud800.txt', '\ud800@x.example.com', '\udc00\ud800', 'x\ud83d'];
 
 const hugeString = fc
@@ -177,12 +179,57 @@ export class RequestArbitraries {
     private readonly world: FuzzWorld,
   ) {}
 
-  /** Requests to any operation of the document, now and then to a route it does not have. */
+  /**
+   * Requests to any operation of the document, now and then to a route it does not have, and
+   * prototype-key probes of every body.
+   */
   requests(operations: Operation[]): fc.Arbitrary<FuzzRequest> {
     return fc.oneof(
       { weight: 30, arbitrary: fc.oneof(...operations.map((operation) => this.forOperation(operation))) },
       { weight: 1, arbitrary: this.unknownRoute() },
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(fc.constantFrom(...this.probePlaces(operations)), fc.constantFrom(...PROTOTYPE_KEYS))
+          .map(([{ operation, position }, key]) => this.probe(operation, position, key)),
+      },
     );
+  }
+
+  /**
+   * One probe at every place of every documented body, at every depth (see probePositions), the
+   * prototype-named keys taken in turn: what the fuzz test sends in full on every run.
+   */
+  everyProbe(operations: Operation[]): FuzzRequest[] {
+    return this.probePlaces(operations).map(({ operation, position }, index) => this.probe(operation, position, PROTOTYPE_KEYS[index % PROTOTYPE_KEYS.length]));
+  }
+
+  private probePlaces(operations: Operation[]): { operation: Operation; position: ProbePosition }[] {
+    return operations.flatMap((operation) => probePositions(this.document, operation).map((position) => ({ operation, position })));
+  }
+
+  /**
+   * The operation's documented example body (which succeeds as it stands) with `key` at one
+   * place, sent to workspace P as documented: path ids of P's own of the right kind, the project
+   * type for a slug, valid headers. Nothing but the key can be refused.
+   */
+  private probe(operation: Operation, position: ProbePosition, key: string): FuzzRequest {
+    const own = this.world.P;
+    const caller: Caller = operation.security === 'adminToken' ? 'admin' : 'P';
+    const target = operation.route.replace(/\{([^}]+)\}/g, (_match, name: string) =>
+      name === 'entitySlug' || name === 'slug' ? own.customSlug : own.ids[idKindOfParameter(operation.route, name)][0],
+    );
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (operation.security === 'apiKey') headers['Service-Version'] = SERVICE_VERSION;
+    return {
+      caller,
+      method: operation.method,
+      route: operation.route,
+      target,
+      headers: this.credentials(caller, headers),
+      body: { text: toJsonText(position.body(key)), encoding: 'utf8' },
+      probe: { key, at: position.at },
+    };
   }
 
   private forOperation(operation: Operation): fc.Arbitrary<FuzzRequest> {
@@ -342,6 +389,7 @@ export class RequestArbitraries {
     const bearer: Record<Caller, string | undefined> = {
       A: `Bearer ${this.world.A.workspace.key}`,
       B: `Bearer ${this.world.B.workspace.key}`,
+      P: `Bearer ${this.world.P.workspace.key}`,
       'A-limited': `Bearer ${this.world.A.limitedKey}`,
       admin: `Bearer ${this.world.adminToken}`,
       anonymous: undefined,

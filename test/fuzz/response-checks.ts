@@ -4,7 +4,7 @@ import type { RawResponse } from './raw-http';
 import type { ServerError } from './server-log';
 import { Caller, FuzzRequest, ownWorkspace } from './request-arbitrary';
 
-export type ProblemKind = 'no-answer' | 'server-error' | 'error-body' | 'slow' | 'leak';
+export type ProblemKind = 'no-answer' | 'server-error' | 'error-body' | 'slow' | 'leak' | 'prototype-key' | 'refused-but-wrote';
 
 export interface Problem {
   kind: ProblemKind;
@@ -15,12 +15,12 @@ export interface Problem {
 
 /**
  * Strings the caller must never receive: the other workspace's; both workspaces' without
- * credentials; none for the operator. Bad credentials are mostly workspace A's key misspelt
+ * credentials or with the probes' workspace's key; none for the operator. Bad credentials are mostly workspace A's key misspelt
  * (`bearer sk_…` may rightly pass, the scheme being case-insensitive), so they may see A's data.
  */
 function forbiddenTokens(caller: Caller, world: FuzzWorld): string[] {
   if (caller === 'admin') return [];
-  if (caller === 'anonymous') return [...world.A.privateTokens, ...world.B.privateTokens];
+  if (caller === 'anonymous' || caller === 'P') return [...world.A.privateTokens, ...world.B.privateTokens];
   return ownWorkspace(caller) === 'A' ? world.B.privateTokens : world.A.privateTokens;
 }
 
@@ -28,7 +28,9 @@ function forbiddenTokens(caller: Caller, world: FuzzWorld): string[] {
  * What the contract promises of every answer, whatever was asked: an answer, no 5xx, the public
  * error body on every 4xx, nothing of another workspace, and an answer within `boundMs`. A 4xx the
  * contract allows is never a problem: only its shape and code are checked, not whether the request
- * deserved it.
+ * deserved it, but for a prototype-key probe, which only its key makes wrong: every body refuses a
+ * member named like Object.prototype's with 400 (`unknown_field`, `unknown_relationship`,
+ * `invalid_operation` or `invalid_type`, as the place says), and a refused body changes nothing.
  */
 export function responseProblems(
   request: FuzzRequest,
@@ -37,6 +39,8 @@ export function responseProblems(
   boundMs: number,
   /** What the service logged as the cause, when it logged an unhandled error. */
   serverError?: ServerError,
+  /** For a probe: the tables whose rows of the probes' workspace changed while it was answered. */
+  changed: string[] = [],
 ): Problem[] {
   if (response.failure) return [{ kind: 'no-answer', detail: response.failure }];
   const problems: Problem[] = [];
@@ -48,6 +52,12 @@ export function responseProblems(
   } else if (response.status >= 400) {
     const shape = publicErrorProblems(response.status, response.headers['content-type'], response.json);
     if (shape.length > 0) problems.push({ kind: 'error-body', detail: `${response.status}: ${shape.join('; ')}` });
+  }
+  if (request.probe && response.status !== 400) {
+    problems.push({ kind: 'prototype-key', detail: `${request.probe.key} at ${request.probe.at} answered ${response.status}, not 400` });
+  }
+  if (request.probe && response.status >= 400 && changed.length > 0) {
+    problems.push({ kind: 'refused-but-wrote', detail: `answered ${response.status}, yet changed rows of ${changed.join(', ')}` });
   }
   if (response.elapsedMs > boundMs) {
     problems.push({ kind: 'slow', detail: `answered in ${Math.round(response.elapsedMs)} ms (the faster of two tries), more than ${boundMs} ms` });

@@ -292,7 +292,10 @@ export function describeFilesContract(driver: FilesDriver): void {
         [{ ...valid, sizeBytes: null }, 422, 'parameter_missing', 'sizeBytes'],
         [{ ...valid, filename: '' }, 422, 'invalid_value', 'filename'],
         [{ ...valid, filename: 'x'.repeat(256) }, 422, 'invalid_value', 'filename'],
-        [{ ...valid, filename: 'a\nb.txt' }, 422, 'invalid_value', 'filename'],
+        // Control characters are C0, DEL and C1 alike (U+009B alone is a terminal escape).
+        ...['a\nb.txt', '\tb.txt', 'a\u007f', '\u0080.txt', 'a\u009b[31mb.txt', 'a\u009f'].map(
+          (filename): [Record<string, unknown>, number, string, string] => [{ ...valid, filename }, 422, 'invalid_value', 'filename'],
+        ),
         [{ ...valid, filename: 5 }, 400, 'invalid_type', 'filename'],
         [{ ...valid, mimeType: 'text' }, 422, 'invalid_value', 'mimeType'],
         [{ ...valid, mimeType: 'text/plain; charset=utf-8' }, 422, 'invalid_value', 'mimeType'],
@@ -305,7 +308,7 @@ export function describeFilesContract(driver: FilesDriver): void {
         [{ ...valid, status: 'COMPLETED' }, 400, 'unknown_field', 'status'],
       ];
       for (const [body, status, code, param] of refusals) expectError(await api.create(body), status, code, param);
-      expect((await api.create({ ...valid, filename: 'x'.repeat(255) })).status).toBe(200);
+      for (const filename of ['x'.repeat(255), 'a\u00a0b.txt', '\u00a0']) expect((await api.create({ ...valid, filename })).status).toBe(200);
     });
 
     it('enforces each purpose: its MIME types and size, the admin rule, and neither stores nor returns it', async () => {

@@ -1,10 +1,9 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { Type as TransformTo } from 'class-transformer';
 import { getMetadataStorage, IsObject, ValidateNested } from 'class-validator';
 
 /**
  * How a member of a static body holds other bodies. The validation pipe follows these shapes to
- * check every level of a body against its class before class-transformer sees it.
+ * check every level of a body against its class and build its instance.
  */
 export type MemberShape = NestedShape | MapShape;
 export interface NestedShape {
@@ -37,7 +36,7 @@ function shapeDecorator(shape: MemberShape): PropertyDecorator {
  */
 export function NestedDto(type: () => Type<object>, options: { each?: boolean } = {}): PropertyDecorator {
   const each = options.each ?? false;
-  return applyDecorators(ValidateNested({ each }), TransformTo(type), shapeDecorator({ kind: 'nested', type, each }));
+  return applyDecorators(ValidateNested({ each }), shapeDecorator({ kind: 'nested', type, each }));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max } from 'class-validator';
 import { ApiError } from '../errors/api-error';
 import { DtoMap, NestedDto } from './dto-shape';
 import { DtoValidationPipe, validateEntry } from './validation.pipe';
@@ -69,6 +69,17 @@ class MapBodyDto {
 }
 
 class NoMembersDto {}
+
+/** A body whose member maps keys the handler checks (as a meeting update's `fields`), at two levels. */
+class FreeMapDto {
+  @IsOptional()
+  @IsObject()
+  map?: Record<string, unknown>;
+
+  @IsOptional()
+  @NestedDto(() => FreeMapDto)
+  inner?: FreeMapDto;
+}
 
 function refusalOf(metatype: new () => object, value: unknown): ApiError {
   try {
@@ -166,6 +177,16 @@ describe('validation pipe: hostile bodies', () => {
     const inArray = JSON.parse(`{"name":"x","previous":[{"city":"Paris"},{"city":"Oslo","${name}":"x"}]}`);
     expect(seen(refusal(inArray))).toEqual([400, 'unknown_field', `previous.1.${name}`]);
     expect(seen(refusalOf(NoMembersDto, JSON.parse(`{"${name}":1}`)))).toEqual([400, 'unknown_field', name]);
+  });
+
+  it('hands a free-form member over with every own key, prototype-named ones included, at every level', () => {
+    const keys = ['hasOwnProperty', 'toString', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', 'constructor', '__proto__', 'a'];
+    const map = JSON.parse(`{${keys.map((key, index) => `"${key}":{"${key}":${index}}`).join(',')}}`) as Record<string, unknown>;
+    const result = accepted(FreeMapDto, { map, inner: { map } });
+    for (const given of [result.map!, result.inner!.map!]) {
+      expect(Object.keys(given)).toEqual(keys);
+      expect(keys.map((key) => Object.keys(given[key] as object))).toEqual(keys.map((key) => [key]));
+    }
   });
 
   it('takes null for an optional member as absent, at every level', () => {

@@ -1,5 +1,4 @@
 import { ArgumentMetadata, Injectable, PipeTransform, Type } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { ApiError } from '../errors/api-error';
 import { storable } from './storable-text';
@@ -74,17 +73,10 @@ function validationError(errors: ValidationError[], path = ''): ApiError {
 }
 
 /**
- * Member names that class-transformer reads as an object's class or prototype (an object with its
- * own `constructor` even crashes it). No body declares them, inside a member's value neither.
+ * The first text under a member's value that PostgreSQL cannot store (NUL, a lone surrogate), in
+ * a key or a string. Iterative: free-form values are as deep as the body parser allows.
  */
-const PROTOTYPE_MEMBERS = new Set(['__proto__', 'constructor', 'prototype']);
-
-/**
- * The first problem under a member's value, before class-transformer copies it: text PostgreSQL
- * cannot store (NUL, a lone surrogate) or a prototype-named key. Iterative: free-form values are
- * as deep as the body parser allows.
- */
-function freeValueError(value: unknown, path: string): ApiError | undefined {
+function unstorableTextError(value: unknown, path: string): ApiError | undefined {
   const pending: [unknown, string][] = [[value, path]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [item, param] = next;
@@ -95,7 +87,6 @@ function freeValueError(value: unknown, path: string): ApiError | undefined {
     } else if (item !== null && typeof item === 'object') {
       for (const key of Object.keys(item).reverse()) {
         if (!storable(key)) return unstorableError(at(param, key));
-        if (PROTOTYPE_MEMBERS.has(key)) return ApiError.unknownField(at(param, key));
         pending.push([(item as Record<string, unknown>)[key], at(param, key)]);
       }
     }
@@ -103,24 +94,29 @@ function freeValueError(value: unknown, path: string): ApiError | undefined {
   return undefined;
 }
 
-interface Members {
-  /** The given members, without the null ones, nested bodies likewise: what class-transformer sees. */
-  given: Record<string, unknown>;
-  /** DtoMap members, validated entry by entry after the rest: class-transformer never sees their user-given keys. */
-  maps: { key: string; shape: MapShape; map: Record<string, unknown> }[];
+/** A DtoMap member of one level of a body, validated entry by entry once the body's own rules pass. */
+interface PendingMap {
+  owner: Record<string, unknown>;
+  key: string;
+  shape: MapShape;
+  map: Record<string, unknown>;
+  param: string;
 }
 
 /**
- * Checks the members of one level of a body of `type` before anything builds an instance of it:
- * every own key must be a declared member (so `__proto__`, `constructor` or `toString` are
- * unknown fields, not class-transformer's prototype or class-validator's rule lookups), and a
- * nested body must be an object, never a string or array to be read as one; and text must be
- * storable, before any validator sees it (validator.js's isEmail throws on a lone surrogate).
- * A null member is left out: null means absent, for optional and required members alike.
+ * Builds the instance of one level of a body of `type` from its own keys, nested bodies likewise.
+ * Every own key must be a declared member (so `__proto__`, `constructor` or `toString` are unknown
+ * fields, not prototype lookups), a nested body must be an object, never a string or array to be
+ * read as one, and text must be storable before any validator sees it (validator.js's isEmail
+ * throws on a lone surrogate). A null member is left out: null means absent, for optional and
+ * required members alike. A free-form member (a map whose keys the handler checks, such as a
+ * meeting's `fields`) is handed over as sent, never copied: a copy made by looking names up (as
+ * class-transformer's, which skips every name it finds on the copy's prototype, `hasOwnProperty`
+ * or `toString`) would hide keys from the handler, which would then accept them unseen.
  */
-function membersOf(type: Type<object>, raw: Record<string, unknown>, path: string): Members {
+function instanceOf(type: Type<object>, raw: Record<string, unknown>, path: string, maps: PendingMap[]): Record<string, unknown> {
   const declared = declaredMembers(type);
-  const members: Members = { given: {}, maps: [] };
+  const instance = new type() as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
     const param = at(path, key);
     if (!declared.has(key)) throw ApiError.unknownField(param);
@@ -129,26 +125,26 @@ function membersOf(type: Type<object>, raw: Record<string, unknown>, path: strin
     const shape = memberShape(type, key);
     if (shape?.kind === 'map') {
       if (!isJsonObject(value)) throw ApiError.invalidType(param, 'an object');
-      members.maps.push({ key, shape, map: value });
-      members.given[key] = {};
+      maps.push({ owner: instance, key, shape, map: value, param });
+      instance[key] = {};
     } else if (shape?.kind === 'nested') {
       const body = (item: unknown, itemParam: string) => {
         if (!isJsonObject(item)) throw ApiError.invalidType(itemParam, 'an object');
-        return membersOf(shape.type(), item, itemParam).given;
+        return instanceOf(shape.type(), item, itemParam, maps);
       };
       if (!shape.each) {
-        members.given[key] = body(value, param);
+        instance[key] = body(value, param);
       } else {
         if (!Array.isArray(value)) throw ApiError.invalidType(param, 'an array of objects');
-        members.given[key] = value.map((item, index) => body(item, at(param, index)));
+        instance[key] = value.map((item, index) => body(item, at(param, index)));
       }
     } else {
-      const problem = freeValueError(value, param);
+      const problem = unstorableTextError(value, param);
       if (problem) throw problem;
-      members.given[key] = value;
+      instance[key] = value;
     }
   }
-  return members;
+  return instance;
 }
 
 /** Each entry of a DtoMap member validated as a body of its own, in a null-prototype object. */
@@ -177,14 +173,12 @@ function unstorableError(param: string): ApiError {
  */
 export function validateEntry<T extends object>(type: Type<T>, value: unknown, path: string): T {
   if (!isJsonObject(value)) throw ApiError.invalidType(path || 'body', 'an object');
-  const members = membersOf(type, value, path);
-  const instance = plainToInstance(type, members.given);
+  const maps: PendingMap[] = [];
+  const instance = instanceOf(type, value, path, maps);
   const errors = validateSync(instance, VALIDATOR_OPTIONS);
   if (errors.length > 0) throw validationError(errors, path);
-  for (const { key, shape, map } of members.maps) {
-    (instance as Record<string, unknown>)[key] = validateMap(shape, map, at(path, key));
-  }
-  return instance;
+  for (const { owner, key, shape, map, param } of maps) owner[key] = validateMap(shape, map, param);
+  return instance as T;
 }
 
 /**

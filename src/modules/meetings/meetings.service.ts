@@ -8,6 +8,7 @@ import { DefinitionsService } from '../../records/definitions.service';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { hostKey } from '../../records/field-types/url-hosts';
 import { relationshipEntityMissing } from '../../records/link-targets';
+import { RELATIONSHIP_OPERATIONS } from '../../records/object-type';
 import type { ObjectTypeDefinition, RelationshipDefinition } from '../../records/object-type';
 import { isRecordIdOf } from '../../records/record-ids';
 import { isPlainObject } from '../../records/record-write';
@@ -81,6 +82,11 @@ function readUpdate(type: ObjectTypeDefinition, body: UpdateMeetingDto): { write
     }
     if (key !== TRANSCRIPT) throw readOnly(param, 'is maintained by the service');
     const operations = isPlainObject(value) ? Object.keys(value) : [];
+    // A name that is no operation at all is refused as on any record; add and remove exist, but not here.
+    const unknown = operations.find((operation) => !(RELATIONSHIP_OPERATIONS as readonly string[]).includes(operation));
+    if (unknown !== undefined) {
+      throw new ApiError(400, 'invalid_operation', `${param} allows only replace`, `${param}.${unknown}`);
+    }
     if (operations.length !== 1 || operations[0] !== 'replace' || typeof (value as { replace: unknown }).replace !== 'string') {
       throw readOnly(param, 'can only be replaced by another file id: clearing or removing it is not supported');
     }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { WithoutControlCharacters } from '../../../common/validation/control-characters';
 import { FILE_PURPOSES, MAX_FILE_BYTES, MIME_TYPE_PATTERN } from '../file-purposes';
 import type { FilePurpose } from '../file-purposes';
 
@@ -7,10 +8,10 @@ export const FILE_STATUSES = ['PENDING', 'COMPLETED', 'CANCELLED', 'EXPIRED'] as
 export type FileStatus = (typeof FILE_STATUSES)[number];
 
 export class CreateFileDto {
-  @ApiProperty({ example: 'call.vtt', minLength: 1, maxLength: 255, description: 'Original filename; no control characters' })
+  @ApiProperty({ example: 'call.vtt', minLength: 1, maxLength: 255, description: 'Original filename; no control characters (C0, DEL, C1: U+0000–U+001F, U+007F–U+009F)' })
   @IsString()
   @Length(1, 255)
-  @Matches(/^[^\u0000-\u001f\u007f]*$/, { message: 'filename must not contain control characters' })
+  @WithoutControlCharacters()
   filename: string;
 
   @ApiProperty({ example: 'text/vtt', pattern: MIME_TYPE_PATTERN.source, description: 'type/subtype, no parameters' })
