@@ -1,4 +1,5 @@
 import { ArgumentMetadata, Injectable, PipeTransform, Type } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { ApiError } from '../errors/api-error';
 import { storable } from './storable-text';
@@ -109,14 +110,18 @@ interface PendingMap {
  * fields, not prototype lookups), a nested body must be an object, never a string or array to be
  * read as one, and text must be storable before any validator sees it (validator.js's isEmail
  * throws on a lone surrogate). A null member is left out: null means absent, for optional and
- * required members alike. A free-form member (a map whose keys the handler checks, such as a
- * meeting's `fields`) is handed over as sent, never copied: a copy made by looking names up (as
- * class-transformer's, which skips every name it finds on the copy's prototype, `hasOwnProperty`
- * or `toString`) would hide keys from the handler, which would then accept them unseen.
+ * required members alike. class-transformer makes the instance from the declared members that are
+ * single values (honouring any @Type or @Transform a body class declares); nested bodies, arrays
+ * and free-form members are set on it afterwards. A free-form member (a map whose keys the handler checks, such as a
+ * meeting's `fields`) is handed over as sent, never copied: class-transformer's copy skips every
+ * key whose name it finds on the copy's prototype (`hasOwnProperty`, `toString`), which would hide
+ * keys from the handler, which would then accept them unseen.
  */
 function instanceOf(type: Type<object>, raw: Record<string, unknown>, path: string, maps: PendingMap[]): Record<string, unknown> {
   const declared = declaredMembers(type);
-  const instance = new type() as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
+  const built: Record<string, unknown> = {};
+  const ownMaps: Omit<PendingMap, 'owner'>[] = [];
   for (const key of Object.keys(raw)) {
     const param = at(path, key);
     if (!declared.has(key)) throw ApiError.unknownField(param);
@@ -125,25 +130,28 @@ function instanceOf(type: Type<object>, raw: Record<string, unknown>, path: stri
     const shape = memberShape(type, key);
     if (shape?.kind === 'map') {
       if (!isJsonObject(value)) throw ApiError.invalidType(param, 'an object');
-      maps.push({ owner: instance, key, shape, map: value, param });
-      instance[key] = {};
+      ownMaps.push({ key, shape, map: value, param });
+      built[key] = {};
     } else if (shape?.kind === 'nested') {
       const body = (item: unknown, itemParam: string) => {
         if (!isJsonObject(item)) throw ApiError.invalidType(itemParam, 'an object');
         return instanceOf(shape.type(), item, itemParam, maps);
       };
       if (!shape.each) {
-        instance[key] = body(value, param);
+        built[key] = body(value, param);
       } else {
         if (!Array.isArray(value)) throw ApiError.invalidType(param, 'an array of objects');
-        instance[key] = value.map((item, index) => body(item, at(param, index)));
+        built[key] = value.map((item, index) => body(item, at(param, index)));
       }
     } else {
       const problem = unstorableTextError(value, param);
       if (problem) throw problem;
-      instance[key] = value;
+      if (typeof value === 'object') built[key] = value;
+      else values[key] = value;
     }
   }
+  const instance = Object.assign(plainToInstance(type, values) as Record<string, unknown>, built);
+  for (const map of ownMaps) maps.push({ owner: instance, ...map });
   return instance;
 }
 
