@@ -26,6 +26,7 @@ interface FileRow {
   size_bytes: string;
   status: 'PENDING' | 'COMPLETED' | 'CANCELLED';
   storage_key: string;
+  object_key: string | null;
   created_at: Date;
   expires_at: Date;
   completed_at: Date | null;
@@ -37,7 +38,7 @@ interface FileRow {
  * stamps deadlines, so a status is exact at any moment and the same for every instance.
  */
 const COLUMNS = `f.id, f.workspace_id, f.member_id, f.filename, f.mime_type, f.size_bytes, f.status, f.storage_key,
-  f.created_at, f.expires_at, f.completed_at,
+  f.object_key, f.created_at, f.expires_at, f.completed_at,
   (f.status = 'PENDING' AND f.expires_at <= statement_timestamp()) AS expired`;
 
 /**
@@ -57,6 +58,7 @@ function toRecord(row: FileRow): FileRecord {
     sizeBytes: Number(row.size_bytes),
     status: row.expired ? 'EXPIRED' : row.status,
     storageKey: row.storage_key,
+    objectKey: row.object_key,
     createdAt: row.created_at,
     deadline: row.expires_at,
     completedAt: row.completed_at,
@@ -162,14 +164,25 @@ export class FilesRepository implements LinkTargetOwner {
     return rows[0] && toRecord(rows[0]);
   }
 
-  async markCompleted(manager: EntityManager, id: string, md5: string | undefined): Promise<FileRecord> {
+  /**
+   * Makes a checked snapshot the file's content, in one statement and only if the file is still
+   * PENDING, unexpired and the caller's to see: of concurrent completes one wins, and none commits
+   * after the deadline, from which the sweep may delete the file's bytes. Undefined when it did not.
+   */
+  async markCompleted(
+    caller: AuthContext,
+    id: string,
+    commit: { objectKey: string; md5: string | undefined },
+  ): Promise<FileRecord | undefined> {
     // TypeORM answers an UPDATE with [rows, count].
-    const [rows]: [FileRow[], number] = await manager.query(
-      `UPDATE files f SET status = 'COMPLETED', completed_at = statement_timestamp(), md5 = $2
-        WHERE f.id = $1 RETURNING ${COLUMNS}`,
-      [id, md5 ?? null],
+    const [rows]: [FileRow[], number] = await this.transactions.manager.query(
+      `UPDATE files f SET status = 'COMPLETED', completed_at = statement_timestamp(), object_key = $5, md5 = $6
+        WHERE f.id = $4 AND f.workspace_id = $1 AND f.status = 'PENDING' AND f.expires_at > statement_timestamp()
+          AND ${VISIBLE_TO_CALLER}
+        RETURNING ${COLUMNS}`,
+      [...callerParams(caller), id, commit.objectKey, commit.md5 ?? null],
     );
-    return toRecord(rows[0]);
+    return rows[0] && toRecord(rows[0]);
   }
 
   async markCancelled(manager: EntityManager, id: string): Promise<FileRecord> {
@@ -183,16 +196,21 @@ export class FilesRepository implements LinkTargetOwner {
   }
 
   /**
-   * Files whose upload URL is dead (deadline passed) and whose leftovers were not yet deleted,
-   * locked and skipped by other instances sweeping at the same time.
+   * Claims files whose upload URL is dead (deadline passed) and whose leftovers were not yet
+   * deleted, for `seconds`: other instances skip them meanwhile, and take them over when a claim
+   * runs out before they are marked swept. One statement, so no row stays locked while storage works.
    */
-  async lockSweepable(manager: EntityManager, batch: number): Promise<FileRecord[]> {
-    const rows: FileRow[] = await manager.query(
-      `SELECT ${COLUMNS} FROM files f
-        WHERE f.swept_at IS NULL AND f.expires_at <= statement_timestamp()
-        ORDER BY f.expires_at
-        LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [batch],
+  async claimSweepable(batch: number, seconds: number): Promise<FileRecord[]> {
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows]: [FileRow[], number] = await this.transactions.manager.query(
+      `UPDATE files f SET sweep_claimed_until = statement_timestamp() + make_interval(secs => $2)
+        WHERE f.id IN (SELECT id FROM files
+                        WHERE swept_at IS NULL AND expires_at <= statement_timestamp()
+                          AND (sweep_claimed_until IS NULL OR sweep_claimed_until <= statement_timestamp())
+                        ORDER BY expires_at
+                        LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING ${COLUMNS}`,
+      [batch, seconds],
     );
     return rows.map(toRecord);
   }
@@ -217,7 +235,7 @@ export class FilesRepository implements LinkTargetOwner {
     return rows.length > 0;
   }
 
-  async markSwept(manager: EntityManager, ids: string[]): Promise<void> {
-    await manager.query(`UPDATE files SET swept_at = statement_timestamp() WHERE id = ANY($1)`, [ids]);
+  async markSwept(ids: string[]): Promise<void> {
+    await this.transactions.manager.query(`UPDATE files SET swept_at = statement_timestamp() WHERE id = ANY($1)`, [ids]);
   }
 }
