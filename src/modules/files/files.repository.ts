@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context';
+import { firstRowsSql, pageWithCountSql, PageWindow, pagingSql } from '../../database/paging';
 import { Transactions } from '../../database/transactions';
+import { SqlParameterList } from '../../records/record-filters';
 import type { LinkTargetOwner } from '../../records/link-targets';
 import type { FileDto, FileStatus } from './dto/file.dto';
 import type { StoredFile } from './storage/file-storage';
@@ -27,9 +29,10 @@ interface FileRow {
   status: 'PENDING' | 'COMPLETED' | 'CANCELLED';
   storage_key: string;
   object_key: string | null;
-  created_at: Date;
-  expires_at: Date;
-  completed_at: Date | null;
+  /** Timestamps come as text through a page's json_agg. */
+  created_at: Date | string;
+  expires_at: Date | string;
+  completed_at: Date | string | null;
   expired: boolean;
 }
 
@@ -59,9 +62,9 @@ function toRecord(row: FileRow): FileRecord {
     status: row.expired ? 'EXPIRED' : row.status,
     storageKey: row.storage_key,
     objectKey: row.object_key,
-    createdAt: row.created_at,
-    deadline: row.expires_at,
-    completedAt: row.completed_at,
+    createdAt: new Date(row.created_at),
+    deadline: new Date(row.expires_at),
+    completedAt: row.completed_at === null ? null : new Date(row.completed_at),
   };
 }
 
@@ -136,23 +139,20 @@ export class FilesRepository implements LinkTargetOwner {
     return rows[0] && toRecord(rows[0]);
   }
 
-  /**
-   * A page, newest first, and the count of every visible file, from one statement: one snapshot,
-   * so the page never holds more than `totalCount - offset` files while others are being created.
-   * The count row is joined to the page, so an offset past the end still reads the count.
-   */
-  async page(caller: AuthContext, limit: number, offset: number): Promise<{ files: FileRecord[]; totalCount: number }> {
+  /** A page, newest first, and the count of every visible file (see pageWithCountSql). */
+  async page(caller: AuthContext, page: PageWindow): Promise<{ files: FileRecord[]; totalCount: number }> {
+    const params = new SqlParameterList();
+    callerParams(caller).forEach((value) => params.add(value));
     const where = `f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}`;
-    const rows: (Partial<FileRow> & { total: number })[] = await this.transactions.manager.query(
-      `SELECT counted.total, paged.*
-         FROM (SELECT count(*)::int AS total FROM files f WHERE ${where}) counted
-         LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM files f WHERE ${where}
-                             ORDER BY f.created_at DESC, f.id DESC LIMIT $4 OFFSET $5) paged ON true
-        ORDER BY paged.created_at DESC, paged.id DESC`,
-      [...callerParams(caller), limit, offset],
+    const [result]: { total: number; rows: FileRow[] }[] = await this.transactions.manager.query(
+      pageWithCountSql(
+        `SELECT count(*)::int FROM files f WHERE ${where}`,
+        `SELECT ${COLUMNS} FROM files f WHERE ${where} ORDER BY f.created_at DESC, f.id DESC ${pagingSql(page, params)}`,
+        ['created_at', 'id'],
+      ),
+      params.values,
     );
-    const files = rows.filter((row): row is FileRow & { total: number } => row.id !== null).map(toRecord);
-    return { files, totalCount: rows[0].total };
+    return { files: result.rows.map(toRecord), totalCount: result.total };
   }
 
   /** Any file by id, for the signed routes (the signature is the authorisation); see findVisible. */
@@ -208,7 +208,7 @@ export class FilesRepository implements LinkTargetOwner {
                         WHERE swept_at IS NULL AND expires_at <= statement_timestamp()
                           AND (sweep_claimed_until IS NULL OR sweep_claimed_until <= statement_timestamp())
                         ORDER BY expires_at
-                        LIMIT $1 FOR UPDATE SKIP LOCKED)
+                        ${firstRowsSql('$1')} FOR UPDATE SKIP LOCKED)
         RETURNING ${COLUMNS}`,
       [batch, seconds],
     );

@@ -49,7 +49,7 @@ export class FilesService {
   }
 
   async list(caller: AuthContext, page: PageRequest): Promise<PageResult<FileDto>> {
-    const { files, totalCount } = await this.files.page(caller, page.limit, page.offset);
+    const { files, totalCount } = await this.files.page(caller, page);
     return { data: files.map(toFileDto), totalCount };
   }
 
