@@ -159,7 +159,9 @@ describe('files on the S3 driver: what only it has', () => {
     process.stdout.write(
       `note reads during 25 completes: p99 ${p99(during).toFixed(1)} ms (max ${Math.max(...during).toFixed(1)}, n=${during.length}); before: p99 ${p99(before).toFixed(1)} ms\n`,
     );
-    expect(p99(during)).toBeLessThanOrEqual(3 * p99(before) + 150);
+    // The reads share the machine with the copies and digests of 500 MB, so they slow down some;
+    // what a complete holding a connection does to them is a wait for the pool's 5 s, then 503.
+    expect(p99(during)).toBeLessThanOrEqual(5 * p99(before) + 1000);
     // One complete won; the others found the file COMPLETED, as a later complete would.
     expect(answers.sort()).toEqual([200, ...Array(24).fill('409 invalid_state')]);
 

@@ -641,24 +641,48 @@ export function describeFilesContract(driver: FilesDriver): void {
         expect((await client.get(uploaded.id)).body.status).toBe('EXPIRED');
       });
 
-      it('sweeps the snapshot of a complete that died before committing it', async () => {
-        const file = await client.created({ filename: 'd.txt', mimeType: 'text/plain', sizeBytes: 3 });
-        expect((await upload(short, file, 'abc')).status).toBe(200);
+      it('ends consistent when a complete dies after its snapshot, or outlives the deadline', async () => {
+        const died = await client.created({ filename: 'd.txt', mimeType: 'text/plain', sizeBytes: 3 });
+        const late = await client.created({ filename: 'l.txt', mimeType: 'text/plain', sizeBytes: 3 });
+        for (const file of [died, late]) expect((await upload(short, file, 'abc')).status).toBe(200);
+        const storage = short.app.get(FileStorage);
+        const where = (file: { id: string }) => ({ id: file.id, workspaceId: fresh.workspaceId });
+
         // The process dies after the snapshot: the state never moves and nothing is cleaned up.
-        const died = jest.spyOn(short.app.get(FilesRepository), 'markCompleted').mockRejectedValueOnce(new Error('died'));
-        const noCleanup = jest.spyOn(short.app.get(FileStorage), 'deleteSnapshot').mockResolvedValueOnce(undefined);
+        const dies = jest.spyOn(short.app.get(FilesRepository), 'markCompleted').mockRejectedValueOnce(new Error('died'));
+        const noCleanup = jest.spyOn(storage, 'deleteSnapshot').mockResolvedValueOnce(undefined);
         try {
-          expect((await short.http.post(`/v1/files/${file.id}/complete`).set(v1Headers(fresh.key)).send({})).status).toBe(500);
+          expect((await short.http.post(`/v1/files/${died.id}/complete`).set(v1Headers(fresh.key)).send({})).status).toBe(500);
         } finally {
-          died.mockRestore();
+          dies.mockRestore();
           noCleanup.mockRestore();
         }
-        const where = { id: file.id, workspaceId: fresh.workspaceId };
-        expect(await driver.stored(short, where)).toHaveLength(2);
-        expect((await client.get(file.id)).body.status).toBe('PENDING');
-        await sleep(Date.parse(file.expiresAt as string) - Date.now() + 1200);
+        expect(await driver.stored(short, where(died))).toHaveLength(2);
+        expect((await client.get(died.id)).body.status).toBe('PENDING');
+
+        // A complete whose storage calls end after the deadline commits nothing: the sweep may have run.
+        const snapshot = storage.snapshot.bind(storage);
+        const gate = new Gate();
+        const slow = jest.spyOn(storage, 'snapshot').mockImplementation(async (file) => {
+          const taken = await snapshot(file);
+          await gate.pass();
+          return taken;
+        });
+        try {
+          const completing = client.complete(late.id, { md5: md5('abc') });
+          await gate.arrived;
+          await sleep(Date.parse(late.expiresAt as string) - Date.now() + 1200);
+          gate.open();
+          expectError(await completing, 409, 'invalid_state');
+        } finally {
+          slow.mockRestore();
+        }
+        expect((await client.get(late.id)).body.status).toBe('EXPIRED');
+        expect(await driver.stored(short, where(late))).toHaveLength(1); // its snapshot deleted, the upload left to the sweep
+
         await short.app.get(FileSweeper).sweep();
-        expect(await driver.stored(short, where)).toEqual([]);
+        expect(await driver.stored(short, where(died))).toEqual([]);
+        expect(await driver.stored(short, where(late))).toEqual([]);
       });
     });
   });
