@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 export interface StoredFile {
   id: string;
   workspaceId: string;
-  /** `{workspaceId}/{fileId}`: where the driver keeps the bytes, relative to its root. */
+  /** `{workspaceId}/{fileId}`, relative to the driver's root: where the upload lands, beside its snapshots. */
   storageKey: string;
   /** Where the committed bytes are, relative to the driver's root; null until COMPLETED. */
   objectKey: string | null;
@@ -30,8 +30,8 @@ export interface Snapshot {
  * expired URL, another content type or more bytes than `sizeBytes` are refused by whoever receives
  * them. Once committed, the bytes of a file never change. Times are unix seconds.
  *
- * No call here may run in a database transaction: storage can be slow, and a transaction holds
- * one of the few pooled connections (and row locks) for as long as it waits.
+ * Storage can be slow: the service calls these outside its own transactions, which would hold one
+ * of the few pooled connections (and row locks) for as long as they wait.
  */
 export abstract class FileStorage {
   abstract readonly driver: 'local' | 's3';

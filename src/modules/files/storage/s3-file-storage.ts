@@ -51,7 +51,7 @@ export class S3FileStorage extends FileStorage {
     return `uploads/${file.storageKey}`;
   }
 
-  /** Files completed before snapshots had their own key hold it at `files/{storageKey}`. */
+  /** A snapshot's object; files completed before snapshots existed have their storageKey as key. */
   objectPath(key: string): string {
     return `files/${key}`;
   }
