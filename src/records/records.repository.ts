@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { PageRequest } from '../common/pagination/pagination';
+import { firstRowsSql, pageWithCountSql, pagingSql } from '../database/paging';
 import { Transactions } from '../database/transactions';
 import { hostKeySql } from './field-types/url-hosts';
 import type { ObjectTypeDefinition } from './object-type';
@@ -46,12 +47,12 @@ function linkedPageSql(
                            WHERE r.id = l.source_id AND r.workspace_id = ${of.workspace} AND r.object_type = ${of.objectType}
                           OFFSET 0) r
       WHERE ${reaches} AND NOT ${walks}
-      ORDER BY r.created_at DESC, r.id DESC LIMIT ${window})
+      ORDER BY r.created_at DESC, r.id DESC ${firstRowsSql(window)})
     UNION ALL
     (SELECT r.id, r.created_at FROM records r
       WHERE r.workspace_id = ${of.workspace} AND r.object_type = ${of.objectType} AND ${reaches} AND ${walks}
         AND ${linked.probe('r.id')}
-      ORDER BY r.created_at DESC, r.id DESC LIMIT ${window})`;
+      ORDER BY r.created_at DESC, r.id DESC ${firstRowsSql(window)})`;
 }
 
 /**
@@ -73,15 +74,17 @@ function pageStatement(
   const where = [`r.workspace_id = ${workspace}`, `r.object_type = ${objectType}`, ...filters.conditions, restriction]
     .filter(Boolean)
     .join(' AND ');
-  // The limit (1 to 25) and the first page's offset are written out, so that a prepared statement's
-  // plan knows how few rows it reads (a bound LIMIT is planned for a tenth of the table); later
-  // offsets are bound, lest each page be a statement of its own.
-  const paging = `LIMIT ${page.limit}${page.offset === 0 ? '' : ` OFFSET ${params.add(page.offset)}`}`;
+  const linkedFilter = restriction ? undefined : filters.linked;
+  const linkedCount = linkedFilter && linkedCountSql(linkedFilter.binding, workspace, linkedFilter.linkName, linkedFilter.otherId);
+  // Planning this statement cost more than running it. Prepared (parsed once per connection, and
+  // planned once where PostgreSQL judges its generic plan as good) where one plan serves every
+  // value: no filter, one indexed filter, one relationship filter (see linkedPageSql). Others,
+  // whose best plan depends on the values, are planned for them each time.
+  const prepare = !restriction && (filters.conditions.length === 0 || filters.indexed !== undefined || linkedCount !== undefined);
+  const paging = pagingSql(page, params, { plannedOnce: prepare });
   let count: string;
   let pageRows: string;
   let withCounts = '';
-  const linkedFilter = restriction ? undefined : filters.linked;
-  const linkedCount = linkedFilter && linkedCountSql(linkedFilter.binding, workspace, linkedFilter.linkName, linkedFilter.otherId);
   if (linkedFilter && linkedCount) {
     // One relationship filter: counted from the link counts, paged by whichever way reads fewer rows.
     withCounts = `WITH counts AS MATERIALIZED (SELECT ${linkedCount} AS linked, ${storedCountSql(workspace, objectType)} AS everything) `;
@@ -117,14 +120,9 @@ function pageStatement(
       JOIN records r ON r.id = page.id`;
   }
   return {
-    text: `${withCounts}SELECT (${count}) AS total,
-            coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC) FROM (${pageRows}) p), '[]'::json) AS rows`,
+    text: `${withCounts}${pageWithCountSql(count, pageRows, ['created_at', 'id'])}`,
     values: params.values,
-    // Planning this statement cost more than running it. Prepared (parsed once per connection, and
-    // planned once where PostgreSQL judges its generic plan as good) where one plan serves every
-    // value: no filter, one indexed filter, one relationship filter (see linkedPageSql). Others,
-    // whose best plan depends on the values, are planned for them each time.
-    prepare: !restriction && (filters.conditions.length === 0 || filters.indexed !== undefined || linkedCount !== undefined),
+    prepare,
   };
 }
 

@@ -5,6 +5,8 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { newId } from '../../src/common/ids';
 import { FilesCreatedAtMilliseconds1763794800000 } from '../../src/database/migrations/1763794800000-files-created-at-milliseconds';
+import { FileCommits1763816400000 } from '../../src/database/migrations/1763816400000-file-commits';
+import { FileSweeper } from '../../src/modules/files/file-sweeper';
 import { ByteResponse, md5, md5Of, patternChunks, sendBytes } from '../support/byte-http';
 import { expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
@@ -34,8 +36,10 @@ const LOCAL_REFUSALS: Record<UploadRefusal, [number, string]> = {
 const localDriver: FilesDriver = {
   name: 'local',
   env: () => ({}),
-  async storedBytes(t, file) {
-    return existsSync(path.join(t.config.dataDir, 'files', file.workspaceId, file.id));
+  async stored(t, file) {
+    const directory = path.join(t.config.dataDir, 'files', file.workspaceId);
+    const names = existsSync(directory) ? readdirSync(directory) : [];
+    return names.filter((name) => name === file.id || name.startsWith(`${file.id}.`)).sort();
   },
   expectUploadRefused(response, reason) {
     expectOurError(response, ...LOCAL_REFUSALS[reason]);
@@ -194,5 +198,37 @@ describe('the files table', () => {
       await runner.rollbackTransaction();
       await runner.release();
     }
+  });
+
+  it('keeps serving files completed before snapshots from where they were uploaded, and the sweep keeps those bytes', async () => {
+    const runner = t.app.get(DataSource).createQueryRunner();
+    const migration = new FileCommits1763816400000();
+    await runner.startTransaction();
+    try {
+      await migration.down(runner);
+      const id = newId('file');
+      await runner.query(
+        `INSERT INTO files (id, workspace_id, member_id, filename, mime_type, size_bytes, status, storage_key, created_at, expires_at, completed_at)
+         VALUES ($1, $2, $3, 'old.txt', 'text/plain', 1, 'COMPLETED', $2 || '/' || $1, date_trunc('milliseconds', now()), now(), now())`,
+        [id, ws.workspaceId, ws.memberId],
+      );
+      await migration.up(runner);
+      expect(await runner.query(`SELECT object_key FROM files WHERE id = $1`, [id])).toEqual([{ object_key: `${ws.workspaceId}/${id}` }]);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+
+    const api = filesClient(t, ws.key);
+    const file = await api.created({ filename: 'old.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect((await upload(t, file, 'old')).status).toBe(200);
+    await t.dataSource.query(
+      `UPDATE files SET status = 'COMPLETED', completed_at = now(), object_key = storage_key, expires_at = now() WHERE id = $1`,
+      [file.id],
+    );
+    expect((await download(t, (await api.url(file.id)).body.url)).text).toBe('old');
+    await t.app.get(FileSweeper).sweep();
+    expect(await localDriver.stored(t, { id: file.id, workspaceId: ws.workspaceId })).toEqual([file.id]);
+    expect((await download(t, (await api.url(file.id)).body.url)).text).toBe('old');
   });
 });

@@ -3,9 +3,11 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { newId } from '../../src/common/ids';
 import { FileSweeper } from '../../src/modules/files/file-sweeper';
+import { FilesRepository } from '../../src/modules/files/files.repository';
 import { MIB } from '../../src/modules/files/file-purposes';
 import { FileStorage } from '../../src/modules/files/storage/file-storage';
 import { ByteBody, ByteResponse, freePort, md5, sendBytes } from './byte-http';
+import { concurrently, Gate } from './concurrency';
 import { expectError } from './errors';
 import { createKey, createMember, createWorkspace, TestWorkspace } from './factories';
 import { OpenApiValidator } from './openapi';
@@ -19,8 +21,8 @@ export interface FilesDriver {
   name: string;
   /** Environment selecting the driver. */
   env(): Record<string, string>;
-  /** Whether any bytes of the file are stored, uploaded or committed. */
-  storedBytes(t: TestApp, file: { id: string; workspaceId: string }): Promise<boolean>;
+  /** What is stored for the file, sorted: its upload and its snapshots (a committed one included). */
+  stored(t: TestApp, file: { id: string; workspaceId: string }): Promise<string[]>;
   /** How the receiver of the upload URL refuses `reason`. */
   expectUploadRefused(response: ByteResponse, reason: UploadRefusal): void;
   /** How a forged or expired download URL is refused. */
@@ -235,7 +237,7 @@ export function describeFilesContract(driver: FilesDriver): void {
       const endlessUpload = await upload(t, file, endless);
       driver.expectUploadRefused(endlessUpload, 'too_large');
       expect(endlessUpload.sent).toBeLessThan(64 * MIB); // of 256 MiB offered
-      expect(await driver.storedBytes(t, { id: file.id, workspaceId: ws.workspaceId })).toBe(false);
+      expect(await driver.stored(t, { id: file.id, workspaceId: ws.workspaceId })).toEqual([]);
       expectError(await api.complete(file.id), 422, 'size_mismatch');
       // The right upload still works afterwards.
       expect((await upload(t, file, bytes)).status).toBe(200);
@@ -282,6 +284,40 @@ export function describeFilesContract(driver: FilesDriver): void {
       const bare = await api.created({ filename: 'q.txt', mimeType: 'text/plain', sizeBytes: 3 });
       expectError(await api.cancel(bare.id, { reason: 'x' }), 400, 'unknown_field', 'reason');
       expect((await api.cancel(bare.id)).body.status).toBe('CANCELLED');
+    });
+
+    it('holds no row through a complete\'s storage calls: a cancel meanwhile wins, and the complete deletes its snapshot', async () => {
+      const file = await api.created({ filename: 'r.txt', mimeType: 'text/plain', sizeBytes: 3 });
+      expect((await upload(t, file, 'abc')).status).toBe(200);
+      const storage = t.app.get(FileStorage);
+      const snapshot = storage.snapshot.bind(storage);
+      const gate = new Gate();
+      const held = jest.spyOn(storage, 'snapshot').mockImplementation(async (stored) => {
+        const taken = await snapshot(stored);
+        await gate.pass();
+        return taken;
+      });
+      try {
+        const completing = api.complete(file.id, { md5: md5('abc') });
+        await gate.arrived;
+        expect((await api.cancel(file.id)).body.status).toBe('CANCELLED');
+        gate.open();
+        expectError(await completing, 409, 'invalid_state');
+      } finally {
+        held.mockRestore();
+      }
+      expect((await api.get(file.id)).body.status).toBe('CANCELLED');
+      expect(await driver.stored(t, { id: file.id, workspaceId: ws.workspaceId })).toHaveLength(1); // the upload alone
+    });
+
+    it('commits one of concurrent completes; the others answer 409 invalid_state and leave no snapshot', async () => {
+      const file = await api.created({ filename: 'c.txt', mimeType: 'text/plain', sizeBytes: 3 });
+      expect((await upload(t, file, 'abc')).status).toBe(200);
+      const answers = await concurrently(6, () => api.complete(file.id, { md5: md5('abc') }));
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+      for (const answer of answers.filter((response) => response.status === 409)) expectError(answer, 409, 'invalid_state');
+      expect(await driver.stored(t, { id: file.id, workspaceId: ws.workspaceId })).toHaveLength(2); // the upload and the content
+      expect((await download(t, (await api.url(file.id)).body.url)).text).toBe('abc');
     });
 
     it('validates the create body with the codes of docs/api.md §2', async () => {
@@ -571,7 +607,7 @@ export function describeFilesContract(driver: FilesDriver): void {
         const owned = [neverUploaded, uploaded, cancelled, completed].map((file) => file.id);
         await short.app.get(FileSweeper).sweep();
         expect(await sweptIds(short, owned)).toEqual([]);
-        expect(await driver.storedBytes(short, { id: uploaded.id, workspaceId: fresh.workspaceId })).toBe(true);
+        expect(await driver.stored(short, { id: uploaded.id, workspaceId: fresh.workspaceId })).toHaveLength(1);
 
         await sleep(Date.parse(uploaded.expiresAt as string) - Date.now() + 1200);
         for (const file of [neverUploaded, uploaded]) {
@@ -588,24 +624,68 @@ export function describeFilesContract(driver: FilesDriver): void {
         await sleep(Math.max(0, Date.parse(downloadExpiresAt) - Date.now() + 1200));
         driver.expectDownloadRefused(await download(short, downloadUrl));
 
-        // Two instances sweeping at once: each file's bytes are deleted once, by one of them.
+        // Two instances sweeping at once: each file is swept once, by one of them.
         const storages = [short, t].map((app) => app.app.get(FileStorage));
-        const deletions = storages.map((storage) => jest.spyOn(storage, 'deleteAll'));
+        const deletions = storages.map((storage) => jest.spyOn(storage, 'deleteUnused'));
         try {
           await Promise.all([short, t].map((app) => app.app.get(FileSweeper).sweep()));
           const deleted = deletions.flatMap((spy) => spy.mock.calls.map(([file]) => file.id)).filter((id) => owned.includes(id));
-          expect(deleted.sort()).toEqual([neverUploaded.id, uploaded.id, cancelled.id].sort());
+          expect(deleted.sort()).toEqual([...owned].sort());
         } finally {
           deletions.forEach((spy) => spy.mockRestore());
         }
         expect((await sweptIds(short, owned)).sort()).toEqual([...owned].sort());
         for (const file of [uploaded, cancelled]) {
-          expect(await driver.storedBytes(short, { id: file.id, workspaceId: fresh.workspaceId })).toBe(false);
+          expect(await driver.stored(short, { id: file.id, workspaceId: fresh.workspaceId })).toEqual([]);
         }
-        // A completed file keeps its bytes; reads are unchanged by the sweep.
-        expect(await driver.storedBytes(short, { id: completed.id, workspaceId: fresh.workspaceId })).toBe(true);
+        // A completed file keeps its committed bytes, and only them; reads are unchanged by the sweep.
+        expect(await driver.stored(short, { id: completed.id, workspaceId: fresh.workspaceId })).toHaveLength(1);
         expect((await download(short, (await client.url(completed.id)).body.url)).text).toBe('abc');
         expect((await client.get(uploaded.id)).body.status).toBe('EXPIRED');
+      });
+
+      it('ends consistent when a complete dies after its snapshot, or outlives the deadline', async () => {
+        const died = await client.created({ filename: 'd.txt', mimeType: 'text/plain', sizeBytes: 3 });
+        const late = await client.created({ filename: 'l.txt', mimeType: 'text/plain', sizeBytes: 3 });
+        for (const file of [died, late]) expect((await upload(short, file, 'abc')).status).toBe(200);
+        const storage = short.app.get(FileStorage);
+        const where = (file: { id: string }) => ({ id: file.id, workspaceId: fresh.workspaceId });
+
+        // The process dies after the snapshot: the state never moves and nothing is cleaned up.
+        const dies = jest.spyOn(short.app.get(FilesRepository), 'markCompleted').mockRejectedValueOnce(new Error('died'));
+        const noCleanup = jest.spyOn(storage, 'deleteSnapshot').mockResolvedValueOnce(undefined);
+        try {
+          expect((await short.http.post(`/v1/files/${died.id}/complete`).set(v1Headers(fresh.key)).send({})).status).toBe(500);
+        } finally {
+          dies.mockRestore();
+          noCleanup.mockRestore();
+        }
+        expect(await driver.stored(short, where(died))).toHaveLength(2);
+        expect((await client.get(died.id)).body.status).toBe('PENDING');
+
+        // A complete whose storage calls end after the deadline commits nothing: the sweep may have run.
+        const snapshot = storage.snapshot.bind(storage);
+        const gate = new Gate();
+        const slow = jest.spyOn(storage, 'snapshot').mockImplementation(async (file) => {
+          const taken = await snapshot(file);
+          await gate.pass();
+          return taken;
+        });
+        try {
+          const completing = client.complete(late.id, { md5: md5('abc') });
+          await gate.arrived;
+          await sleep(Date.parse(late.expiresAt as string) - Date.now() + 1200);
+          gate.open();
+          expectError(await completing, 409, 'invalid_state');
+        } finally {
+          slow.mockRestore();
+        }
+        expect((await client.get(late.id)).body.status).toBe('EXPIRED');
+        expect(await driver.stored(short, where(late))).toHaveLength(1); // its snapshot deleted, the upload left to the sweep
+
+        await short.app.get(FileSweeper).sweep();
+        expect(await driver.stored(short, where(died))).toEqual([]);
+        expect(await driver.stored(short, where(late))).toEqual([]);
       });
     });
   });

@@ -11,6 +11,7 @@ import { RecordCountSlots1763802000000 } from './1763802000000-record-count-slot
 import { RecordLinkCounts1763805600000 } from './1763805600000-record-link-counts';
 import { RecordFieldsSize1763809200000 } from './1763809200000-record-fields-size';
 import { WebsiteHostIndex1763812800000 } from './1763812800000-website-host-index';
+import { FileCommits1763816400000 } from './1763816400000-file-commits';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   RecordLinkCounts1763805600000,
   RecordFieldsSize1763809200000,
   WebsiteHostIndex1763812800000,
+  FileCommits1763816400000,
 ];

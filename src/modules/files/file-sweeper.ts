@@ -1,17 +1,20 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { Transactions } from '../../database/transactions';
 import { FilesRepository } from './files.repository';
 import { FileStorage } from './storage/file-storage';
 
 const BATCH = 100;
+/** Longer than a batch's deletions take: a claim that runs out is a sweeper that died. */
+const CLAIM_SECONDS = 15 * 60;
 
 /**
  * Deletes the bytes that no file will ever use (docs/api.md §10): those of EXPIRED and CANCELLED
- * uploads, and what an S3 upload URL left beside a completed file. It waits for the session's
- * deadline, when the upload URL stops working, so nothing can be written after the sweep; each file
- * is swept once (`swept_at`). Instances sweep side by side: rows are claimed with
- * `FOR UPDATE SKIP LOCKED`, one batch per transaction.
+ * uploads, and what an upload URL or an unused snapshot left beside a completed file's bytes. It
+ * waits for the session's deadline, when the upload URL stops working and no complete can commit
+ * any more, so nothing can be written after the sweep; each file is swept once (`swept_at`).
+ * Instances sweep side by side: each claims a batch for a while in one statement, deletes outside
+ * any transaction (storage can be slow; a transaction would hold a pooled connection meanwhile),
+ * then marks it swept. A batch whose sweeper died is claimed again when its claim runs out.
  */
 @Injectable()
 export class FileSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -22,7 +25,6 @@ export class FileSweeper implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     private readonly files: FilesRepository,
     private readonly storage: FileStorage,
-    private readonly transactions: Transactions,
     private readonly config: AppConfig,
   ) {}
 
@@ -48,17 +50,11 @@ export class FileSweeper implements OnApplicationBootstrap, OnApplicationShutdow
   private async sweepAll(): Promise<number> {
     let total = 0;
     for (;;) {
-      const swept = await this.transactions.run(async (manager) => {
-        const files = await this.files.lockSweepable(manager, BATCH);
-        for (const file of files) {
-          if (file.status === 'COMPLETED') await this.storage.deleteUploadLeftovers(file);
-          else await this.storage.deleteAll(file);
-        }
-        if (files.length > 0) await this.files.markSwept(manager, files.map((file) => file.id));
-        return files.length;
-      });
-      total += swept;
-      if (swept < BATCH) return total;
+      const files = await this.files.claimSweepable(BATCH, CLAIM_SECONDS);
+      for (const file of files) await this.storage.deleteUnused(file);
+      if (files.length > 0) await this.files.markSwept(files.map((file) => file.id));
+      total += files.length;
+      if (files.length < BATCH) return total;
     }
   }
 }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context';
+import { firstRowsSql, pageWithCountSql, PageWindow, pagingSql } from '../../database/paging';
 import { Transactions } from '../../database/transactions';
+import { SqlParameterList } from '../../records/record-filters';
 import type { LinkTargetOwner } from '../../records/link-targets';
 import type { FileDto, FileStatus } from './dto/file.dto';
 import type { StoredFile } from './storage/file-storage';
@@ -26,9 +28,11 @@ interface FileRow {
   size_bytes: string;
   status: 'PENDING' | 'COMPLETED' | 'CANCELLED';
   storage_key: string;
-  created_at: Date;
-  expires_at: Date;
-  completed_at: Date | null;
+  object_key: string | null;
+  /** Timestamps come as text through a page's json_agg. */
+  created_at: Date | string;
+  expires_at: Date | string;
+  completed_at: Date | string | null;
   expired: boolean;
 }
 
@@ -37,7 +41,7 @@ interface FileRow {
  * stamps deadlines, so a status is exact at any moment and the same for every instance.
  */
 const COLUMNS = `f.id, f.workspace_id, f.member_id, f.filename, f.mime_type, f.size_bytes, f.status, f.storage_key,
-  f.created_at, f.expires_at, f.completed_at,
+  f.object_key, f.created_at, f.expires_at, f.completed_at,
   (f.status = 'PENDING' AND f.expires_at <= statement_timestamp()) AS expired`;
 
 /**
@@ -57,9 +61,10 @@ function toRecord(row: FileRow): FileRecord {
     sizeBytes: Number(row.size_bytes),
     status: row.expired ? 'EXPIRED' : row.status,
     storageKey: row.storage_key,
-    createdAt: row.created_at,
-    deadline: row.expires_at,
-    completedAt: row.completed_at,
+    objectKey: row.object_key,
+    createdAt: new Date(row.created_at),
+    deadline: new Date(row.expires_at),
+    completedAt: row.completed_at === null ? null : new Date(row.completed_at),
   };
 }
 
@@ -134,23 +139,20 @@ export class FilesRepository implements LinkTargetOwner {
     return rows[0] && toRecord(rows[0]);
   }
 
-  /**
-   * A page, newest first, and the count of every visible file, from one statement: one snapshot,
-   * so the page never holds more than `totalCount - offset` files while others are being created.
-   * The count row is joined to the page, so an offset past the end still reads the count.
-   */
-  async page(caller: AuthContext, limit: number, offset: number): Promise<{ files: FileRecord[]; totalCount: number }> {
+  /** A page, newest first, and the count of every visible file (see pageWithCountSql). */
+  async page(caller: AuthContext, page: PageWindow): Promise<{ files: FileRecord[]; totalCount: number }> {
+    const params = new SqlParameterList();
+    callerParams(caller).forEach((value) => params.add(value));
     const where = `f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}`;
-    const rows: (Partial<FileRow> & { total: number })[] = await this.transactions.manager.query(
-      `SELECT counted.total, paged.*
-         FROM (SELECT count(*)::int AS total FROM files f WHERE ${where}) counted
-         LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM files f WHERE ${where}
-                             ORDER BY f.created_at DESC, f.id DESC LIMIT $4 OFFSET $5) paged ON true
-        ORDER BY paged.created_at DESC, paged.id DESC`,
-      [...callerParams(caller), limit, offset],
+    const [result]: { total: number; rows: FileRow[] }[] = await this.transactions.manager.query(
+      pageWithCountSql(
+        `SELECT count(*)::int FROM files f WHERE ${where}`,
+        `SELECT ${COLUMNS} FROM files f WHERE ${where} ORDER BY f.created_at DESC, f.id DESC ${pagingSql(page, params)}`,
+        ['created_at', 'id'],
+      ),
+      params.values,
     );
-    const files = rows.filter((row): row is FileRow & { total: number } => row.id !== null).map(toRecord);
-    return { files, totalCount: rows[0].total };
+    return { files: result.rows.map(toRecord), totalCount: result.total };
   }
 
   /** Any file by id, for the signed routes (the signature is the authorisation); see findVisible. */
@@ -162,14 +164,25 @@ export class FilesRepository implements LinkTargetOwner {
     return rows[0] && toRecord(rows[0]);
   }
 
-  async markCompleted(manager: EntityManager, id: string, md5: string | undefined): Promise<FileRecord> {
+  /**
+   * Makes a checked snapshot the file's content, in one statement and only if the file is still
+   * PENDING, unexpired and the caller's to see: of concurrent completes one wins, and none commits
+   * after the deadline, from which the sweep may delete the file's bytes. Undefined when it did not.
+   */
+  async markCompleted(
+    caller: AuthContext,
+    id: string,
+    commit: { objectKey: string; md5: string | undefined },
+  ): Promise<FileRecord | undefined> {
     // TypeORM answers an UPDATE with [rows, count].
-    const [rows]: [FileRow[], number] = await manager.query(
-      `UPDATE files f SET status = 'COMPLETED', completed_at = statement_timestamp(), md5 = $2
-        WHERE f.id = $1 RETURNING ${COLUMNS}`,
-      [id, md5 ?? null],
+    const [rows]: [FileRow[], number] = await this.transactions.manager.query(
+      `UPDATE files f SET status = 'COMPLETED', completed_at = statement_timestamp(), object_key = $5, md5 = $6
+        WHERE f.id = $4 AND f.workspace_id = $1 AND f.status = 'PENDING' AND f.expires_at > statement_timestamp()
+          AND ${VISIBLE_TO_CALLER}
+        RETURNING ${COLUMNS}`,
+      [...callerParams(caller), id, commit.objectKey, commit.md5 ?? null],
     );
-    return toRecord(rows[0]);
+    return rows[0] && toRecord(rows[0]);
   }
 
   async markCancelled(manager: EntityManager, id: string): Promise<FileRecord> {
@@ -183,16 +196,21 @@ export class FilesRepository implements LinkTargetOwner {
   }
 
   /**
-   * Files whose upload URL is dead (deadline passed) and whose leftovers were not yet deleted,
-   * locked and skipped by other instances sweeping at the same time.
+   * Claims files whose upload URL is dead (deadline passed) and whose leftovers were not yet
+   * deleted, for `seconds`: other instances skip them meanwhile, and take them over when a claim
+   * runs out before they are marked swept. One statement, so no row stays locked while storage works.
    */
-  async lockSweepable(manager: EntityManager, batch: number): Promise<FileRecord[]> {
-    const rows: FileRow[] = await manager.query(
-      `SELECT ${COLUMNS} FROM files f
-        WHERE f.swept_at IS NULL AND f.expires_at <= statement_timestamp()
-        ORDER BY f.expires_at
-        LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [batch],
+  async claimSweepable(batch: number, seconds: number): Promise<FileRecord[]> {
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows]: [FileRow[], number] = await this.transactions.manager.query(
+      `UPDATE files f SET sweep_claimed_until = statement_timestamp() + make_interval(secs => $2)
+        WHERE f.id IN (SELECT id FROM files
+                        WHERE swept_at IS NULL AND expires_at <= statement_timestamp()
+                          AND (sweep_claimed_until IS NULL OR sweep_claimed_until <= statement_timestamp())
+                        ORDER BY expires_at
+                        ${firstRowsSql('$1')} FOR UPDATE SKIP LOCKED)
+        RETURNING ${COLUMNS}`,
+      [batch, seconds],
     );
     return rows.map(toRecord);
   }
@@ -217,7 +235,7 @@ export class FilesRepository implements LinkTargetOwner {
     return rows.length > 0;
   }
 
-  async markSwept(manager: EntityManager, ids: string[]): Promise<void> {
-    await manager.query(`UPDATE files SET swept_at = statement_timestamp() WHERE id = ANY($1)`, [ids]);
+  async markSwept(ids: string[]): Promise<void> {
+    await this.transactions.manager.query(`UPDATE files SET swept_at = statement_timestamp() WHERE id = ANY($1)`, [ids]);
   }
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiError } from '../../common/errors/api-error';
@@ -18,6 +18,8 @@ function notPending(file: FileRecord, operation: string): ApiError {
 /** The `/v1/files` operations (spec: Files; docs/api.md §9, §10). */
 @Injectable()
 export class FilesService {
+  private readonly logger = new Logger('FilesService');
+
   constructor(
     private readonly files: FilesRepository,
     private readonly storage: FileStorage,
@@ -47,34 +49,45 @@ export class FilesService {
   }
 
   async list(caller: AuthContext, page: PageRequest): Promise<PageResult<FileDto>> {
-    const { files, totalCount } = await this.files.page(caller, page.limit, page.offset);
+    const { files, totalCount } = await this.files.page(caller, page);
     return { data: files.map(toFileDto), totalCount };
   }
 
   /**
-   * Checks the stored bytes against `sizeBytes` and, when given, `md5`, then completes. The row
-   * stays locked meanwhile, so a concurrent upload, cancel or complete waits; after a failure the
-   * file stays PENDING and can be uploaded again.
+   * Snapshots the upload, checks the snapshot's size against `sizeBytes` and, when given, its
+   * `md5`, then makes it the file's content if the file is still PENDING. The storage calls run
+   * outside any transaction (they can take long; a transaction would hold a pooled connection and
+   * the row meanwhile): concurrent completes each check a snapshot of their own, one UPDATE decides
+   * which one wins, and the others answer as a complete after it would. A snapshot that does not
+   * become the content is deleted here, or by the sweep after a crash. After a failure the file
+   * stays PENDING and can be uploaded again.
    */
   async complete(caller: AuthContext, id: string, body: CompleteFileDto): Promise<FileDto> {
-    return this.transactions.run(async (manager) => {
-      const file = await this.visible(caller, id, manager);
-      if (file.status !== 'PENDING') throw notPending(file, 'completed');
-      const size = await this.storage.commit(file);
-      if (size === null) {
-        throw new ApiError(422, 'size_mismatch', 'No bytes were uploaded for this file; PUT them to its uploadUrl first');
-      }
-      if (size !== file.sizeBytes) {
-        throw new ApiError(422, 'size_mismatch', `The upload has ${size} bytes; sizeBytes is ${file.sizeBytes}`);
+    const file = await this.visible(caller, id);
+    if (file.status !== 'PENDING') throw notPending(file, 'completed');
+    const snapshot = await this.storage.snapshot(file);
+    if (snapshot === null) {
+      throw new ApiError(422, 'size_mismatch', 'No bytes were uploaded for this file; PUT them to its uploadUrl first');
+    }
+    try {
+      if (snapshot.size !== file.sizeBytes) {
+        throw new ApiError(422, 'size_mismatch', `The upload has ${snapshot.size} bytes; sizeBytes is ${file.sizeBytes}`);
       }
       if (body.md5 !== undefined) {
-        const actual = await this.storage.md5(file);
+        const actual = await this.storage.md5(snapshot.key);
         if (actual !== body.md5) {
           throw new ApiError(422, 'checksum_mismatch', `The uploaded bytes have MD5 ${actual}, not ${body.md5}`, 'md5');
         }
       }
-      return toFileDto(await this.files.markCompleted(manager, file.id, body.md5));
-    });
+      const completed = await this.files.markCompleted(caller, file.id, { objectKey: snapshot.key, md5: body.md5 });
+      if (!completed) throw notPending(await this.visible(caller, id), 'completed');
+      return toFileDto(completed);
+    } catch (error) {
+      await this.storage.deleteSnapshot(snapshot.key).catch((failure: unknown) => {
+        this.logger.warn({ err: failure, fileId: file.id }, 'an unused snapshot stays until the sweep');
+      });
+      throw error;
+    }
   }
 
   async cancel(caller: AuthContext, id: string): Promise<FileDto> {

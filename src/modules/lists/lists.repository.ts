@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { pageWithCountSql, pagingSql } from '../../database/paging';
 import { Transactions } from '../../database/transactions';
+import { SqlParameterList } from '../../records/record-filters';
 
 export const LIST_MEMBER_TYPES = ['account', 'contact', 'opportunity'] as const;
 export type ListMemberType = (typeof LIST_MEMBER_TYPES)[number];
@@ -52,21 +54,20 @@ export class ListsRepository {
     return row;
   }
 
-  /**
-   * A page, newest first, and the count of the workspace's lists, from one statement: one
-   * snapshot, so a page never holds more than `totalCount - offset` lists while others are being
-   * created. The count row is joined to the page, so an offset past the end still reads the count.
-   */
+  /** A page, newest first, and the count of the workspace's lists (see pageWithCountSql). */
   async page(workspaceId: string, limit: number, offset: number): Promise<{ lists: ListRow[]; total: number }> {
-    const rows = (await this.transactions.manager.query(
-      `SELECT counted.total, paged.*
-         FROM (SELECT count(*)::int AS total FROM lists WHERE workspace_id = $1) counted
-         LEFT JOIN LATERAL (SELECT ${LIST_COLUMNS} FROM lists WHERE workspace_id = $1
-                             ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3) paged ON true
-        ORDER BY paged.created_at DESC, paged.id DESC`,
-      [workspaceId, limit, offset],
-    )) as (ListRow & { total: number })[];
-    return { lists: rows.filter((row) => row.id !== null), total: rows[0].total };
+    const params = new SqlParameterList();
+    const workspace = params.add(workspaceId);
+    const [result] = (await this.transactions.manager.query(
+      pageWithCountSql(
+        `SELECT count(*)::int FROM lists WHERE workspace_id = ${workspace}`,
+        `SELECT ${LIST_COLUMNS} FROM lists WHERE workspace_id = ${workspace}
+          ORDER BY created_at DESC, id DESC ${pagingSql({ limit, offset }, params)}`,
+        ['created_at', 'id'],
+      ),
+      params.values,
+    )) as { total: number; rows: (ListRow & { created_at: string })[] }[];
+    return { lists: result.rows.map((row) => ({ ...row, created_at: new Date(row.created_at) })), total: result.total };
   }
 
   /**
@@ -79,18 +80,23 @@ export class ListsRepository {
     limit: number,
     offset: number,
   ): Promise<{ list: ListRow; recordIds: string[]; total: number } | undefined> {
+    const params = new SqlParameterList();
+    const [list, workspace] = [params.add(listId), params.add(workspaceId)];
     const [row] = (await this.transactions.manager.query(
-      `SELECT l.id, l.name, l.object_type, l.created_at,
-              (SELECT count(*)::int FROM list_members WHERE list_id = l.id) AS total,
-              coalesce((SELECT array_agg(m.record_id ORDER BY m.added_at DESC, m.record_id DESC)
-                          FROM (SELECT record_id, added_at FROM list_members WHERE list_id = l.id
-                                 ORDER BY added_at DESC, record_id DESC LIMIT $3 OFFSET $4) m), '{}') AS record_ids
-         FROM lists l WHERE l.id = $1 AND l.workspace_id = $2`,
-      [listId, workspaceId, limit, offset],
-    )) as (ListRow & { total: number; record_ids: string[] })[];
+      `SELECT l.id, l.name, l.object_type, l.created_at, page.total, page.rows
+         FROM lists l
+        CROSS JOIN LATERAL (${pageWithCountSql(
+          `SELECT count(*)::int FROM list_members WHERE list_id = l.id`,
+          `SELECT record_id, added_at FROM list_members WHERE list_id = l.id
+            ORDER BY added_at DESC, record_id DESC ${pagingSql({ limit, offset }, params)}`,
+          ['added_at', 'record_id'],
+        )}) page
+        WHERE l.id = ${list} AND l.workspace_id = ${workspace}`,
+      params.values,
+    )) as (ListRow & { total: number; rows: { record_id: string }[] })[];
     if (!row) return undefined;
-    const { total, record_ids: recordIds, ...list } = row;
-    return { list, recordIds, total };
+    const { total, rows, ...found } = row;
+    return { list: found, recordIds: rows.map((member) => member.record_id), total };
   }
 
   async removeMembers(listId: string, recordIds: string[]): Promise<void> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In, Raw, Repository } from 'typeorm';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { MemberEntity } from '../../database/entities/member.entity';
+import { pageWithCountSql, pagingSql } from '../../database/paging';
 import { Transactions } from '../../database/transactions';
 import { filterSql, SqlParameterList } from '../../records/record-filters';
 import type { LinkTargetOwner } from '../../records/link-targets';
@@ -87,12 +88,13 @@ export class MembersRepository implements LinkTargetOwner {
     const { conditions } = filterSql(MEMBER_TYPE, page.filters, params, { valueIndex: false });
     const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...conditions].join(' AND ');
     const [result] = (await this.transactions.manager.query(
-      `SELECT (SELECT count(*)::int FROM ${MEMBERS_AS_RECORDS} WHERE ${where}) AS total,
-              coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC)
-                          FROM (SELECT r.id, r.email, r.first_name, r.last_name, r.role, r.created_at, r.updated_at
-                                  FROM ${MEMBERS_AS_RECORDS} WHERE ${where}
-                                 ORDER BY r.created_at DESC, r.id DESC LIMIT ${page.limit} OFFSET ${page.offset}) p),
-                       '[]'::json) AS rows`,
+      pageWithCountSql(
+        `SELECT count(*)::int FROM ${MEMBERS_AS_RECORDS} WHERE ${where}`,
+        `SELECT r.id, r.email, r.first_name, r.last_name, r.role, r.created_at, r.updated_at
+           FROM ${MEMBERS_AS_RECORDS} WHERE ${where}
+          ORDER BY r.created_at DESC, r.id DESC ${pagingSql(page, params)}`,
+        ['created_at', 'id'],
+      ),
       params.values,
     )) as [{ total: number; rows: MemberPageRow[] }];
     return { members: result.rows.map(fromPageRow), total: result.total };

@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
+
 /** What the storage drivers need to know of a file. */
 export interface StoredFile {
   id: string;
   workspaceId: string;
-  /** `{workspaceId}/{fileId}`: where the driver keeps the bytes, relative to its root. */
+  /** `{workspaceId}/{fileId}`, relative to the driver's root: where the upload lands, beside its snapshots. */
   storageKey: string;
+  /** Where the committed bytes are, relative to the driver's root; null until COMPLETED. */
+  objectKey: string | null;
   filename: string;
   mimeType: string;
   sizeBytes: number;
@@ -14,11 +18,20 @@ export interface UploadTarget {
   headers: Record<string, string>;
 }
 
+/** A copy of what was uploaded, at a key no one else writes: what a complete checks and commits. */
+export interface Snapshot {
+  key: string;
+  size: number;
+}
+
 /**
  * Where file bytes live (docs/api.md §10). Both drivers keep one contract: the client PUTs the bytes
  * to a signed URL with exactly the returned headers, before `expires`; a wrong signature, an
  * expired URL, another content type or more bytes than `sizeBytes` are refused by whoever receives
  * them. Once committed, the bytes of a file never change. Times are unix seconds.
+ *
+ * Storage can be slow: the service calls these outside its own transactions, which would hold one
+ * of the few pooled connections (and row locks) for as long as they wait.
  */
 export abstract class FileStorage {
   abstract readonly driver: 'local' | 's3';
@@ -27,25 +40,41 @@ export abstract class FileStorage {
   abstract uploadTarget(file: StoredFile, expires: number): Promise<UploadTarget>;
 
   /**
-   * Fixes what was uploaded as the file's content, beyond the reach of the upload URL, and returns
-   * its size in bytes, or null when nothing was uploaded.
+   * Copies what was uploaded to a new key under the file's own (`{storageKey}.{random}`), beyond
+   * the reach of the upload URL and of any other complete of the same file, or null when nothing
+   * was uploaded. The copy is the file's content once its key is committed as `objectKey`; until
+   * then it is the caller's to delete, and the sweep deletes what a crash left.
    */
-  abstract commit(file: StoredFile): Promise<number | null>;
+  abstract snapshot(file: StoredFile): Promise<Snapshot | null>;
 
-  /** MD5 (lowercase hex) of the committed bytes, read as a stream. */
-  abstract md5(file: StoredFile): Promise<string>;
+  /** MD5 (lowercase hex) of a snapshot's bytes, read as a stream. */
+  abstract md5(key: string): Promise<string>;
+
+  abstract deleteSnapshot(key: string): Promise<void>;
 
   /** A URL serving the committed bytes with the file's content type and filename, until `expires`. */
   abstract downloadUrl(file: StoredFile, expires: number): Promise<string>;
 
-  /** Deletes every byte stored for an upload that will never complete. */
-  abstract deleteAll(file: StoredFile): Promise<void>;
-
-  /** Deletes what a completed file's upload URL may have left beside its committed bytes. */
-  abstract deleteUploadLeftovers(file: StoredFile): Promise<void>;
+  /**
+   * Deletes every byte stored for the file but its committed ones (all of them when it has none):
+   * the upload and snapshots that never became its content. Only once its upload URL is dead and
+   * no complete can commit any more, so that nothing is written after.
+   */
+  abstract deleteUnused(file: StoredFile): Promise<void>;
 
   /** Releases connections; called on shutdown. */
   close(): void {}
+}
+
+/** A key of the file's own for one snapshot: never reused, so no two completes share one. */
+export function snapshotKey(file: StoredFile): string {
+  return `${file.storageKey}.${randomBytes(8).toString('hex')}`;
+}
+
+/** The key of the committed bytes: only a COMPLETED file has any to serve. */
+export function committedKey(file: StoredFile): string {
+  if (file.objectKey === null) throw new Error(`File ${file.id} has no committed bytes`);
+  return file.objectKey;
 }
 
 /**

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ApiError } from '../../../common/errors/api-error';
-import { FileStorage, StoredFile, UploadTarget } from './file-storage';
+import { committedKey, FileStorage, Snapshot, snapshotKey, StoredFile, UploadTarget } from './file-storage';
 import { FileUrlSigner } from './file-url-signer';
 
 export interface ReceivedUpload {
@@ -20,7 +20,9 @@ export interface ReceivedUpload {
  * The default driver: bytes under `DATA_DIR/files/{workspaceId}/{fileId}`, uploaded and downloaded
  * through the service's own signed routes (`PUT /uploads/{id}`, `GET /downloads/{id}`). An upload
  * streams to a partial file that replaces the final one by rename, so a reader never sees half a
- * file; the service refuses uploads to a file that is no longer PENDING, so committing is a no-op.
+ * file. A snapshot is a hard link beside it: the bytes stay where they are, and a later upload
+ * replaces the upload's link, never the snapshot's. Files completed before snapshots existed are
+ * served from the upload's path, which then is their committed key.
  */
 export class LocalFileStorage extends FileStorage {
   readonly driver = 'local' as const;
@@ -37,8 +39,8 @@ export class LocalFileStorage extends FileStorage {
     this.partials = path.join(this.root, '.partial');
   }
 
-  pathOf(file: Pick<StoredFile, 'storageKey'>): string {
-    return path.join(this.root, file.storageKey);
+  private pathOf(key: string): string {
+    return path.join(this.root, key);
   }
 
   async uploadTarget(file: StoredFile, expires: number): Promise<UploadTarget> {
@@ -49,40 +51,61 @@ export class LocalFileStorage extends FileStorage {
     return { url: `${this.publicUrl}/uploads/${file.id}?${query}`, headers: { 'content-type': file.mimeType } };
   }
 
-  async commit(file: StoredFile): Promise<number | null> {
-    return this.sizeOf(file);
-  }
-
-  /** Size of the stored bytes, or null when there are none. */
-  async sizeOf(file: StoredFile): Promise<number | null> {
+  async snapshot(file: StoredFile): Promise<Snapshot | null> {
+    const key = snapshotKey(file);
     try {
-      return (await stat(this.pathOf(file))).size;
+      await link(this.pathOf(file.storageKey), this.pathOf(key));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
+    return { key, size: (await stat(this.pathOf(key))).size };
   }
 
-  async md5(file: StoredFile): Promise<string> {
+  async md5(key: string): Promise<string> {
     const hash = createHash('md5');
-    for await (const chunk of createReadStream(this.pathOf(file))) hash.update(chunk as Buffer);
+    for await (const chunk of createReadStream(this.pathOf(key))) hash.update(chunk as Buffer);
     return hash.digest('hex');
+  }
+
+  async deleteSnapshot(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
   }
 
   async downloadUrl(file: StoredFile, expires: number): Promise<string> {
     return `${this.publicUrl}/downloads/${file.id}?${this.signer.query({ action: 'download', fileId: file.id }, expires)}`;
   }
 
-  async deleteAll(file: StoredFile): Promise<void> {
-    await rm(this.pathOf(file), { force: true });
-  }
-
-  async deleteUploadLeftovers(): Promise<void> {
-    // Uploads land in place, and only while the file is PENDING: nothing is left behind.
+  /** Size of the committed bytes, or null when there are none. */
+  async sizeOf(file: StoredFile): Promise<number | null> {
+    if (file.objectKey === null) return null;
+    try {
+      return (await stat(this.pathOf(file.objectKey))).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
   }
 
   open(file: StoredFile): ReadStream {
-    return createReadStream(this.pathOf(file));
+    return createReadStream(this.pathOf(committedKey(file)));
+  }
+
+  /** The upload and the snapshots beside it (`{fileId}.…`), but the committed bytes. */
+  async deleteUnused(file: StoredFile): Promise<void> {
+    const directory = path.dirname(this.pathOf(file.storageKey));
+    const kept = file.objectKey === null ? undefined : this.pathOf(file.objectKey);
+    let names: string[];
+    try {
+      names = await readdir(directory);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const name of names) {
+      const found = path.join(directory, name);
+      if ((name === file.id || name.startsWith(`${file.id}.`)) && found !== kept) await rm(found, { force: true });
+    }
   }
 
   /**
@@ -118,7 +141,7 @@ export class LocalFileStorage extends FileStorage {
 
   /** Makes a received upload the file's bytes, atomically replacing an earlier upload. */
   async place(upload: ReceivedUpload, file: StoredFile): Promise<void> {
-    const target = this.pathOf(file);
+    const target = this.pathOf(file.storageKey);
     await mkdir(path.dirname(target), { recursive: true });
     await rename(upload.partial, target);
   }

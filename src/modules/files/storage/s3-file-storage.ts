@@ -5,13 +5,14 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Settings } from '../../../config/app-config';
-import { contentDisposition, FileStorage, StoredFile, UploadTarget, unixSeconds } from './file-storage';
+import { committedKey, contentDisposition, FileStorage, Snapshot, snapshotKey, StoredFile, UploadTarget, unixSeconds } from './file-storage';
 
 function isNotFound(error: unknown): boolean {
   return (
@@ -23,7 +24,7 @@ function isNotFound(error: unknown): boolean {
 /**
  * An S3-compatible bucket. The client uploads with a presigned PUT to `uploads/{key}` whose
  * signature covers `content-type` and `content-length`: the server refuses another type or another
- * number of bytes. `commit` copies the upload to `files/{key}`, which only the service writes, so
+ * number of bytes. A snapshot copies the upload under `files/`, which only the service writes, so
  * the upload URL (valid until the session's deadline, whatever happens to the file) can never
  * change a completed file's bytes; the sweep deletes the upload copy once that URL is dead.
  * Checksums only when required (Ceph radosgw and other S3 servers refuse the SDK's default ones).
@@ -50,8 +51,9 @@ export class S3FileStorage extends FileStorage {
     return `uploads/${file.storageKey}`;
   }
 
-  objectKey(file: StoredFile): string {
-    return `files/${file.storageKey}`;
+  /** A snapshot's object; files completed before snapshots existed have their storageKey as key. */
+  objectPath(key: string): string {
+    return `files/${key}`;
   }
 
   async uploadTarget(file: StoredFile, expires: number): Promise<UploadTarget> {
@@ -68,12 +70,13 @@ export class S3FileStorage extends FileStorage {
     return { url, headers: { 'content-type': file.mimeType } };
   }
 
-  async commit(file: StoredFile): Promise<number | null> {
+  async snapshot(file: StoredFile): Promise<Snapshot | null> {
+    const key = snapshotKey(file);
     try {
       await this.client.send(
         new CopyObjectCommand({
           Bucket: this.bucket,
-          Key: this.objectKey(file),
+          Key: this.objectPath(key),
           CopySource: encodeURI(`${this.bucket}/${this.uploadKey(file)}`),
           ContentType: file.mimeType,
           MetadataDirective: 'REPLACE',
@@ -83,34 +86,45 @@ export class S3FileStorage extends FileStorage {
       if (isNotFound(error)) return null;
       throw error;
     }
-    const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(file) }));
-    return head.ContentLength ?? 0;
+    const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectPath(key) }));
+    return { key, size: head.ContentLength ?? 0 };
   }
 
-  async md5(file: StoredFile): Promise<string> {
-    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(file) }));
+  async md5(key: string): Promise<string> {
+    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectPath(key) }));
     const hash = createHash('md5');
     for await (const chunk of object.Body as Readable) hash.update(chunk as Buffer);
     return hash.digest('hex');
   }
 
+  async deleteSnapshot(key: string): Promise<void> {
+    await this.delete(this.objectPath(key));
+  }
+
   async downloadUrl(file: StoredFile, expires: number): Promise<string> {
     const command = new GetObjectCommand({
       Bucket: this.bucket,
-      Key: this.objectKey(file),
+      Key: this.objectPath(committedKey(file)),
       ResponseContentType: file.mimeType,
       ResponseContentDisposition: contentDisposition(file.filename),
     });
     return getSignedUrl(this.client, command, { expiresIn: Math.max(1, expires - unixSeconds()) });
   }
 
-  async deleteAll(file: StoredFile): Promise<void> {
+  /** The upload, and every object under `files/{storageKey}` (ids have one length) but the committed one. */
+  async deleteUnused(file: StoredFile): Promise<void> {
     await this.delete(this.uploadKey(file));
-    await this.delete(this.objectKey(file));
-  }
-
-  async deleteUploadLeftovers(file: StoredFile): Promise<void> {
-    await this.delete(this.uploadKey(file));
+    const kept = file.objectKey === null ? undefined : this.objectPath(file.objectKey);
+    let continuation: string | undefined;
+    do {
+      const listed = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.objectPath(file.storageKey), ContinuationToken: continuation }),
+      );
+      for (const object of listed.Contents ?? []) {
+        if (object.Key !== kept) await this.delete(object.Key!);
+      }
+      continuation = listed.NextContinuationToken;
+    } while (continuation);
   }
 
   override close(): void {
