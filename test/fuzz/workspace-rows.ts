@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { PROBE_TABLE } from '../support/probe-controllers';
 
 /**
  * How a table's rows belong to a workspace, for the tables without a `workspace_id` of their own.
@@ -10,8 +11,11 @@ const OWNED_THROUGH: Record<string, string> = {
   list_members: 'SELECT m.xmin FROM list_members m JOIN lists l ON l.id = m.list_id WHERE l.workspace_id = $1',
   idempotency_keys: 'SELECT i.xmin FROM idempotency_keys i JOIN api_keys k ON k.id = i.api_key_id WHERE k.workspace_id = $1',
 };
-/** The migrations' own bookkeeping, which no request writes. */
-const NOT_WORKSPACE_DATA = new Set(['typeorm_migrations']);
+/**
+ * The migrations' own bookkeeping, which no request writes, and the table another test file makes
+ * in the shared test database for its probe routes, which the fuzzed app does not mount.
+ */
+const NOT_WORKSPACE_DATA = new Set(['typeorm_migrations', PROBE_TABLE]);
 
 /**
  * A fingerprint of every row of one workspace: per table, how many rows it has and the newest
