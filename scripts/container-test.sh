@@ -102,15 +102,17 @@ cleanup() {
   set +e
   trap - EXIT INT TERM
   log "cleaning up"
+  # The container (its processes), then the storage as a whole: the rm -rf below removes every
+  # image and layer at once (`podman rmi --all` before it only added a pass over the same files).
   if [[ -d "$WORK/storage" ]]; then
     "${PODMAN[@]}" rm --force --time 0 --volumes --ignore "$CTR" >/dev/null 2>&1
-    "${BUILDAH[@]}" rm --all >/dev/null 2>&1
-    "${PODMAN[@]}" rmi --all --force >/dev/null 2>&1
   fi
-  # Whatever is still mounted under the scratch directory (an interrupted build), deepest first.
+  # Whatever is still mounted under the scratch directory (the storage's own mount, a build
+  # container's root after an interruption), deepest first.
   awk -v w="$WORK" '$2 == w || index($2, w "/") == 1 { print $2 }' /proc/mounts | sort -r |
     while read -r mnt; do umount -l "$mnt"; done
   rm -rf "$WORK"
+  log "cleaned up"
   for dir in "${host_dirs[@]}"; do
     rm -f "$dir/cache/blob-info-cache-v1.boltdb" "$dir/short-name-aliases.conf.lock"
     [[ -d "$dir" ]] && find "$dir" -depth -type d -empty -delete
