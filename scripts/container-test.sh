@@ -17,9 +17,9 @@
 #
 # Needs: root, Debian's buildah, podman, debootstrap and runc (installed with apt when missing),
 # node and npm on the host (for `npm pack`), psql and PostgreSQL on $PGHOST:$PGPORT (trust auth for
-# $PGUSER), the npm registry and the Debian mirror. 3.5 minutes on a quiet 2-core machine, up to 5
-# on a busy one (the build 2 to 3, the base 1 to 2, checks and cleanup under 1); about 2 GB of disk
-# at the peak, under $TMPDIR.
+# $PGUSER), the npm registry and the Debian mirror. 2 to 5 minutes on a shared 2-core machine,
+# depending on its load (the build 1.2 to 3, the base 0.6 to 2, checks and cleanup under 1); about
+# 2 GB of disk at the peak, under $TMPDIR.
 #
 # Nothing is kept: the base is made afresh every run (debootstrap takes under a minute; a cached
 # base would go stale against Debian's security updates) and one trap removes, on every exit path,
