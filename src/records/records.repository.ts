@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
 import type { PageRequest } from '../common/pagination/pagination';
-import { firstRowsSql, pageWithCountSql, pagingSql } from '../database/paging';
+import { firstRowsSql, pageWithCountSql, pagingSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import { hostKeySql } from './field-types/url-hosts';
 import type { ObjectTypeDefinition } from './object-type';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context';
-import { firstRowsSql, pageWithCountSql, PageWindow, pagingSql } from '../../database/paging';
+import { firstRowsSql, pageWithCountSql, PageWindow, pagingSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
 import type { LinkTargetOwner } from '../../records/link-targets';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { pageWithCountSql, pagingSql } from '../../database/paging';
+import { pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In, Raw, Repository } from 'typeorm';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { MemberEntity } from '../../database/entities/member.entity';
-import { pageWithCountSql, pagingSql } from '../../database/paging';
+import { pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { filterSql, SqlParameterList } from '../../records/record-filters';
 import type { LinkTargetOwner } from '../../records/link-targets';

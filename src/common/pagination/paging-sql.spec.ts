@@ -1,10 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { SqlParameterList } from '../records/record-filters';
-import { pagingSql } from './paging';
+import { BoundParameters, pagingSql } from './paging-sql';
 
-const SRC = path.resolve(__dirname, '..');
-const HELPER = 'database/paging.ts';
+const SRC = path.resolve(__dirname, '..', '..');
+const HELPER = 'common/pagination/paging-sql.ts';
+
+/** Parameters as a statement binds them, in order. */
+class SqlParameterList implements BoundParameters {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {

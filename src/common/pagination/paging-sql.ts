@@ -1,4 +1,4 @@
-import { MAX_PAGE_SIZE } from '../common/pagination/pagination';
+import { MAX_PAGE_SIZE } from './pagination';
 
 /** Binds a value and answers its placeholder (`$n`): record-filters' SqlParameterList. */
 export interface BoundParameters {
@@ -12,7 +12,7 @@ export interface PageWindow {
 
 /**
  * The one way a page's rows are cut: every `LIMIT` and `OFFSET` with a value is written here
- * (paging.spec.ts keeps it so), bound as parameters.
+ * (paging-sql.spec.ts keeps it so), bound as parameters.
  *
  * Except in a statement prepared for a generic plan (`plannedOnce`, Transactions.query's
  * `prepare`): PostgreSQL plans a bound LIMIT there as reading a tenth of the table, and a list of
