@@ -101,11 +101,14 @@ export function configureHttpServer(app: NestExpressApplication, config: AppConf
   app.use(apiJsonBody());
 }
 
+const NO_QUERY: ParsedUrlQuery = Object.freeze({});
+
 /**
  * The query of a request as the service parses it: flat, by `node:querystring` (the `query parser`
  * set above), so every value is a string or an array of strings, never the nested objects Express's
  * type allows for `qs`.
  */
 export function queryOf(request: Request): ParsedUrlQuery {
-  return request.query as ParsedUrlQuery;
+  // Express parses the query string again on every read of `request.query`.
+  return request.url.includes('?') ? (request.query as ParsedUrlQuery) : NO_QUERY;
 }
