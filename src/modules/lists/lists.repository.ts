@@ -17,8 +17,8 @@ const LIST_COLUMNS = 'id, name, object_type, created_at';
 
 /**
  * SQL of `lists` and `list_members`. Hand-written like the files repository: pages read their
- * count in the same statement (one snapshot), an update returns the row it locked, and members are
- * added one statement each so that `added_at` (the clock at each insert) keeps the request's order.
+ * count in the same statement (one snapshot), an update returns the row it locked, and a request's
+ * members are added in one statement whose `added_at` keeps the request's order.
  */
 @Injectable()
 export class ListsRepository {
@@ -102,13 +102,21 @@ export class ListsRepository {
     await this.transactions.query(`DELETE FROM list_members WHERE list_id = $1 AND record_id = ANY($2)`, [listId, recordIds]);
   }
 
-  /** Adds in the order given; a record already in the list keeps its first position. */
+  /**
+   * Adds in the order given, in one statement; a record already in the list, or repeated in
+   * `recordIds`, keeps its first position. `added_at` is not left to its default: the clock read
+   * per row of one statement repeats a microsecond and is not read in the rows' order, so each
+   * row gets the statement's clock plus its position in microseconds.
+   */
   async addMembers(listId: string, recordIds: string[]): Promise<void> {
-    for (const recordId of recordIds) {
-      await this.transactions.query(`INSERT INTO list_members (list_id, record_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-        listId,
-        recordId,
-      ]);
-    }
+    if (recordIds.length === 0) return;
+    await this.transactions.query(
+      `INSERT INTO list_members (list_id, record_id, added_at)
+       SELECT $1, added.record_id, (SELECT clock_timestamp()) + added.position * interval '1 microsecond'
+         FROM unnest($2::text[]) WITH ORDINALITY AS added(record_id, position)
+        ORDER BY added.position
+       ON CONFLICT DO NOTHING`,
+      [listId, recordIds],
+    );
   }
 }
