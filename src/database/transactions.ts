@@ -20,8 +20,9 @@ interface Transaction {
 /**
  * The one way the service reaches PostgreSQL (src/database/database-access.spec.ts keeps it so):
  * `query` sends a statement, `run` makes a transaction of what it awaits. Repositories hold the
- * SQL; no code but this class touches TypeORM's DataSource, managers, repositories or query
- * builders, or pg. TypeORM stays what owns the pool and the migrations.
+ * SQL; no other code of the service touches TypeORM's DataSource, managers, repositories or query
+ * builders, or pg (the spec names the exceptions: the migrations and what runs before the
+ * service). TypeORM stays what owns the pool and runs the migrations.
  *
  * The transaction is ambient: the idempotency interceptor opens one around a POST so that the
  * stored response and the write commit together; services join it through `run`, or start their
