@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Transactions } from './transactions';
 
 /** Readiness: whether a pooled connection can run a statement now. */
 @Injectable()
 export class DatabaseHealth {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly transactions: Transactions) {}
 
   /** Rejects when the database does not answer. */
   async ping(): Promise<void> {
-    await this.dataSource.query('SELECT 1');
+    await this.transactions.query('SELECT 1');
   }
 }

@@ -1,10 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { EventEmitter } from 'node:events';
 import { Injectable } from '@nestjs/common';
-import type { Pool, PoolClient, QueryConfig } from 'pg';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { PoolClient, QueryConfig } from 'pg';
+import { DataSource, EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 
 /**
  * How many distinct statement texts get a prepared name. Each pooled connection keeps a plan per
@@ -13,40 +11,60 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
  */
 const MAX_PREPARED_STATEMENTS = 256;
 
+/** A transaction of `run`: its query runner, and that runner's pg connection. */
+interface Transaction {
+  runner: QueryRunner;
+  connection: PoolClient;
+}
+
 /**
- * The ambient transaction of a request. The idempotency interceptor opens one around a POST so that
- * the stored response and the write commit together; services join it through `run`, or start their
- * own when there is none, so nothing is ever half-written.
+ * The one way the service reaches PostgreSQL (src/database/database-access.spec.ts keeps it so):
+ * `query` sends a statement, `run` makes a transaction of what it awaits. Repositories hold the
+ * SQL; no other code of the service touches TypeORM's DataSource, managers, repositories or query
+ * builders, or pg (the spec names the exceptions: the migrations and what runs before the
+ * service). TypeORM stays what owns the pool and runs the migrations.
+ *
+ * The transaction is ambient: the idempotency interceptor opens one around a POST so that the
+ * stored response and the write commit together; services join it through `run`, or start their
+ * own when there is none, so nothing is ever half-written. Every `query` inside runs in it.
  */
 @Injectable()
 export class Transactions {
-  private readonly ambient = new AsyncLocalStorage<EntityManager>();
+  private readonly ambient = new AsyncLocalStorage<Transaction>();
   private readonly preparedNames = new Map<string, string>();
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The ambient transaction's manager, else the pool's. */
-  get manager(): EntityManager {
-    return this.ambient.getStore() ?? this.dataSource.manager;
-  }
-
   /**
-   * One statement on the ambient transaction's connection, else on any pooled one, straight through
-   * `pg`. `prepare`: the statement is named after it (the label, then a hash of the text), so each
-   * connection parses and plans it once and then only binds and executes it (TypeORM's query runner
-   * cannot name a statement). Rows are returned
-   * as `pg` gives them, for every command; a failure is a QueryFailedError as TypeORM's would be.
+   * One statement, in the ambient transaction, else on a pooled connection, answering its rows
+   * whatever its command (TypeORM's `query` answers an UPDATE or DELETE with `[rows, count]`).
+   * `prepare`: the statement is named after it (the label, then a hash of the text), so each
+   * connection parses and plans it once and then only binds and executes it, which TypeORM's
+   * `query` cannot do. `locks`: the statement takes locks that the transaction holds until it ends,
+   * which outside one would be released at once, so it throws instead of running (as TypeORM's
+   * pessimistic locks do). A failed statement is a QueryFailedError, as TypeORM's would be.
    */
-  async query<Row>(text: string, values: unknown[], { prepare }: { prepare?: string } = {}): Promise<Row[]> {
+  async query<Row>(
+    text: string,
+    values: unknown[] = [],
+    { prepare, locks = false }: { prepare?: string; locks?: boolean } = {},
+  ): Promise<Row[]> {
+    const transaction = this.ambient.getStore();
+    if (locks && !transaction) throw new Error(`A statement that takes locks needs a transaction (Transactions.run): ${text}`);
     const statement: QueryConfig = { text, values, name: prepare && this.preparedName(prepare, text) };
-    const runner = this.ambient.getStore()?.queryRunner;
+    const send = async (connection: PoolClient) => {
+      try {
+        return (await connection.query(statement)).rows as Row[];
+      } catch (error) {
+        throw new QueryFailedError(text, values, error as Error);
+      }
+    };
+    if (transaction) return send(transaction.connection);
+    const runner = this.dataSource.createQueryRunner();
     try {
-      const client: Pool | PoolClient = runner
-        ? (runner as unknown as { databaseConnection: PoolClient }).databaseConnection
-        : (this.dataSource.driver as PostgresDriver).master as Pool;
-      return (await client.query(statement)).rows as Row[];
-    } catch (error) {
-      throw new QueryFailedError(text, values, error as Error);
+      return await send(await connectionOf(runner));
+    } finally {
+      await runner.release();
     }
   }
 
@@ -59,10 +77,14 @@ export class Transactions {
     return name;
   }
 
-  /** Runs `work` in the ambient transaction, or in a new one that commits when `work` resolves. */
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in the ambient transaction, or in a new one that commits when `work` resolves.
+   * `work` is handed the transaction's EntityManager only as a sign that it runs inside one (the
+   * files repository locks a row when given it); every statement goes through `query`.
+   */
+  run<T>(work: (transaction: EntityManager) => Promise<T>): Promise<T> {
     const current = this.ambient.getStore();
-    if (current) return work(current);
+    if (current) return work(current.runner.manager);
     return this.inNewTransaction(work);
   }
 
@@ -72,16 +94,16 @@ export class Transactions {
    * the next statement fails with "already released", which says nothing of the cause. The
    * connection's own error is thrown instead, so that the client gets 503 database_unavailable.
    */
-  private async inNewTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private async inNewTransaction<T>(work: (transaction: EntityManager) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     let lost: unknown;
     const onConnectionError = (error: unknown) => (lost ??= error);
-    let connection: EventEmitter | undefined;
+    let connection: PoolClient | undefined;
     try {
-      connection = (await runner.connect()) as EventEmitter;
+      connection = await connectionOf(runner);
       connection.on('error', onConnectionError);
       await runner.startTransaction();
-      const result = await this.ambient.run(runner.manager, () => work(runner.manager));
+      const result = await this.ambient.run({ runner, connection }, () => work(runner.manager));
       await runner.commitTransaction();
       return result;
     } catch (error) {
@@ -92,4 +114,14 @@ export class Transactions {
       await runner.release();
     }
   }
+}
+
+/**
+ * The pg connection of a query runner, through TypeORM's public `QueryRunner.connect()`, which
+ * answers "the obtained database connection" (typed `any`): for the postgres driver, the pool's
+ * PoolClient. TypeORM has no public way to send a named statement, so this is where the service
+ * takes the driver's client, and the only place (no `databaseConnection`, no `driver.master`).
+ */
+async function connectionOf(runner: QueryRunner): Promise<PoolClient> {
+  return (await runner.connect()) as PoolClient;
 }

@@ -94,7 +94,7 @@ export class RecordLinksRepository {
   /** The ids `recordId` is linked to through `binding`, read from the record's end. */
   async linkedTo(recordId: string, { link, side }: LinkBinding): Promise<string[]> {
     const { self, other } = columnsOf(side);
-    const rows = (await this.transactions.manager.query(
+    const rows = (await this.transactions.query(
       `SELECT ${other} AS id FROM record_links WHERE ${self} = $1 AND link = $2`,
       [recordId, link],
     )) as { id: string }[];
@@ -105,7 +105,7 @@ export class RecordLinksRepository {
   async linkedToAny(recordIds: string[], { link, side }: LinkBinding): Promise<string[]> {
     if (recordIds.length === 0) return [];
     const { self, other } = columnsOf(side);
-    const rows = (await this.transactions.manager.query(
+    const rows = (await this.transactions.query(
       `SELECT DISTINCT ${other} AS id FROM record_links WHERE link = $1 AND ${self} = ANY($2)`,
       [link, recordIds],
     )) as { id: string }[];
@@ -114,7 +114,7 @@ export class RecordLinksRepository {
 
   async link(workspaceId: string, recordId: string, { link, side }: LinkBinding, ids: string[]): Promise<void> {
     const { self, other } = columnsOf(side);
-    await this.transactions.manager.query(
+    await this.transactions.query(
       `INSERT INTO record_links (workspace_id, ${self}, link, ${other})
        SELECT $1, $2, $3, unnest($4::text[]) ON CONFLICT DO NOTHING`,
       [workspaceId, recordId, link, ids],
@@ -123,7 +123,7 @@ export class RecordLinksRepository {
 
   async unlink(recordId: string, { link, side }: LinkBinding, ids: string[]): Promise<void> {
     const { self, other } = columnsOf(side);
-    await this.transactions.manager.query(`DELETE FROM record_links WHERE ${self} = $1 AND link = $2 AND ${other} = ANY($3)`, [
+    await this.transactions.query(`DELETE FROM record_links WHERE ${self} = $1 AND link = $2 AND ${other} = ANY($3)`, [
       recordId,
       link,
       ids,
@@ -132,6 +132,6 @@ export class RecordLinksRepository {
 
   /** Removes every `link` from the sources `sourceIds`, which are about to be linked elsewhere. */
   async unlinkSources(sourceIds: string[], link: string): Promise<void> {
-    await this.transactions.manager.query(`DELETE FROM record_links WHERE source_id = ANY($1) AND link = $2`, [sourceIds, link]);
+    await this.transactions.query(`DELETE FROM record_links WHERE source_id = ANY($1) AND link = $2`, [sourceIds, link]);
   }
 }

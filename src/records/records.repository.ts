@@ -224,7 +224,7 @@ export class RecordsRepository {
 
   /** The stored fields of a record, its row locked until the transaction ends; undefined when not found. */
   async lockFields(workspaceId: string, slug: string, id: string): Promise<Record<string, unknown> | undefined> {
-    const [row] = (await this.transactions.manager.query(
+    const [row] = (await this.transactions.query(
       `SELECT fields FROM records WHERE id = $1 AND workspace_id = $2 AND object_type = $3 FOR UPDATE`,
       [id, workspaceId, slug],
     )) as { fields: Record<string, unknown> }[];
@@ -233,7 +233,7 @@ export class RecordsRepository {
 
   /** Locks records (in id order, so that concurrent lockers take turns without deadlock). */
   async lock(ids: string[]): Promise<void> {
-    await this.transactions.manager.query(`SELECT 1 FROM records WHERE id = ANY($1) ORDER BY id FOR UPDATE`, [ids]);
+    await this.transactions.query(`SELECT 1 FROM records WHERE id = ANY($1) ORDER BY id FOR UPDATE`, [ids]);
   }
 
   /**
@@ -280,7 +280,7 @@ export class RecordsRepository {
 
   /** Replaces the fields document; `externalId` undefined keeps it, null clears it. */
   async update(id: string, fields: string, externalId: string | null | undefined, updatedAt: Date): Promise<void> {
-    await this.transactions.manager
+    await this.transactions
       .query(
         `UPDATE records SET fields = $2, external_id = CASE WHEN $3 THEN $4 ELSE external_id END, updated_at = $5 WHERE id = $1`,
         [id, fields, externalId !== undefined, externalId ?? null, updatedAt],
@@ -334,11 +334,10 @@ export class RecordsRepository {
    * the transaction ends, so that two writes of one value take turns and the second sees the first.
    */
   async isValueTaken(workspaceId: string, slug: string, fieldKey: string, value: unknown, exceptId: string): Promise<boolean> {
-    const manager = this.transactions.manager;
     const probe = JSON.stringify({ [fieldKey]: value });
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`unique:${workspaceId}:${slug}:${probe}`]);
+    await this.transactions.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`unique:${workspaceId}:${slug}:${probe}`]);
     // Containment alone would take {firstName} for a duplicate of {firstName, lastName}.
-    const taken = (await manager.query(
+    const taken = (await this.transactions.query(
       `SELECT 1 FROM records WHERE workspace_id = $1 AND object_type = $2 AND fields @> $3::jsonb AND id <> $4
           AND (jsonb_typeof(fields -> $5) <> 'object' OR fields -> $5 = $6::jsonb) LIMIT 1`,
       [workspaceId, slug, probe, exceptId, fieldKey, JSON.stringify(value)],
@@ -348,7 +347,7 @@ export class RecordsRepository {
 
   /** Which of `ids` are records of the type in the workspace. */
   async existingIds(workspaceId: string, slug: string, ids: string[]): Promise<string[]> {
-    const rows = (await this.transactions.manager.query(
+    const rows = (await this.transactions.query(
       `SELECT id FROM records WHERE workspace_id = $1 AND object_type = $2 AND id = ANY($3)`,
       [workspaceId, slug, ids],
     )) as { id: string }[];
@@ -362,7 +361,7 @@ export class RecordsRepository {
     fieldKey: string,
     values: string[],
   ): Promise<{ id: string; values: string[] }[]> {
-    return (await this.transactions.manager.query(
+    return (await this.transactions.query(
       `SELECT id, fields -> $3 AS values FROM records WHERE workspace_id = $1 AND object_type = $2 AND fields -> $3 ?| $4::text[]`,
       [workspaceId, slug, fieldKey, values],
     )) as { id: string; values: string[] }[];
@@ -374,7 +373,7 @@ export class RecordsRepository {
    */
   async oldestByUrlHost(workspaceId: string, slug: string, fieldKey: string, hosts: string[]): Promise<Map<string, string>> {
     if (hosts.length === 0) return new Map();
-    const rows = (await this.transactions.manager.query(OLDEST_BY_URL_HOST, [
+    const rows = (await this.transactions.query(OLDEST_BY_URL_HOST, [
       workspaceId,
       slug,
       fieldKey,

@@ -52,6 +52,19 @@ describe('lists', () => {
     expect(page.body.totalCount).toBe(2);
   });
 
+  it('lists the members one request adds newest first, in the reverse of the request, a repeated one at its first place', async () => {
+    const accounts: string[] = [];
+    for (let i = 0; i < 24; i += 1) accounts.push(await record('accounts', { fields: { $name: `Member ${i}` } }));
+    // Newest id first: were the members stamped alike, their order would fall back to the ids.
+    const added = [...accounts].reverse();
+    // 25 ids, the most one request may add.
+    const list = await post('/v1/lists', { fields: { $name: 'Many', $objectType: 'account' }, relationships: { $accounts: [...added, added[3]] } });
+    expect(list.status).toBe(200);
+    const members = await get(`/v1/lists/${list.body.id}/accounts?limit=25`);
+    expect(members.body.totalCount).toBe(24);
+    expect(members.body.data.map((m: { id: string }) => m.id)).toEqual(accounts);
+  });
+
   it('holds opportunities too', async () => {
     const deal = await opportunity();
     const list = await post('/v1/lists', { fields: { $name: 'Deals', $objectType: 'opportunity' }, relationships: { $opportunities: deal } });

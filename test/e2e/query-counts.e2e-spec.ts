@@ -21,6 +21,7 @@ describe('statements per request', () => {
   const suite = apiSuite();
   let api: RecordsApi;
   let account: string;
+  let accounts: string[];
   let note: string;
   let list: string;
   let meeting: string;
@@ -29,6 +30,7 @@ describe('statements per request', () => {
   beforeAll(async () => {
     api = new RecordsApi(suite.t, suite.openapi, suite.ws.key, suite.ws.workspaceId);
     account = (await api.account('Counted')).id;
+    accounts = [account, (await api.account('Counted too')).id, (await api.account('Counted three')).id];
     note = (await api.create('note', { fields: { $title: 'Counted' }, relationships: { $account: account } })).id;
     const created = await suite.post('/v1/lists', { fields: { $name: 'Counted', $objectType: 'account' }, relationships: { $accounts: account } });
     list = created.body.id;
@@ -45,6 +47,8 @@ describe('statements per request', () => {
     ['POST /v1/notes/{id}', 2, () => api.updateRaw('note', note, { fields: { $content: 'Edited' } })],
     ['POST /v1/notes/{id} with links', 8, () => api.updateRaw('note', note, { relationships: { $account: { remove: account, add: account } } })],
     ['POST /v1/lists', 6, () => suite.post('/v1/lists', { fields: { $name: 'More', $objectType: 'account' }, relationships: { $accounts: account } })],
+    // The members are added in one statement, however many.
+    ['POST /v1/lists with three members', 6, () => suite.post('/v1/lists', { fields: { $name: 'More', $objectType: 'account' }, relationships: { $accounts: accounts } })],
     ['POST /v1/lists/{id}', 6, () => suite.post(`/v1/lists/${list}`, { fields: { $name: 'Renamed' }, relationships: { $accounts: { add: account } } })],
     ['GET /v1/lists/{id}', 2, () => suite.get(`/v1/lists/${list}`)],
     ['GET /v1/lists/{id}/accounts', 3, () => suite.get(`/v1/lists/${list}/accounts`)],

@@ -65,8 +65,8 @@ describe('workspaces repository', () => {
     });
     await firstHolds.arrived;
     let secondBackend: number | undefined;
-    const second = transactions.run(async (manager) => {
-      [{ pid: secondBackend }] = (await manager.query('SELECT pg_backend_pid() AS pid')) as [{ pid: number }];
+    const second = transactions.run(async () => {
+      [{ pid: secondBackend }] = await transactions.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       await workspaces.lockForMetadataChange(ws.workspaceId);
       order.push('second locked');
     });

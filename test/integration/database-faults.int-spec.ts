@@ -139,8 +139,9 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
   }
 
   it('a session terminated between two statements of a transaction fails with its own error (57P01), not TypeORM\'s "already released"', async () => {
-    const terminated = t.app.get(Transactions).run(async (manager) => {
-      const [{ pid }] = (await manager.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
+    const transactions = t.app.get(Transactions);
+    const terminated = transactions.run(async () => {
+      const [{ pid }] = await transactions.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       const admin = new Client({ connectionString: pg.url });
       await admin.connect();
       try {
@@ -150,7 +151,7 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
       }
       // The FATAL arrives while no statement runs: the connection reports it as an error event.
       await sleep(200);
-      await manager.query('SELECT 1');
+      await transactions.query('SELECT 1');
     });
     const error = await terminated.then(
       () => undefined,

@@ -85,9 +85,9 @@ export class WriteProbeController {
 
   /** Joins the request's transaction (the idempotency interceptor's, when there is one). */
   private write(caller: AuthContext, body: ProbeItemDto): Promise<ProbeItem> {
-    return this.transactions.run(async (manager) => {
+    return this.transactions.run(async () => {
       const id = newId('record');
-      await manager.query(`INSERT INTO ${PROBE_TABLE} (id, label, api_key_id) VALUES ($1, $2, $3)`, [
+      await this.transactions.query(`INSERT INTO ${PROBE_TABLE} (id, label, api_key_id) VALUES ($1, $2, $3)`, [
         id,
         body.label,
         caller.apiKeyId,
@@ -120,22 +120,22 @@ export class FailureProbeController {
   @Get('bad-sql')
   @Endpoint({ summary: 'Test only: run invalid SQL', category: 'read' })
   async badSql(): Promise<unknown> {
-    return this.transactions.manager.query('SELECT secret_column FROM no_such_table_probe WHERE 1 = 1');
+    return this.transactions.query('SELECT secret_column FROM no_such_table_probe WHERE 1 = 1');
   }
 
   @Get('duplicate')
   @Endpoint({ summary: 'Test only: violate a unique index', category: 'read' })
   async duplicate(): Promise<unknown> {
-    return this.transactions.run(async (manager) => {
+    return this.transactions.run(async () => {
       const id = newId('workspace');
-      await manager.query(`INSERT INTO workspaces (id, name) VALUES ($1, 'probe duplicate')`, [id]);
-      return manager.query(`INSERT INTO workspaces (id, name) VALUES ($1, 'probe duplicate')`, [id]);
+      await this.transactions.query(`INSERT INTO workspaces (id, name) VALUES ($1, 'probe duplicate')`, [id]);
+      return this.transactions.query(`INSERT INTO workspaces (id, name) VALUES ($1, 'probe duplicate')`, [id]);
     });
   }
 
   @Get('connection-lost')
   @Endpoint({ summary: 'Test only: the database drops the connection', category: 'read' })
   async connectionLost(): Promise<unknown> {
-    return this.transactions.manager.query('SELECT pg_terminate_backend(pg_backend_pid())');
+    return this.transactions.query('SELECT pg_terminate_backend(pg_backend_pid())');
   }
 }

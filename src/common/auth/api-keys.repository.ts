@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull, Repository } from 'typeorm';
-import { ApiKeyEntity } from '../../database/entities/api-key.entity';
+import type { ApiKeyEntity } from '../../database/entities/api-key.entity';
 import type { MemberRole } from '../../database/entities/member.entity';
 import { Transactions } from '../../database/transactions';
 
@@ -39,10 +38,6 @@ const HOLDER_LOOKUP = `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.rol
 export class ApiKeysRepository {
   constructor(private readonly transactions: Transactions) {}
 
-  private get keys(): Repository<ApiKeyEntity> {
-    return this.transactions.manager.getRepository(ApiKeyEntity);
-  }
-
   /** Runs on every `/v1` request, before any transaction exists. */
   async findActiveByHash(keyHash: string): Promise<ApiKeyHolder | undefined> {
     const [row] = await this.transactions.query<HolderRow>(HOLDER_LOOKUP, [keyHash], { prepare: 'auth-key-lookup' });
@@ -60,22 +55,27 @@ export class ApiKeysRepository {
   }
 
   async insert(key: ApiKeyEntity): Promise<void> {
-    await this.keys.insert(key);
+    await this.transactions.query(
+      `INSERT INTO api_keys (id, workspace_id, member_id, name, key_hash, scopes, created_at, revoked_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [key.id, key.workspaceId, key.memberId, key.name, key.keyHash, key.scopes, key.createdAt, key.revokedAt],
+    );
   }
 
   async isActive(id: string, keyHash: string): Promise<boolean> {
-    return this.keys.existsBy({ id, keyHash, revokedAt: IsNull() });
+    const rows = await this.transactions.query(`SELECT 1 FROM api_keys WHERE id = $1 AND key_hash = $2 AND revoked_at IS NULL`, [
+      id,
+      keyHash,
+    ]);
+    return rows.length > 0;
   }
 
   /** The revocation time; a key revoked before keeps its first one. Undefined: no such key. */
   async revoke(id: string): Promise<Date | undefined> {
-    const { raw } = await this.keys
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: () => 'coalesce(revoked_at, now())' })
-      .where({ id })
-      .returning('revoked_at')
-      .execute();
-    return (raw as { revoked_at: Date }[])[0]?.revoked_at;
+    const [row] = await this.transactions.query<{ revoked_at: Date }>(
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING revoked_at`,
+      [id],
+    );
+    return row?.revoked_at;
   }
 }

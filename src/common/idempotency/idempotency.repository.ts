@@ -26,7 +26,7 @@ export class IdempotencyRepository {
    * another transaction holds it, i.e. the same request is still running.
    */
   async tryLock(apiKeyId: string, key: string): Promise<boolean> {
-    const [{ locked }] = (await this.transactions.manager.query(
+    const [{ locked }] = (await this.transactions.query(
       `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked`,
       [`idempotency:${apiKeyId}:${key}`],
     )) as [{ locked: boolean }];
@@ -35,7 +35,7 @@ export class IdempotencyRepository {
 
   /** The stored response, unless it is past its retention. */
   async findStored(apiKeyId: string, key: string): Promise<StoredResponse | undefined> {
-    const [row] = (await this.transactions.manager.query(
+    const [row] = (await this.transactions.query(
       `SELECT fingerprint, response_status, response_body FROM idempotency_keys
         WHERE api_key_id = $1 AND key = $2 AND created_at >= now() - interval '${RETENTION}'`,
       [apiKeyId, key],
@@ -45,7 +45,7 @@ export class IdempotencyRepository {
 
   /** Stores a response, replacing an expired one the sweep has not deleted yet. */
   async store(apiKeyId: string, key: string, response: StoredResponse): Promise<void> {
-    await this.transactions.manager.query(
+    await this.transactions.query(
       `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, response_status, response_body, created_at)
        VALUES ($1, $2, $3, $4, $5, now())
        ON CONFLICT (api_key_id, key) DO UPDATE
@@ -57,9 +57,10 @@ export class IdempotencyRepository {
 
   /** Deletes the responses past their retention; returns how many. */
   async deleteExpired(): Promise<number> {
-    const [, deleted] = (await this.transactions.manager.query(
-      `DELETE FROM idempotency_keys WHERE created_at < now() - interval '${RETENTION}'`,
-    )) as [unknown, number];
+    const [{ deleted }] = await this.transactions.query<{ deleted: number }>(
+      `WITH expired AS (DELETE FROM idempotency_keys WHERE created_at < now() - interval '${RETENTION}' RETURNING 1)
+       SELECT count(*)::int AS deleted FROM expired`,
+    );
     return deleted;
   }
 }

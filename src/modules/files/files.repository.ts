@@ -108,7 +108,7 @@ export class FilesRepository implements LinkTargetOwner {
     storageKey: string;
     ttlSeconds: number;
   }): Promise<FileRecord> {
-    const rows: FileRow[] = await this.transactions.manager.query(
+    const rows: FileRow[] = await this.transactions.query(
       `INSERT INTO files AS f (id, workspace_id, member_id, filename, mime_type, size_bytes, status, storage_key,
                           created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, date_trunc('milliseconds', statement_timestamp()),
@@ -128,9 +128,12 @@ export class FilesRepository implements LinkTargetOwner {
     return toRecord(rows[0]);
   }
 
-  /** The file as the caller may see it; with `lockWith`, its row is locked in that transaction. */
+  /**
+   * The file as the caller may see it; with `lockWith` (the transaction `Transactions.run` hands
+   * its work, which every statement inside joins), its row is locked until that transaction ends.
+   */
   async findVisible(caller: AuthContext, id: string, lockWith?: EntityManager): Promise<FileRecord | undefined> {
-    const rows: FileRow[] = await (lockWith ?? this.transactions.manager).query(
+    const rows = await this.transactions.query<FileRow>(
       `SELECT ${COLUMNS} FROM files f
         WHERE f.id = $4 AND f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}
         ${lockWith ? 'FOR UPDATE OF f' : ''}`,
@@ -144,7 +147,7 @@ export class FilesRepository implements LinkTargetOwner {
     const params = new SqlParameterList();
     callerParams(caller).forEach((value) => params.add(value));
     const where = `f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}`;
-    const [result]: { total: number; rows: FileRow[] }[] = await this.transactions.manager.query(
+    const [result]: { total: number; rows: FileRow[] }[] = await this.transactions.query(
       pageWithCountSql(
         `SELECT count(*)::int FROM files f WHERE ${where}`,
         `SELECT ${COLUMNS} FROM files f WHERE ${where} ORDER BY f.created_at DESC, f.id DESC ${pagingSql(page, params)}`,
@@ -157,7 +160,7 @@ export class FilesRepository implements LinkTargetOwner {
 
   /** Any file by id, for the signed routes (the signature is the authorisation); see findVisible. */
   async findById(id: string, lockWith?: EntityManager): Promise<FileRecord | undefined> {
-    const rows: FileRow[] = await (lockWith ?? this.transactions.manager).query(
+    const rows = await this.transactions.query<FileRow>(
       `SELECT ${COLUMNS} FROM files f WHERE f.id = $1 ${lockWith ? 'FOR UPDATE OF f' : ''}`,
       [id],
     );
@@ -174,8 +177,7 @@ export class FilesRepository implements LinkTargetOwner {
     id: string,
     commit: { objectKey: string; md5: string | undefined },
   ): Promise<FileRecord | undefined> {
-    // TypeORM answers an UPDATE with [rows, count].
-    const [rows]: [FileRow[], number] = await this.transactions.manager.query(
+    const rows = await this.transactions.query<FileRow>(
       `UPDATE files f SET status = 'COMPLETED', completed_at = statement_timestamp(), object_key = $5, md5 = $6
         WHERE f.id = $4 AND f.workspace_id = $1 AND f.status = 'PENDING' AND f.expires_at > statement_timestamp()
           AND ${VISIBLE_TO_CALLER}
@@ -185,9 +187,12 @@ export class FilesRepository implements LinkTargetOwner {
     return rows[0] && toRecord(rows[0]);
   }
 
-  async markCancelled(manager: EntityManager, id: string): Promise<FileRecord> {
-    // TypeORM answers an UPDATE with [rows, count].
-    const [rows]: [FileRow[], number] = await manager.query(
+  /**
+   * Takes the transaction in which the caller locked the row (findVisible), so that the check and
+   * the cancel commit together; the statement runs in it as every statement does (Transactions).
+   */
+  async markCancelled(_transaction: EntityManager, id: string): Promise<FileRecord> {
+    const rows = await this.transactions.query<FileRow>(
       `UPDATE files f SET status = 'CANCELLED', cancelled_at = statement_timestamp()
         WHERE f.id = $1 RETURNING ${COLUMNS}`,
       [id],
@@ -201,8 +206,7 @@ export class FilesRepository implements LinkTargetOwner {
    * runs out before they are marked swept. One statement, so no row stays locked while storage works.
    */
   async claimSweepable(batch: number, seconds: number): Promise<FileRecord[]> {
-    // TypeORM answers an UPDATE with [rows, count].
-    const [rows]: [FileRow[], number] = await this.transactions.manager.query(
+    const rows = await this.transactions.query<FileRow>(
       `UPDATE files f SET sweep_claimed_until = statement_timestamp() + make_interval(secs => $2)
         WHERE f.id IN (SELECT id FROM files
                         WHERE swept_at IS NULL AND expires_at <= statement_timestamp()
@@ -216,7 +220,7 @@ export class FilesRepository implements LinkTargetOwner {
   }
 
   async existingIds(workspaceId: string, ids: string[]): Promise<string[]> {
-    const rows: { id: string }[] = await this.transactions.manager.query(
+    const rows: { id: string }[] = await this.transactions.query(
       `SELECT id FROM files WHERE workspace_id = $1 AND id = ANY($2)`,
       [workspaceId, ids],
     );
@@ -228,7 +232,7 @@ export class FilesRepository implements LinkTargetOwner {
    * that whoever attaches it (a meeting's transcript) holds it meanwhile; false otherwise.
    */
   async lockCompleted(workspaceId: string, id: string): Promise<boolean> {
-    const rows: unknown[] = await this.transactions.manager.query(
+    const rows: unknown[] = await this.transactions.query(
       `SELECT 1 FROM files WHERE id = $1 AND workspace_id = $2 AND status = 'COMPLETED' FOR UPDATE`,
       [id, workspaceId],
     );
@@ -236,6 +240,6 @@ export class FilesRepository implements LinkTargetOwner {
   }
 
   async markSwept(ids: string[]): Promise<void> {
-    await this.transactions.manager.query(`UPDATE files SET swept_at = statement_timestamp() WHERE id = ANY($1)`, [ids]);
+    await this.transactions.query(`UPDATE files SET swept_at = statement_timestamp() WHERE id = ANY($1)`, [ids]);
   }
 }

@@ -17,8 +17,8 @@ const LIST_COLUMNS = 'id, name, object_type, created_at';
 
 /**
  * SQL of `lists` and `list_members`. Hand-written like the files repository: pages read their
- * count in the same statement (one snapshot), an update returns the row it locked, and members are
- * added one statement each so that `added_at` (the clock at each insert) keeps the request's order.
+ * count in the same statement (one snapshot), an update returns the row it locked, and a request's
+ * members are added in one statement whose `added_at` keeps the request's order.
  */
 @Injectable()
 export class ListsRepository {
@@ -26,7 +26,7 @@ export class ListsRepository {
 
   /** `created_at` is written in milliseconds (a JS Date), the precision the API shows. */
   async insert(list: { id: string; workspaceId: string; name: string; objectType: ListMemberType }): Promise<ListRow> {
-    const [row] = (await this.transactions.manager.query(
+    const [row] = (await this.transactions.query(
       `INSERT INTO lists (id, workspace_id, name, object_type, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING ${LIST_COLUMNS}`,
       [list.id, list.workspaceId, list.name, list.objectType, new Date()],
     )) as ListRow[];
@@ -34,7 +34,7 @@ export class ListsRepository {
   }
 
   async find(workspaceId: string, id: string): Promise<ListRow | undefined> {
-    const [row] = (await this.transactions.manager.query(`SELECT ${LIST_COLUMNS} FROM lists WHERE id = $1 AND workspace_id = $2`, [
+    const [row] = (await this.transactions.query(`SELECT ${LIST_COLUMNS} FROM lists WHERE id = $1 AND workspace_id = $2`, [
       id,
       workspaceId,
     ])) as ListRow[];
@@ -46,11 +46,10 @@ export class ListsRepository {
    * the transaction ends, so concurrent updates of one list take turns. Undefined when not found.
    */
   async update(workspaceId: string, id: string, name: string | undefined): Promise<ListRow | undefined> {
-    // TypeORM answers an UPDATE with [rows, count].
-    const [[row]] = (await this.transactions.manager.query(
+    const [row] = (await this.transactions.query(
       `UPDATE lists SET name = coalesce($3, name), updated_at = $4 WHERE id = $1 AND workspace_id = $2 RETURNING ${LIST_COLUMNS}`,
       [id, workspaceId, name ?? null, new Date()],
-    )) as [ListRow[], number];
+    )) as ListRow[];
     return row;
   }
 
@@ -58,7 +57,7 @@ export class ListsRepository {
   async page(workspaceId: string, limit: number, offset: number): Promise<{ lists: ListRow[]; total: number }> {
     const params = new SqlParameterList();
     const workspace = params.add(workspaceId);
-    const [result] = (await this.transactions.manager.query(
+    const [result] = (await this.transactions.query(
       pageWithCountSql(
         `SELECT count(*)::int FROM lists WHERE workspace_id = ${workspace}`,
         `SELECT ${LIST_COLUMNS} FROM lists WHERE workspace_id = ${workspace}
@@ -82,7 +81,7 @@ export class ListsRepository {
   ): Promise<{ list: ListRow; recordIds: string[]; total: number } | undefined> {
     const params = new SqlParameterList();
     const [list, workspace] = [params.add(listId), params.add(workspaceId)];
-    const [row] = (await this.transactions.manager.query(
+    const [row] = (await this.transactions.query(
       `SELECT l.id, l.name, l.object_type, l.created_at, page.total, page.rows
          FROM lists l
         CROSS JOIN LATERAL (${pageWithCountSql(
@@ -100,16 +99,24 @@ export class ListsRepository {
   }
 
   async removeMembers(listId: string, recordIds: string[]): Promise<void> {
-    await this.transactions.manager.query(`DELETE FROM list_members WHERE list_id = $1 AND record_id = ANY($2)`, [listId, recordIds]);
+    await this.transactions.query(`DELETE FROM list_members WHERE list_id = $1 AND record_id = ANY($2)`, [listId, recordIds]);
   }
 
-  /** Adds in the order given; a record already in the list keeps its first position. */
+  /**
+   * Adds in the order given, in one statement; a record already in the list, or repeated in
+   * `recordIds`, keeps its first position. `added_at` is not left to its default: the clock read
+   * per row of one statement repeats a microsecond and is not read in the rows' order, so each
+   * row gets the statement's clock plus its position in microseconds.
+   */
   async addMembers(listId: string, recordIds: string[]): Promise<void> {
-    for (const recordId of recordIds) {
-      await this.transactions.manager.query(`INSERT INTO list_members (list_id, record_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-        listId,
-        recordId,
-      ]);
-    }
+    if (recordIds.length === 0) return;
+    await this.transactions.query(
+      `INSERT INTO list_members (list_id, record_id, added_at)
+       SELECT $1, added.record_id, (SELECT clock_timestamp()) + added.position * interval '1 microsecond'
+         FROM unnest($2::text[]) WITH ORDINALITY AS added(record_id, position)
+        ORDER BY added.position
+       ON CONFLICT DO NOTHING`,
+      [listId, recordIds],
+    );
   }
 }

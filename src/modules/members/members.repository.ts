@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { In, Raw, Repository } from 'typeorm';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { MemberEntity } from '../../database/entities/member.entity';
 import { pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
@@ -31,6 +30,10 @@ function fromPageRow(row: MemberPageRow): MemberEntity {
   });
 }
 
+/** A `members` row as MemberEntity names its columns. */
+const MEMBER_COLUMNS = `id, workspace_id AS "workspaceId", email, first_name AS "firstName", last_name AS "lastName", role,
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
 /**
  * `members` rows as the filter engine reads records: with the `fields` document their envelope
  * shows (docs/api.md §6, §8), so the record filters apply to members unchanged.
@@ -42,41 +45,51 @@ const MEMBERS_AS_RECORDS = `(SELECT m.*, jsonb_strip_nulls(jsonb_build_object(
   FROM members m) r`;
 
 /**
- * The `members` table: the entity's repository for what it expresses, and one hand-written
- * statement for the filtered page, which the record filters compile to SQL over a `fields`
- * document. Also the link target owner for `member` (see LinkTargets).
+ * The `members` table, as MemberEntity rows; the filtered page is written over a `fields` document,
+ * to which the record filters compile. Also the link target owner for `member` (see LinkTargets).
  */
 @Injectable()
 export class MembersRepository implements LinkTargetOwner {
   constructor(private readonly transactions: Transactions) {}
 
-  private get members(): Repository<MemberEntity> {
-    return this.transactions.manager.getRepository(MemberEntity);
-  }
-
   async findInWorkspace(workspaceId: string, id: string): Promise<MemberEntity | null> {
-    return this.members.findOneBy({ id, workspaceId });
+    const [member] = await this.transactions.query<MemberEntity>(
+      `SELECT ${MEMBER_COLUMNS} FROM members WHERE id = $1 AND workspace_id = $2`,
+      [id, workspaceId],
+    );
+    return member ?? null;
   }
 
   /** Whether a member of the workspace has this email, letter case aside. */
   async emailTaken(workspaceId: string, email: string): Promise<boolean> {
-    return this.members.existsBy({ workspaceId, email: Raw((column) => `lower(${column}) = lower(:email)`, { email }) });
+    const rows = await this.transactions.query(`SELECT 1 FROM members WHERE workspace_id = $1 AND lower(email) = lower($2) LIMIT 1`, [
+      workspaceId,
+      email,
+    ]);
+    return rows.length > 0;
   }
 
   async insert(member: MemberEntity): Promise<MemberEntity> {
-    await this.members.insert(member);
+    await this.transactions.query(
+      `INSERT INTO members (id, workspace_id, email, first_name, last_name, role, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [member.id, member.workspaceId, member.email, member.firstName, member.lastName, member.role, member.createdAt, member.updatedAt],
+    );
     return member;
   }
 
   async existingIds(workspaceId: string, ids: string[]): Promise<string[]> {
-    const found = await this.members.find({ select: { id: true }, where: { workspaceId, id: In(ids) } });
-    return found.map((member) => member.id);
+    const rows = await this.transactions.query<{ id: string }>(`SELECT id FROM members WHERE workspace_id = $1 AND id = ANY($2)`, [
+      workspaceId,
+      ids,
+    ]);
+    return rows.map((row) => row.id);
   }
 
   /** Every member's email, lowercased as the EMAIL field type stores addresses. */
   async emailsOf(workspaceId: string): Promise<string[]> {
-    const found = await this.members.find({ select: { email: true }, where: { workspaceId } });
-    return found.map((member) => member.email.toLowerCase());
+    const rows = await this.transactions.query<{ email: string }>(`SELECT email FROM members WHERE workspace_id = $1`, [workspaceId]);
+    return rows.map((row) => row.email.toLowerCase());
   }
 
   /**
@@ -87,7 +100,7 @@ export class MembersRepository implements LinkTargetOwner {
     const params = new SqlParameterList();
     const { conditions } = filterSql(MEMBER_TYPE, page.filters, params, { valueIndex: false });
     const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...conditions].join(' AND ');
-    const [result] = (await this.transactions.manager.query(
+    const [result] = (await this.transactions.query(
       pageWithCountSql(
         `SELECT count(*)::int FROM ${MEMBERS_AS_RECORDS} WHERE ${where}`,
         `SELECT r.id, r.email, r.first_name, r.last_name, r.role, r.created_at, r.updated_at

@@ -1,0 +1,95 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+const SRC = path.resolve(__dirname, '..');
+
+/**
+ * The one way src/ reaches PostgreSQL: `Transactions.query` for a statement and `Transactions.run`
+ * for a transaction (src/database/transactions.ts). These files are the exceptions, each for a
+ * reason of its own; migrations (TypeORM migrations by design) are left out like in table-owners.
+ */
+const ALLOWED = new Set([
+  // The one place that takes connections from TypeORM and sends statements through pg.
+  'database/transactions.ts',
+  // Runs the migrations on a DataSource of its own, before the service starts.
+  'database/migrate.ts',
+  // Creates the database of an embedded PostgreSQL (tests, local runs) before there is a DataSource.
+  'database/embedded-postgres.ts',
+]);
+
+/** Receivers of a `.query(` call that are no database handle: the file URL signer's query string. */
+const NOT_DATABASE = new Set(['transactions', 'signer']);
+
+/** What reaching the database another way takes; each found outside ALLOWED is reported. */
+const OTHER_WAYS: [what: string, pattern: RegExp][] = [
+  ["TypeORM's DataSource", /\bDataSource\b/g],
+  ['a TypeORM query runner', /\b(QueryRunner|createQueryRunner)\b/g],
+  ['an EntityManager (`.manager`)', /\.manager\b/g],
+  ['an entity repository', /\bgetRepository\b|\bRepository\s*</g],
+  ['a query builder', /\bcreateQueryBuilder\b/g],
+  ["TypeORM's internals (`databaseConnection`, `.driver`, `.master`)", /\bdatabaseConnection\b|\.driver\b|\.master\b/g],
+  ['the pg driver', /\bfrom\s+['"]pg['"]|\brequire\s*\(\s*['"]pg['"]\s*\)/g],
+];
+
+function sourceFiles(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(directory, entry.name);
+    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sourceFiles(file);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [file] : [];
+  });
+}
+
+/** The code without its comments (which may name any of these to explain a choice), lines kept. */
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, '')).replace(/(^|[^:])\/\/.*$/gm, '$1');
+}
+
+/** `name:line what` for each way to the database other than Transactions' in `text`. */
+export function otherWays(name: string, text: string): string[] {
+  const code = withoutComments(text);
+  const line = (index: number) => code.slice(0, index).split('\n').length;
+  const found = OTHER_WAYS.flatMap(([what, pattern]) => [...code.matchAll(pattern)].map((match) => ({ at: match.index, what })));
+  for (const match of code.matchAll(/([\w$]+)\s*\)?\s*\.\s*query\s*(?:<[^()]*?>)?\s*\(/g)) {
+    if (!NOT_DATABASE.has(match[1])) found.push({ at: match.index, what: `\`${match[1]}.query(\`, not Transactions.query` });
+  }
+  return found.sort((a, b) => a.at - b.at).map(({ at, what }) => `${name}:${line(at)} ${what}`);
+}
+
+describe('one way to the database', () => {
+  it('src/ runs SQL only through Transactions', () => {
+    const found = sourceFiles(SRC)
+      .map((file) => path.relative(SRC, file).split(path.sep).join('/'))
+      .filter((name) => !ALLOWED.has(name))
+      .flatMap((name) => otherWays(name, readFileSync(path.join(SRC, name), 'utf8')));
+    expect(found).toEqual([]);
+  });
+
+  it('finds each other way, in code and not in comments', () => {
+    const text = [
+      "import { Client } from 'pg';",
+      'constructor(private readonly dataSource: DataSource) {}',
+      'await this.transactions.manager.query(`SELECT 1`);',
+      'await (lockWith ?? manager).query(`SELECT 1`);',
+      'return this.transactions.manager.getRepository(MemberEntity).find();',
+      'await runner.createQueryBuilder().insert().execute();',
+      '(runner as unknown as { databaseConnection: PoolClient }).databaseConnection;',
+      "// TypeORM's manager.query answers an UPDATE with [rows, count]; DataSource",
+      'await this.transactions.query(`SELECT 1`, []);',
+      'const rows = await manager.query<Row[]>(`SELECT 1`);',
+      "const url = this.signer.query({ action: 'download' }, expires);",
+    ].join('\n');
+    expect(otherWays('f.ts', text)).toEqual([
+      'f.ts:1 the pg driver',
+      "f.ts:2 TypeORM's DataSource",
+      'f.ts:3 an EntityManager (`.manager`)',
+      'f.ts:3 `manager.query(`, not Transactions.query',
+      'f.ts:4 `manager.query(`, not Transactions.query',
+      'f.ts:5 an EntityManager (`.manager`)',
+      'f.ts:5 an entity repository',
+      'f.ts:6 a query builder',
+      "f.ts:7 TypeORM's internals (`databaseConnection`, `.driver`, `.master`)",
+      "f.ts:7 TypeORM's internals (`databaseConnection`, `.driver`, `.master`)",
+      'f.ts:10 `manager.query(`, not Transactions.query',
+    ]);
+  });
+});
