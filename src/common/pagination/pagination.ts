@@ -130,14 +130,13 @@ export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOption
 
 type PagedRequest = Request & { page?: PageRequest };
 
-/** Global interceptor behind `@Paginated`. */
+/** The interceptor `@Paginated` puts on its handler: it parses the page request and wraps the result. */
 @Injectable()
 export class PaginationInterceptor implements NestInterceptor {
   constructor(private readonly reflector: Reflector) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const options = this.reflector.get<PaginatedOptions | undefined>(PAGINATED, context.getHandler());
-    if (!options) return next.handle();
+    const options = this.reflector.get<PaginatedOptions>(PAGINATED, context.getHandler());
     const request = context.switchToHttp().getRequest<PagedRequest>();
     request.page = parsePageRequest(queryOf(request), options);
     return next
