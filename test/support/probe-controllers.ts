@@ -1,11 +1,11 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
-import { ApiQuery } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { Caller } from '../../src/common/auth/auth-context';
 import type { AuthContext } from '../../src/common/auth/auth-context';
 import { Endpoint } from '../../src/common/auth/auth.decorators';
 import { ApiError } from '../../src/common/errors/api-error';
+import { QueryParameters } from '../../src/common/http/query-parameters';
 import { newId } from '../../src/common/ids';
 import { Transactions } from '../../src/database/transactions';
 import type { Gate } from './concurrency';
@@ -72,7 +72,7 @@ export class WriteProbeController {
   @Post('items')
   @Endpoint({ summary: 'Test only: write one row', category: 'write' })
   // Taken (and ignored) so that a request can differ from another by its query string alone.
-  @ApiQuery({ name: 'x', required: false })
+  @QueryParameters({ name: 'x', required: false })
   createItem(@Caller() caller: AuthContext, @Body() body: ProbeItemDto): Promise<ProbeItem> {
     return this.write(caller, body);
   }

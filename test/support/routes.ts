@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AUTH_MODE, AuthMode, REQUIRED_SCOPES } from '../../src/common/auth/auth.decorators';
+import { takesQueryParameters } from '../../src/common/http/query-parameters';
 import { RouteTable } from '../../src/common/http/route-table';
 
 /** `METHOD /path/{param}`: one route, in OpenAPI's spelling of parameters. */
@@ -28,13 +29,15 @@ export interface ControllerOperation {
   route: RouteKey;
   auth: AuthMode;
   scopes: string[];
+  /** Declares query parameters (`@QueryParameters`): the only handlers a query reaches. */
+  takesQuery: boolean;
 }
 
 function joinPath(...parts: string[]): string {
   return `/${parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
 }
 
-/** Every handler of every controller the app mounted, with the auth mode and scopes it declares. */
+/** Every handler of every controller the app mounted, with the auth mode, scopes and query it declares. */
 export function controllerOperations(app: NestExpressApplication): ControllerOperation[] {
   const operations: ControllerOperation[] = [];
   for (const module of app.get(ModulesContainer).values()) {
@@ -54,6 +57,7 @@ export function controllerOperations(app: NestExpressApplication): ControllerOpe
             (Reflect.getMetadata(AUTH_MODE, controller) as AuthMode | undefined) ??
             'apiKey',
           scopes: (Reflect.getMetadata(REQUIRED_SCOPES, handler) as string[] | undefined) ?? [],
+          takesQuery: takesQueryParameters(handler),
         });
       }
     }

@@ -12,6 +12,7 @@ import { configureApp, NEST_APP_OPTIONS } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { ApiExpressAdapter } from '../../src/common/http/http-server';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
+import { watchUndocumentedErrors } from './documented-errors';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -53,7 +54,15 @@ export async function createTestApp(
   const app = moduleRef.createNestApplication<NestExpressApplication>(new ApiExpressAdapter(), NEST_APP_OPTIONS);
   const document = configureApp(app, config);
   await app.init();
-  return { app, config, document, http: request(app.getHttpServer()), close: () => app.close() };
+  // Every e2e suite checks, as it closes, that each error it provoked is in the document.
+  const undocumented = watchUndocumentedErrors(app.getHttpServer(), document);
+  const close = async () => {
+    await app.close();
+    if (undocumented.found.size > 0) {
+      throw new Error(`Errors the OpenAPI document does not list for their operation:\n${[...undocumented.found].join('\n')}`);
+    }
+  };
+  return { app, config, document, http: request(app.getHttpServer()), close };
 }
 
 /** Headers of an authenticated `/v1` call. */

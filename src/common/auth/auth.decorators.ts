@@ -1,7 +1,7 @@
 import { applyDecorators, HttpCode, SetMetadata, Type, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiSecurity } from '@nestjs/swagger';
 import type { ErrorStatus } from '../errors/error-codes';
-import { ApiErrorResponses } from '../errors/error-responses';
+import { ApiErrorResponses, DATABASE_ERRORS } from '../errors/error-responses';
 import { IdempotencyInterceptor, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/idempotency.interceptor';
 import { SERVICE_VERSION } from '../versioning/service-version';
 import { RATE_CATEGORY, type RateCategory } from '../throttling/rate-category';
@@ -16,7 +16,16 @@ export const ADMIN_SECURITY = 'adminToken';
 /** No credentials: health, metrics, docs and the signed file routes. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_MODE, 'public');
 
-/** Operator routes: `Authorization: Bearer <ADMIN_TOKEN>`, no Service-Version, no scopes. */
+/**
+ * What the idempotency interceptor answers (docs/api.md §5): 400 for an empty or too long key, 409
+ * while a request with the key still runs, 422 for the key sent with another method, path or body.
+ */
+const IDEMPOTENCY_ERRORS = [400, 409, 422] as const satisfies readonly ErrorStatus[];
+
+/**
+ * Operator routes: `Authorization: Bearer <ADMIN_TOKEN>`, no Service-Version, no scopes. Without
+ * ADMIN_TOKEN they are not there (404); each runs SQL.
+ */
 export function AdminRoute(options: {
   summary: string;
   response?: Type<unknown>;
@@ -28,13 +37,15 @@ export function AdminRoute(options: {
     ApiSecurity(ADMIN_SECURITY),
     ApiOperation({ summary: options.summary }),
     ApiOkResponse({ type: options.response }),
-    ApiErrorResponses([400, 401, 415, 422, 429, 500, ...(options.errors ?? [])]),
+    ApiErrorResponses([400, 401, 404, 415, 422, 429, 500, ...DATABASE_ERRORS, ...(options.errors ?? [])]),
   );
 }
 
 /**
  * A public `/v1` operation: API key required, `Service-Version` checked, the listed scopes
- * (all of them) required, and counted in one rate-limit bucket. Also documents all of that.
+ * (all of them) required, and counted in one rate-limit bucket; a write is idempotent. Also
+ * documents all of that, with the statuses each of these steps answers, so that what the operation
+ * lists follows from what makes it behave so.
  */
 export function Endpoint(options: {
   summary: string;
@@ -46,6 +57,10 @@ export function Endpoint(options: {
   errors?: readonly ErrorStatus[];
 }): MethodDecorator {
   const scopes = options.scopes ?? [];
+  const write = options.category === 'write';
+  // The key, looked up in PostgreSQL, then Service-Version (400), the scopes, the rate limit.
+  const errors: ErrorStatus[] = [400, 401, 429, 500, ...DATABASE_ERRORS, ...(scopes.length ? [403 as const] : [])];
+  if (write) errors.push(...IDEMPOTENCY_ERRORS);
   const decorators: MethodDecorator[] = [
     SetMetadata(AUTH_MODE, 'apiKey'),
     HttpCode(200), // docs/api.md §1: every success is 200, creates included
@@ -57,10 +72,10 @@ export function Endpoint(options: {
       summary: options.summary,
       description: `Scopes: ${scopes.length ? scopes.join(', ') : 'none'}. Rate limit category: ${options.category}.`,
     }),
-    ApiErrorResponses([400, 401, 429, 500, ...(scopes.length ? [403 as const] : []), ...(options.errors ?? [])]),
+    ApiErrorResponses([...errors, ...(options.errors ?? [])]),
   ];
   if (options.response) decorators.push(ApiOkResponse({ type: options.response }));
-  if (options.category === 'write') {
+  if (write) {
     // Every /v1 write is a POST (docs/api.md §5); only they pay for the idempotency interceptor.
     decorators.push(
       UseInterceptors(IdempotencyInterceptor),

@@ -26,6 +26,14 @@ export function errorResponseObject(status: ErrorStatus): ResponseObject {
   };
 }
 
+/**
+ * What any route that runs SQL can answer, whatever its statements (toApiError): 503
+ * `database_unavailable` when the connection is lost, 409 `conflict` when PostgreSQL aborts a
+ * statement for a concurrent one (a deadlock or serialization failure), 409 `duplicate_value` for a
+ * unique index a concurrent write took first.
+ */
+export const DATABASE_ERRORS = [409, 503] as const satisfies readonly ErrorStatus[];
+
 /** Documents each of `statuses` once, in ascending order, with the catalogue's codes. */
 export function ApiErrorResponses(statuses: readonly ErrorStatus[]): MethodDecorator {
   const documented = [...new Set(statuses)].sort((a, b) => a - b);

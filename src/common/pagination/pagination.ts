@@ -10,12 +10,13 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiExtraModels, ApiOkResponse, ApiQuery, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, type ApiQueryOptions, getSchemaPath } from '@nestjs/swagger';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Request } from 'express';
 import { map, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 import { queryOf } from '../http/http-server';
+import { QueryParameters } from '../http/query-parameters';
 
 export const MAX_PAGE_SIZE = 25;
 /**
@@ -47,6 +48,28 @@ interface PaginatedOptions {
   filters?: Record<string, string>;
 }
 
+/** The filters as the document offers them (see PaginatedOptions.filters). */
+function filtersParameter(example: Record<string, string>): ApiQueryOptions {
+  return {
+    name: 'filters',
+    required: false,
+    style: 'form',
+    explode: true,
+    // In the schema: @nestjs/swagger drops a query parameter's own example beside a schema.
+    schema: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      maxProperties: MAX_FILTERS,
+      example,
+    },
+    description:
+      'Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s ' +
+      'default operator; `key[-operator]=value` negates it and also matches records where the value is ' +
+      `unset; each parameter at most once; at most ${MAX_FILTERS}). The parameter itself has no name in ` +
+      'the URL: each member of this object is one query parameter.',
+  };
+}
+
 /**
  * Marks a paged list handler (docs/api.md §3): `limit` 1..25 (default 25) and `offset` ≥ 0 (default 0)
  * are checked before the handler runs, other query parameters are refused unless the route takes
@@ -57,30 +80,11 @@ export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): 
     SetMetadata(PAGINATED, options),
     UseInterceptors(PaginationInterceptor),
     ApiExtraModels(item),
-    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 25 } }),
-    ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } }),
-    ...(options.filters
-      ? [
-          ApiQuery({
-            name: 'filters',
-            required: false,
-            style: 'form',
-            explode: true,
-            // In the schema: @nestjs/swagger drops a query parameter's own example beside a schema.
-            schema: {
-              type: 'object',
-              additionalProperties: { type: 'string' },
-              maxProperties: MAX_FILTERS,
-              example: options.filters,
-            },
-            description:
-              'Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s ' +
-              'default operator; `key[-operator]=value` negates it and also matches records where the value is ' +
-              `unset; each parameter at most once; at most ${MAX_FILTERS}). The parameter itself has no name in ` +
-              'the URL: each member of this object is one query parameter.',
-          }),
-        ]
-      : []),
+    QueryParameters(
+      { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 25 } },
+      { name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
+      ...(options.filters ? [filtersParameter(options.filters)] : []),
+    ),
     ApiOkResponse({
       description: 'A page of results, newest first',
       schema: {
@@ -130,14 +134,13 @@ export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOption
 
 type PagedRequest = Request & { page?: PageRequest };
 
-/** Global interceptor behind `@Paginated`. */
+/** The interceptor `@Paginated` puts on its handler: it parses the page request and wraps the result. */
 @Injectable()
 export class PaginationInterceptor implements NestInterceptor {
   constructor(private readonly reflector: Reflector) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const options = this.reflector.get<PaginatedOptions | undefined>(PAGINATED, context.getHandler());
-    if (!options) return next.handle();
+    const options = this.reflector.get<PaginatedOptions>(PAGINATED, context.getHandler());
     const request = context.switchToHttp().getRequest<PagedRequest>();
     request.page = parsePageRequest(queryOf(request), options);
     return next

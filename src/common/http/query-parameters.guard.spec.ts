@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { ApiQuery, DECORATORS } from '@nestjs/swagger';
+import { httpContext } from '../../../test/support/execution-context';
+import { ApiError } from '../errors/api-error';
+import { Paginated } from '../pagination/pagination';
+import { QueryParameters } from './query-parameters';
+import { QueryParametersGuard } from './query-parameters.guard';
+
+class ItemDto {}
+
+class Handlers {
+  @Paginated(ItemDto)
+  paged(): void {}
+
+  @QueryParameters({ name: 'expires', required: true }, { name: 'signature', required: true })
+  signed(): void {}
+
+  @ApiQuery({ name: 'documentedOnly', required: false })
+  documentedOnly(): void {}
+
+  plain(): void {}
+}
+
+/** What the guard makes of `?query` on `handler`: let through, or the parameter it refuses. */
+function verdict(handler: Function, query: Record<string, string>): 'accepted' | string {
+  try {
+    new QueryParametersGuard().canActivate(httpContext({ query }, handler as () => unknown, Handlers));
+    return 'accepted';
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'invalid_parameter') return `refused ${error.param}`;
+    throw error;
+  }
+}
+
+describe('QueryParametersGuard: what a route accepts is what it declares with @QueryParameters', () => {
+  const { paged, signed, documentedOnly, plain } = Handlers.prototype;
+
+  it('lets a query through to a route that declares parameters, and refuses one elsewhere', () => {
+    expect(verdict(paged, { limit: '5' })).toBe('accepted');
+    expect(verdict(signed, { expires: '1', signature: 's' })).toBe('accepted');
+    expect(verdict(plain, { unexpected: '1' })).toBe('refused unexpected');
+    expect(verdict(plain, {})).toBe('accepted');
+  });
+
+  it('decides the same once the OpenAPI metadata is gone: the document describes, it does not decide', () => {
+    for (const handler of [paged, signed]) {
+      const documented = Reflect.getMetadata(DECORATORS.API_PARAMETERS, handler);
+      expect(documented).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'query' })]));
+      Reflect.deleteMetadata(DECORATORS.API_PARAMETERS, handler);
+      try {
+        expect(verdict(handler, { limit: '5' })).toBe('accepted');
+      } finally {
+        Reflect.defineMetadata(DECORATORS.API_PARAMETERS, documented, handler);
+      }
+    }
+  });
+
+  it('refuses a query on a route that only documents one (@ApiQuery without @QueryParameters)', () => {
+    expect(verdict(documentedOnly, { documentedOnly: '1' })).toBe('refused documentedOnly');
+  });
+
+  it('reads neither @nestjs/swagger metadata nor Nest internals', () => {
+    const source = readFileSync(path.join(__dirname, 'query-parameters.guard.ts'), 'utf8');
+    const imported = [...source.matchAll(/from\s+'([^']+)'/g)].map((match) => match[1]);
+    expect(imported.filter((name) => name === '@nestjs/swagger' || /^@nestjs\/[^/]+\/./.test(name))).toEqual([]);
+  });
+});

@@ -1,0 +1,112 @@
+import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { apiSuite } from '../support/api-suite';
+import { AnsweredError, undocumentedError } from '../support/documented-errors';
+import { expectError } from '../support/errors';
+import { documentOperations } from '../support/openapi';
+import { requestOf } from '../support/request-of';
+import { v1Headers } from '../support/test-app';
+
+const HOUR = 3_600_000;
+const LIST = { fields: { $name: 'Key accounts', $objectType: 'account' } };
+const meeting = (extra: Record<string, unknown> = {}) => ({
+  fields: { $title: 'Weekly', $startDate: new Date(Date.now() - 3 * HOUR).toISOString(), $endDate: new Date(Date.now() - 2 * HOUR).toISOString() },
+  ...extra,
+});
+
+function answered(response: Response): AnsweredError {
+  const { method, path } = requestOf(response);
+  return { method, target: path, status: response.status, code: response.body?.error?.code };
+}
+
+/**
+ * Each class of error provoked on a representative operation of each kind, and checked against the
+ * document that operation is in: what the service answers is what its document lists. (Every e2e
+ * suite also checks the errors it provokes when it closes its app: test/support/test-app.ts.)
+ */
+describe('OpenAPI: the errors an operation answers are the ones it lists', () => {
+  const suite = apiSuite();
+  const { post } = suite;
+  let dataSource: DataSource;
+  let sequence = 0;
+
+  beforeAll(() => {
+    dataSource = suite.t.app.get(DataSource);
+  });
+
+  const withKey = (path: string, body: object, key: string) =>
+    suite.t.http.post(path).set(v1Headers(suite.ws.key)).set('Idempotency-Key', key).send(body);
+
+  /**
+   * Sends `path` with a new Idempotency-Key while another transaction holds the advisory lock that
+   * a first request with that key holds while it runs (IdempotencyRepository.tryLock).
+   */
+  async function whileKeyInFlight(path: string, body: object): Promise<Response> {
+    sequence += 1;
+    const key = `in-flight-${process.pid}-${Date.now()}-${sequence}`;
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      await runner.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`idempotency:${suite.ws.apiKeyId}:${key}`]);
+      return await withKey(path, body, key);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  }
+
+  function expectDocumented(response: Response, status: number, code: string): void {
+    expectError(response, status, code);
+    expect(undocumentedError(suite.t.document, answered(response))).toBeUndefined();
+  }
+
+  const created = async (path: string, body: object): Promise<string> => {
+    const response = await post(path, body);
+    expect(response.status).toBe(200);
+    return response.body.id as string;
+  };
+
+  it.each([
+    ['POST /v1/lists', () => '/v1/lists', LIST],
+    ['POST /v1/lists/{id}', async () => `/v1/lists/${await created('/v1/lists', LIST)}`, { fields: { $name: 'Renamed' } }],
+    ['POST /v1/meetings', () => '/v1/meetings', meeting()],
+    [
+      'POST /v1/meetings/{id}',
+      async () => `/v1/meetings/${await created('/v1/meetings', meeting())}`,
+      { fields: { $privacySetting: 'METADATA' } },
+    ],
+  ])('%s: 409 idempotency_conflict while a request with the key runs', async (_name, pathOf, body) => {
+    expectDocumented(await whileKeyInFlight(await pathOf(), body), 409, 'idempotency_conflict');
+  });
+
+  it('POST /v1/meetings: 409 duplicate_value for a taken externalId', async () => {
+    const externalId = `openapi-${process.pid}-${Date.now()}`;
+    await created('/v1/meetings', meeting({ externalId }));
+    expectDocumented(await post('/v1/meetings', meeting({ externalId })), 409, 'duplicate_value');
+  });
+
+  it('POST /v1/lists: 422 idempotency_key_reused and 400 idempotency_key_too_long', async () => {
+    const key = `reused-${process.pid}-${Date.now()}`;
+    expect((await withKey('/v1/lists', LIST, key)).status).toBe(200);
+    expectDocumented(await withKey('/v1/lists', { fields: { ...LIST.fields, $name: 'Other' } }, key), 422, 'idempotency_key_reused');
+    expectDocumented(await withKey('/v1/lists', LIST, 'k'.repeat(256)), 400, 'idempotency_key_too_long');
+  });
+
+  it('every POST under /v1 lists what its Idempotency-Key can answer; every /v1 and operator operation, a lost database', () => {
+    const problems: string[] = [];
+    for (const name of documentOperations(suite.t.document).keys()) {
+      const [method, path] = name.split(' ');
+      const target = path.replace(/\{[^}]+\}/g, 'x');
+      const expected: [number, string][] = /^\/(v1|admin)\//.test(path) ? [[503, 'database_unavailable']] : [];
+      if (method === 'POST' && path.startsWith('/v1/')) {
+        expected.push([409, 'idempotency_conflict'], [422, 'idempotency_key_reused'], [400, 'idempotency_key_too_long']);
+      }
+      for (const [status, code] of expected) {
+        const problem = undocumentedError(suite.t.document, { method, target, status, code });
+        if (problem) problems.push(problem);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
