@@ -25,7 +25,8 @@ class Handlers {
 /** What the guard makes of `?query` on `handler`: let through, or the parameter it refuses. */
 function verdict(handler: Function, query: Record<string, string>): 'accepted' | string {
   try {
-    new QueryParametersGuard().canActivate(httpContext({ query }, handler as () => unknown, Handlers));
+    const url = `/route?${new URLSearchParams(query).toString()}`;
+    new QueryParametersGuard().canActivate(httpContext({ url, query }, handler as () => unknown, Handlers));
     return 'accepted';
   } catch (error) {
     if (error instanceof ApiError && error.code === 'invalid_parameter') return `refused ${error.param}`;

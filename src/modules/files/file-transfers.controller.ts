@@ -1,17 +1,20 @@
 import { applyDecorators, Controller, Get, HttpCode, Param, Put, Req, Res, StreamableFile } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/auth.decorators';
 import { ErrorResponseDto } from '../../common/errors/error-response.dto';
 import { queryOf } from '../../common/http/http-server';
+import { QueryParameters } from '../../common/http/query-parameters';
 import { FileTransfersService } from './file-transfers.service';
 import { contentDisposition } from './storage/file-storage';
 
 function SignedUrl(): MethodDecorator {
   return applyDecorators(
     ApiParam({ name: 'id', description: 'File id' }),
-    ApiQuery({ name: 'expires', required: true, schema: { type: 'integer' }, description: 'Expiry, unix seconds (signed)' }),
-    ApiQuery({ name: 'signature', required: true, schema: { type: 'string' }, description: 'HMAC-SHA256, base64url' }),
+    QueryParameters(
+      { name: 'expires', required: true, schema: { type: 'integer' }, description: 'Expiry, unix seconds (signed)' },
+      { name: 'signature', required: true, schema: { type: 'string' }, description: 'HMAC-SHA256, base64url' },
+    ),
   );
 }
 
