@@ -80,6 +80,25 @@ describe('FailOpenRedisStorage without a reachable Redis', () => {
     expect(failures - failuresBefore).toBe(20);
   });
 
+  it('skips Redis for a second after a failure, then tries it again', async () => {
+    const client = (storage as unknown as { redis: Redis }).redis;
+    const commands = jest.spyOn(client, 'sendCommand');
+    const failuresBefore = failures;
+    jest.setSystemTime(Date.now() + 1000);
+    await storage.increment('rate:read:wks_1', 1000, 1, 1000, 'read');
+    const tried = commands.mock.calls.length;
+    expect(tried).toBeGreaterThan(0);
+    jest.setSystemTime(Date.now() + 999);
+    for (let i = 0; i < 10; i += 1) await storage.increment('rate:read:wks_1', 1000, 1, 1000, 'read');
+    // Served during the cool-down without a command sent, each reported.
+    expect(commands.mock.calls.length).toBe(tried);
+    expect(failures - failuresBefore).toBe(11);
+    jest.setSystemTime(Date.now() + 1);
+    await storage.increment('rate:read:wks_1', 1000, 1, 1000, 'read');
+    expect(commands.mock.calls.length).toBe(2 * tried);
+    commands.mockRestore();
+  });
+
   it('closes once, however often the application is closed', async () => {
     const closes = [storage.onApplicationShutdown(), storage.onApplicationShutdown()];
     await Promise.all(closes);
