@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -141,6 +142,10 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
   it('a session terminated between two statements of a transaction fails with its own error (57P01), not TypeORM\'s "already released"', async () => {
     const terminated = t.app.get(Transactions).run(async (manager) => {
       const [{ pid }] = (await manager.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
+      // The FATAL arrives while no statement runs: the connection reports it as an error event,
+      // waited for here rather than guessed with a sleep.
+      const connection = (manager.queryRunner as unknown as { databaseConnection: Client }).databaseConnection;
+      const reported = once(connection, 'error');
       const admin = new Client({ connectionString: pg.url });
       await admin.connect();
       try {
@@ -148,8 +153,7 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
       } finally {
         await admin.end();
       }
-      // The FATAL arrives while no statement runs: the connection reports it as an error event.
-      await sleep(200);
+      await reported;
       await manager.query('SELECT 1');
     });
     const error = await terminated.then(
