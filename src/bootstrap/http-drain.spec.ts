@@ -24,6 +24,21 @@ function fetchVia(port: number, path: string, agent: Agent): Promise<{ status: n
   });
 }
 
+/**
+ * What `promise` has come to after a few turns of the event loop (enough for a closed server's
+ * handle to report it), with the fake clock standing still: its value, or 'still waiting'.
+ */
+async function settledWithoutTimers<T>(promise: Promise<T>, turns = 20): Promise<T | 'still waiting'> {
+  let outcome: { value: T } | { error: unknown } | undefined;
+  promise.then(
+    (value) => (outcome = { value }),
+    (error: unknown) => (outcome = { error }),
+  );
+  for (let turn = 0; turn < turns && !outcome; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  if (outcome && 'error' in outcome) throw outcome.error;
+  return outcome ? outcome.value : 'still waiting';
+}
+
 describe('HttpDrain', () => {
   const agents: Agent[] = [];
   const keepAlive = () => {
@@ -38,45 +53,53 @@ describe('HttpDrain', () => {
     return (server.address() as AddressInfo).port;
   }
 
-  it('answers a request in flight with Connection: close, closes idle keep-alive connections, stops accepting', async () => {
-    const { server, release, slowArrived } = slowServer();
-    const drain = new HttpDrain(server);
-    const port = await listening(server);
-    const idleAgent = keepAlive();
-    expect(await fetchVia(port, '/fast', idleAgent)).toEqual({ status: 200, connection: 'keep-alive' });
-    const idleSocketClosed = new Promise<void>((resolve) => Object.values(idleAgent.freeSockets)[0]![0].once('close', () => resolve()));
-    const slow = fetchVia(port, '/slow', keepAlive());
-    await slowArrived;
+  describe('on a clock that moves only when the test moves it', () => {
+    // Timers are fake (the deadline's setTimeout among them); sockets and setImmediate are real.
+    // What is asserted is when the drain ends relative to its deadline, whatever the machine's speed.
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] }));
+    afterEach(() => jest.useRealTimers());
 
-    const drained = drain.drain(5000);
-    expect(drain.isDraining).toBe(true);
-    await idleSocketClosed;
-    expect((await fetchVia(port, '/fast', keepAlive())).error).toBe('ECONNREFUSED');
-    release();
-    expect(await slow).toEqual({ status: 200, connection: 'close' });
-    expect(await drained).toEqual({ cut: 0 });
-    expect(server.listening).toBe(false);
-  });
+    it('answers a request in flight with Connection: close, closes idle keep-alive connections, stops accepting', async () => {
+      const { server, release, slowArrived } = slowServer();
+      const drain = new HttpDrain(server);
+      const port = await listening(server);
+      const idleAgent = keepAlive();
+      expect(await fetchVia(port, '/fast', idleAgent)).toEqual({ status: 200, connection: 'keep-alive' });
+      const idleSocketClosed = new Promise<void>((resolve) => Object.values(idleAgent.freeSockets)[0]![0].once('close', () => resolve()));
+      const slow = fetchVia(port, '/slow', keepAlive());
+      await slowArrived;
 
-  it('closes the connections of requests still running at the deadline', async () => {
-    const { server, release, slowArrived } = slowServer();
-    const drain = new HttpDrain(server);
-    const port = await listening(server);
-    const slow = fetchVia(port, '/slow', keepAlive());
-    await slowArrived;
-    const started = Date.now();
-    expect(await drain.drain(300)).toEqual({ cut: 1 });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-    expect((await slow).error).toBe('ECONNRESET');
-    release();
-  });
+      const drained = drain.drain(5000);
+      expect(drain.isDraining).toBe(true);
+      await idleSocketClosed;
+      expect((await fetchVia(port, '/fast', keepAlive())).error).toBe('ECONNREFUSED');
+      release();
+      expect(await slow).toEqual({ status: 200, connection: 'close' });
+      // Ended by the last response, not by the deadline (5 s on a clock that does not move).
+      expect(await settledWithoutTimers(drained)).toEqual({ cut: 0 });
+      expect(server.listening).toBe(false);
+    });
 
-  it('resolves at once when nothing is in flight', async () => {
-    const { server } = slowServer();
-    const drain = new HttpDrain(server);
-    await listening(server);
-    const started = Date.now();
-    expect(await drain.drain(5000)).toEqual({ cut: 0 });
-    expect(Date.now() - started).toBeLessThan(1000);
+    it('closes the connections of requests still running at the deadline, not before', async () => {
+      const { server, release, slowArrived } = slowServer();
+      const drain = new HttpDrain(server);
+      const port = await listening(server);
+      const slow = fetchVia(port, '/slow', keepAlive());
+      await slowArrived;
+      const drained = drain.drain(300);
+      jest.advanceTimersByTime(299);
+      expect(await settledWithoutTimers(drained)).toBe('still waiting');
+      jest.advanceTimersByTime(1);
+      expect(await drained).toEqual({ cut: 1 });
+      expect((await slow).error).toBe('ECONNRESET');
+      release();
+    });
+
+    it('resolves at once when nothing is in flight', async () => {
+      const { server } = slowServer();
+      const drain = new HttpDrain(server);
+      await listening(server);
+      expect(await settledWithoutTimers(drain.drain(5000))).toEqual({ cut: 0 });
+    });
   });
 });

@@ -1,6 +1,15 @@
 import { ID_PREFIXES, IdKind, isIdOf, newId } from './ids';
 
 const KINDS = Object.keys(ID_PREFIXES) as IdKind[];
+/** Crockford's base 32, in which a ULID is written. */
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** The ten characters of a ULID that encode `time` (ms since the epoch). */
+function encodedTime(time: number): string {
+  let text = '';
+  for (let rest = time, i = 0; i < 10; i += 1, rest = Math.floor(rest / 32)) text = ALPHABET[rest % 32] + text;
+  return text;
+}
 
 describe('ids', () => {
   it('has the prefixes of docs/api.md §3', () => {
@@ -59,27 +68,33 @@ describe('ids', () => {
     expect([...ulids].sort()).toEqual(ulids);
   });
 
-  it('stamps the ULID with the creation time', () => {
-    const before = Date.now();
-    const ulid = newId('note').slice(5);
-    const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-    const time = [...ulid.slice(0, 10)].reduce((value, char) => value * 32 + alphabet.indexOf(char), 0);
-    expect(time).toBeGreaterThanOrEqual(before);
-    expect(time).toBeLessThanOrEqual(Date.now());
-  });
+  describe('on a clock the test sets', () => {
+    // ulid reads Date.now. Set ahead of every id made so far, so that the monotonic generator
+    // takes the clock's time rather than going on from the last id's.
+    let now = Date.now() + 86_400_000;
+    beforeEach(() => jest.spyOn(Date, 'now').mockImplementation(() => now));
+    afterEach(() => jest.restoreAllMocks());
 
-  it('draws the random part of ids made in different milliseconds from all 32 characters, evenly', async () => {
-    const counts = new Map<string, number>();
-    for (let i = 0; i < 40; i += 1) {
+    it('stamps the ULID with the creation time', () => {
       const ulid = newId('note').slice(5);
-      // Characters 10–25 are random; a new millisecond draws them afresh.
-      for (const character of ulid.slice(10, 25)) counts.set(character, (counts.get(character) ?? 0) + 1);
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-    expect(counts.size).toBe(32);
-    // 600 draws over 32 characters: about 19 each; far outside 3–45 only if the draw is skewed.
-    expect(Math.min(...counts.values())).toBeGreaterThanOrEqual(3);
-    expect(Math.max(...counts.values())).toBeLessThanOrEqual(45);
+      const time = [...ulid.slice(0, 10)].reduce((value, char) => value * 32 + ALPHABET.indexOf(char), 0);
+      expect(time).toBe(now);
+    });
+
+    it('draws the random part of ids made in different milliseconds from all 32 characters, evenly', () => {
+      const counts = new Map<string, number>();
+      for (let i = 0; i < 40; i += 1) {
+        // A new millisecond, without sleeping for one.
+        now += 1;
+        const ulid = newId('note').slice(5);
+        expect(ulid.slice(0, 10)).toBe(encodedTime(now));
+        // Characters 10–25 are random; a new millisecond draws them afresh.
+        for (const character of ulid.slice(10, 25)) counts.set(character, (counts.get(character) ?? 0) + 1);
+      }
+      expect(counts.size).toBe(32);
+      // 600 draws over 32 characters: about 19 each; far outside 3–45 only if the draw is skewed.
+      expect(Math.min(...counts.values())).toBeGreaterThanOrEqual(3);
+      expect(Math.max(...counts.values())).toBeLessThanOrEqual(45);
+    });
   });
 });
-

@@ -23,15 +23,15 @@ export interface RecordRoutes {
   scopes: { read: Scope; create: Scope; update: Scope };
 }
 
-/**
- * The five routes every record type has (create, update, retrieve, list, definitions), built once
- * for all of them: the controllers of notes, tasks, accounts, contacts and opportunities are this.
- */
 /** "a note", "an account". */
 function withArticle(noun: string): string {
   return `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 }
 
+/**
+ * The five routes every record type has (create, update, retrieve, list, definitions), built once
+ * for all of them: the controllers of notes, tasks, accounts, contacts and opportunities are this.
+ */
 export function recordTypeController(routes: RecordRoutes): Type<unknown> {
   const [plural, singular] = routes.names;
   const systemType = SYSTEM_RECORD_TYPES.find((type) => type.slug === routes.slug)!;

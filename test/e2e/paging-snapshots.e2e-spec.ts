@@ -1,8 +1,11 @@
 import { apiSuite } from '../support/api-suite';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 
-/** How long writers and readers race on each list; bounded, so the suite's time is too. */
-const RACE_MS = 1500;
+/**
+ * How many items each writer adds while the readers page. A count, not a time: a busy machine
+ * races through as many writes as a fast one (in 1.5 s, this one made 140 to 310).
+ */
+const WRITES_PER_WRITER = 50;
 const WRITERS = 3;
 const READERS = 3;
 const LIMIT = 25;
@@ -30,24 +33,28 @@ function pageProblem(page: Page, offset: number, ordered: boolean): string | und
 }
 
 /**
- * Writers add items while readers page, until the deadline. Readers mostly read the last, partial
- * page (offset just below the last count seen), where an item added between a count and its page
- * would show as one item too many; and sometimes the first page.
+ * Writers add items while readers page, until every writer is done. Readers mostly read the last,
+ * partial page (offset just below the last count seen), where an item added between a count and
+ * its page would show as one item too many; and sometimes the first page.
  */
 async function race(write: () => Promise<unknown>, read: (offset: number) => Promise<Page>, ordered: boolean) {
-  const deadline = Date.now() + RACE_MS;
   const problems: string[] = [];
   let writes = 0;
   let reads = 0;
   let lastTotal = 0;
+  let writing = WRITERS;
   const writer = async () => {
-    while (Date.now() < deadline) {
-      await write();
-      writes += 1;
+    try {
+      for (let i = 0; i < WRITES_PER_WRITER; i += 1) {
+        await write();
+        writes += 1;
+      }
+    } finally {
+      writing -= 1;
     }
   };
   const reader = async (index: number) => {
-    while (Date.now() < deadline) {
+    while (writing > 0) {
       const offset = (reads + index) % 4 === 0 ? 0 : Math.max(0, lastTotal - 3);
       const page = await read(offset);
       reads += 1;
@@ -76,7 +83,7 @@ describe('paged lists take their count and page from one snapshot while others w
 
   const expectClean = (result: { problems: string[]; writes: number; reads: number }) => {
     expect(result.problems).toEqual([]);
-    expect(result.writes).toBeGreaterThanOrEqual(WRITERS);
+    expect(result.writes).toBe(WRITERS * WRITES_PER_WRITER);
     expect(result.reads).toBeGreaterThanOrEqual(READERS);
   };
 

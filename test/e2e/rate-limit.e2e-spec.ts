@@ -5,7 +5,7 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { InProcessRateLimitStorage } from '../../src/common/throttling/in-process-rate-limit-storage';
 import type { RateCategory } from '../../src/common/throttling/rate-category';
-import { concurrently, sleep } from '../support/concurrency';
+import { concurrently } from '../support/concurrency';
 import { expectError } from '../support/errors';
 import { createKey, createWorkspace, TestWorkspace } from '../support/factories';
 import { OpenApiValidator } from '../support/openapi';
@@ -24,6 +24,13 @@ describe('rate limits per workspace and category', () => {
   let t: TestApp;
   let openapi: OpenApiValidator;
   let ws: TestWorkspace;
+  /**
+   * The clock the counters read (Date.now; the application runs in this process), stopped: a
+   * one-second window or block ends only when a test moves the clock, so a burst is counted in one
+   * window however long a busy machine takes to serve it, and "after Retry-After" is exact.
+   */
+  let now = Date.now();
+  let clock: jest.SpyInstance | undefined;
 
   /** One request of `category`, with `key`; `label` marks the row a write leaves. */
   const send: Record<RateCategory, (key: string, label?: string) => Promise<Response>> = {
@@ -45,8 +52,13 @@ describe('rate limits per workspace and category', () => {
     await ensureProbeTable(t.app.get(DataSource));
     openapi = new OpenApiValidator(t.document);
     ws = await createWorkspace(t.http);
+    now = Date.now();
+    clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    clock?.mockRestore();
+    await t?.close();
+  });
 
   it('counts through @nestjs/throttler: a global ThrottlerGuard, the throttlers read, write and search of RATE_LIMIT_*', () => {
     const globalGuards = [...t.app.get(ModulesContainer).values()].flatMap((module) =>
@@ -98,8 +110,8 @@ describe('rate limits per workspace and category', () => {
     async (category) => {
       const fresh = await createWorkspace(t.http);
       const limit = LIMITS[category];
-      const label = `burst-${category}-${Date.now()}`;
-      // The bucket is new: its one-second window starts with this burst, which takes milliseconds.
+      const label = `burst-${category}-${fresh.workspaceId}`;
+      // The bucket is new: its one-second window starts with this burst, and the clock stands still.
       const responses = await concurrently(limit + 1, () => send[category](fresh.key, label));
 
       const ok = responses.filter((response) => response.status === 200);
@@ -118,7 +130,10 @@ describe('rate limits per workspace and category', () => {
       if (category === 'write') expect(await probeRows(t.app.get(DataSource), label)).toHaveLength(limit);
 
       expectError(await send[category](fresh.key, label), 429, 'rate_limited');
-      await sleep(retryAfter * 1000 + 100);
+      // Refused until the Retry-After has passed, to the millisecond, and served from then on.
+      now += retryAfter * 1000 - 1;
+      expectError(await send[category](fresh.key, label), 429, 'rate_limited');
+      now += 1;
       const again = await send[category](fresh.key, label);
       expect(again.status).toBe(200);
       expectRateLimitHeaders(again, category, limit);

@@ -82,7 +82,7 @@ async function execute(block: Locator): Promise<{ status: string; body: string }
     await t?.close();
   });
 
-  it('authorizes with a key', async () => {
+  it('authorizes with a key: the next call carries it and is served', async () => {
     await page.locator('.auth-wrapper .btn.authorize').click();
     // The operator token has its own scheme (adminToken): only the API key's form is filled.
     const form = page.locator('.modal-ux form').filter({ hasText: 'apiKey' });
@@ -90,7 +90,18 @@ async function execute(block: Locator): Promise<{ status: string; body: string }
     await form.locator('.btn.authorize').click();
     await page.locator('.modal-ux .close-modal').click();
     await page.locator('.modal-ux').waitFor({ state: 'detached' });
-  });
+
+    // What the browser sent and got, read off the network: clicks alone would pass with a key
+    // that Swagger UI kept to itself or sent where the service does not read it.
+    const block = await tryOut(page, 'get', '/v1/auth/validate');
+    const [response, shown] = await Promise.all([
+      page.waitForResponse((candidate) => new URL(candidate.url()).pathname === '/v1/auth/validate'),
+      execute(block),
+    ]);
+    expect((await response.request().allHeaders()).authorization).toBe(`Bearer ${key}`);
+    expect(response.status()).toBe(200);
+    expect(shown.status).toBe('200');
+  }, 30_000);
 
   it('lists notes with the pre-filled parameters', async () => {
     const result = await execute(await tryOut(page, 'get', '/v1/notes'));

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -140,8 +141,13 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
 
   it('a session terminated between two statements of a transaction fails with its own error (57P01), not TypeORM\'s "already released"', async () => {
     const transactions = t.app.get(Transactions);
-    const terminated = transactions.run(async () => {
+    const terminated = transactions.run(async (manager) => {
       const [{ pid }] = await transactions.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // The FATAL arrives while no statement runs: the connection reports it as an error event,
+      // waited for here rather than guessed with a sleep. (A query runner's connect() answers the
+      // connection it already holds.)
+      const connection = (await manager.queryRunner!.connect()) as Client;
+      const reported = once(connection, 'error');
       const admin = new Client({ connectionString: pg.url });
       await admin.connect();
       try {
@@ -149,8 +155,7 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
       } finally {
         await admin.end();
       }
-      // The FATAL arrives while no statement runs: the connection reports it as an error event.
-      await sleep(200);
+      await reported;
       await transactions.query('SELECT 1');
     });
     const error = await terminated.then(

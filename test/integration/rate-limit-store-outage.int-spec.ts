@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { IncomingMessage, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -104,6 +105,8 @@ describe('rate limits through Redis while the application closes', () => {
     try {
       const ws = await createWorkspace(t.http);
       await t.app.listen(0, '127.0.0.1');
+      const server = t.app.getHttpServer();
+      const arrived = once(server, 'request');
       // A write whose body is still arriving when the application starts closing: it has not yet
       // reached the rate-limit guard, which runs after the body parser.
       const body = JSON.stringify({ fields: { $title: 'sent across close()' } });
@@ -117,9 +120,12 @@ describe('rate limits through Redis while the application closes', () => {
         req.on('error', reject);
       });
       req.write(body.slice(0, 10));
-      await sleep(200);
+      // Waited for as events, not guessed with sleeps: the request is in the server, then the
+      // server has stopped accepting. Nest runs the module-destroy hooks before that, so a Redis
+      // client closed too early (there) would be gone by now and the write served uncounted.
+      await arrived;
       const closing = t.close();
-      await sleep(300);
+      while (server.listening) await new Promise((resolve) => setImmediate(resolve));
       req.end(body.slice(10));
       const response = await answer;
       expect(response.statusCode).toBe(200);
