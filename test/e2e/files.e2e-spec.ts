@@ -7,10 +7,13 @@ import { newId } from '../../src/common/ids';
 import { FilesCreatedAtMilliseconds1763794800000 } from '../../src/database/migrations/1763794800000-files-created-at-milliseconds';
 import { FileCommits1763816400000 } from '../../src/database/migrations/1763816400000-file-commits';
 import { FileSweeper } from '../../src/modules/files/file-sweeper';
+import { FileStorage } from '../../src/modules/files/storage/file-storage';
+import { LocalFileStorage } from '../../src/modules/files/storage/local-file-storage';
 import { ByteResponse, md5, md5Of, patternChunks, sendBytes } from '../support/byte-http';
 import { expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import {
+  connectionsInUse,
   describeFilesContract,
   download,
   FilesApp,
@@ -109,6 +112,46 @@ describe('files on the local storage driver: what only it has', () => {
     expect(got.raw.length).toBe(size);
     expect(md5(got.raw)).toBe(digest);
   }, 60_000);
+
+  it('holds no pooled connection while it receives and places an upload', async () => {
+    const storage = t.app.get(FileStorage) as LocalFileStorage;
+    const inUse: Record<string, number> = {};
+    const receive = storage.receive.bind(storage);
+    const place = storage.place.bind(storage);
+    const spies = [
+      jest.spyOn(storage, 'receive').mockImplementation(async (...args) => {
+        inUse.receive = connectionsInUse(t);
+        return receive(...args);
+      }),
+      jest.spyOn(storage, 'place').mockImplementation(async (...args) => {
+        inUse.place = connectionsInUse(t);
+        return place(...args);
+      }),
+    ];
+    try {
+      const file = await api.created({ filename: 'p.txt', mimeType: 'text/plain', sizeBytes: 3 });
+      expect((await upload(t, file, 'abc')).status).toBe(200);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(inUse).toEqual({ receive: 0, place: 0 });
+  });
+
+  it('takes back an upload placed after the file was cancelled: 409, and no bytes left', async () => {
+    const storage = t.app.get(FileStorage) as LocalFileStorage;
+    const file = await api.created({ filename: 'l.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    const place = storage.place.bind(storage);
+    const cancelFirst = jest.spyOn(storage, 'place').mockImplementation(async (...args) => {
+      expect((await api.cancel(file.id)).body.status).toBe('CANCELLED');
+      return place(...args);
+    });
+    try {
+      expectOurError(await upload(t, file, 'abc'), 409, 'invalid_state');
+    } finally {
+      cancelFirst.mockRestore();
+    }
+    expect(await localDriver.stored(t, { id: file.id, workspaceId: ws.workspaceId })).toEqual([]);
+  });
 
   it('serves downloads as attachments that browsers do not sniff, and answers HEAD without a body', async () => {
     const file = await api.created({ filename: 'page.html', mimeType: 'text/html', sizeBytes: 15 });
