@@ -1,10 +1,10 @@
 import type { ReadStream } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiError } from '../../common/errors/api-error';
 import { queryOf } from '../../common/http/http-server';
+import { lingerThenClose } from '../../common/http/linger';
 import { isIdOf } from '../../common/ids';
 import { FileRecord, FilesRepository } from './files.repository';
 import { FileStorage, unixSeconds } from './storage/file-storage';
@@ -13,29 +13,6 @@ import { LocalFileStorage } from './storage/local-file-storage';
 
 function invalidSignature(message: string): ApiError {
   return new ApiError(403, 'invalid_signature', message);
-}
-
-/** How much of a refused body is still read (and discarded) so the client can see the answer. */
-const LINGER_BYTES = 1024 * 1024;
-const LINGER_MS = 2000;
-
-/**
- * After refusing a body before its end: discard what is already in flight, for at most a second
- * or so and a MiB, then close the connection. Closing at once would make the client's kernel see a
- * reset instead of our answer (a lingering close, as HTTP servers do); reading on would let a client
- * push an unbounded body through.
- */
-function lingerThenClose(request: IncomingMessage): void {
-  const close = () => request.socket.destroy();
-  const timer = setTimeout(close, LINGER_MS);
-  timer.unref();
-  let discarded = 0;
-  request.on('data', (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > LINGER_BYTES) close();
-  });
-  request.once('end', () => clearTimeout(timer));
-  request.once('close', () => clearTimeout(timer));
 }
 
 /**
@@ -87,7 +64,7 @@ export class FileTransfersService {
       await this.keepIfStillPending(storage, file);
       return { md5: received.md5 };
     } catch (error) {
-      if (!request.complete) lingerThenClose(request);
+      if (!request.complete) lingerThenClose(request, request.socket);
       throw error;
     }
   }
