@@ -162,7 +162,8 @@ describe('files on the local storage driver: what only it has', () => {
     expect(got.headers['content-type']).toBe('text/html');
     expect(got.headers['x-content-type-options']).toBe('nosniff');
     expect(got.headers['content-length']).toBe('15');
-    expect(got.headers['content-disposition']).toBe(`attachment; filename="page.html"; filename*=UTF-8''page.html`);
+    // A name the quoted form holds exactly needs no RFC 8187 form beside it.
+    expect(got.headers['content-disposition']).toBe(`attachment; filename="page.html"`);
     const head = await sendBytes(url, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.raw.length).toBe(0);
