@@ -346,8 +346,17 @@ export function describeFilesContract(driver: FilesDriver): void {
         const completing = api.complete(file.id, { md5: md5('abc') }, headers);
         await gate.arrived;
         inUse.waiting = connectionsInUse(t);
-        // The key is claimed meanwhile: a duplicate is refused, not run.
-        if (key !== undefined) expectError(await api.complete(file.id, { md5: md5('abc') }, headers), 409, 'idempotency_conflict');
+        // The key is claimed meanwhile: a duplicate is refused, not run, also by another instance.
+        if (key !== undefined) {
+          expectError(await api.complete(file.id, { md5: md5('abc') }, headers), 409, 'idempotency_conflict');
+          const instance = await startFilesApp(driver);
+          try {
+            const elsewhere = filesClient(instance, ws.key).complete(file.id, { md5: md5('abc') }, headers);
+            expectError(await elsewhere, 409, 'idempotency_conflict');
+          } finally {
+            await instance.close();
+          }
+        }
         gate.open();
         completed = await completing;
       } finally {
