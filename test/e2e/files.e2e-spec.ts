@@ -7,10 +7,14 @@ import { newId } from '../../src/common/ids';
 import { FilesCreatedAtMilliseconds1763794800000 } from '../../src/database/migrations/1763794800000-files-created-at-milliseconds';
 import { FileCommits1763816400000 } from '../../src/database/migrations/1763816400000-file-commits';
 import { FileSweeper } from '../../src/modules/files/file-sweeper';
+import { FileStorage } from '../../src/modules/files/storage/file-storage';
+import { LocalFileStorage } from '../../src/modules/files/storage/local-file-storage';
 import { ByteResponse, md5, md5Of, patternChunks, sendBytes } from '../support/byte-http';
+import { Gate } from '../support/concurrency';
 import { expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import {
+  connectionsInUse,
   describeFilesContract,
   download,
   FilesApp,
@@ -110,6 +114,90 @@ describe('files on the local storage driver: what only it has', () => {
     expect(md5(got.raw)).toBe(digest);
   }, 60_000);
 
+  it('holds no pooled connection while it receives and places an upload', async () => {
+    const storage = t.app.get(FileStorage) as LocalFileStorage;
+    const inUse: Record<string, number> = {};
+    const receive = storage.receive.bind(storage);
+    const place = storage.place.bind(storage);
+    const spies = [
+      jest.spyOn(storage, 'receive').mockImplementation(async (...args) => {
+        inUse.receive = connectionsInUse(t);
+        return receive(...args);
+      }),
+      jest.spyOn(storage, 'place').mockImplementation(async (...args) => {
+        inUse.place = connectionsInUse(t);
+        return place(...args);
+      }),
+    ];
+    try {
+      const file = await api.created({ filename: 'p.txt', mimeType: 'text/plain', sizeBytes: 3 });
+      expect((await upload(t, file, 'abc')).status).toBe(200);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(inUse).toEqual({ receive: 0, place: 0 });
+  });
+
+  it('takes back an upload placed after the file was cancelled: 409, and no bytes left', async () => {
+    const storage = t.app.get(FileStorage) as LocalFileStorage;
+    const file = await api.created({ filename: 'l.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    const place = storage.place.bind(storage);
+    const cancelFirst = jest.spyOn(storage, 'place').mockImplementation(async (...args) => {
+      expect((await api.cancel(file.id)).body.status).toBe('CANCELLED');
+      return place(...args);
+    });
+    try {
+      expectOurError(await upload(t, file, 'abc'), 409, 'invalid_state');
+    } finally {
+      cancelFirst.mockRestore();
+    }
+    expect(await localDriver.stored(t, { id: file.id, workspaceId: ws.workspaceId })).toEqual([]);
+  });
+
+  it('completes once under one Idempotency-Key even when the claim on it is lost with its connection', async () => {
+    const file = await api.created({ filename: 'k.txt', mimeType: 'text/plain', sizeBytes: 3 });
+    expect((await upload(t, file, 'abc')).status).toBe(200);
+    const headers = { 'Idempotency-Key': `lost-${file.id}` };
+    const storage = t.app.get(FileStorage);
+    const digest = storage.md5.bind(storage);
+    const gate = new Gate();
+    const held = jest.spyOn(storage, 'md5').mockImplementation(async (key) => {
+      await gate.pass();
+      return digest(key);
+    });
+    const instance = await startFilesApp(localDriver, { DATA_DIR: t.config.dataDir });
+    try {
+      const first = api.complete(file.id, { md5: md5('abc') }, headers);
+      await gate.arrived;
+      // The connection holding the claim dies: another instance can claim the key and complete.
+      const [{ terminated }] = await t.dataSource.query(
+        `SELECT count(pg_terminate_backend(pid))::int AS terminated FROM pg_locks
+          WHERE locktype = 'advisory' AND objsubid = 1 AND granted
+            AND classid::bigint = (hashtextextended($1, 0) >> 32) & 4294967295
+            AND objid::bigint = hashtextextended($1, 0) & 4294967295`,
+        [`idempotency-claim:${ws.apiKeyId}:${headers['Idempotency-Key']}`],
+      );
+      expect(terminated).toBe(1);
+      const second = await filesClient(instance, ws.key).complete(file.id, { md5: md5('abc') }, headers);
+      expect(second.status).toBe(200);
+      gate.open();
+      // The first finds the response stored when it comes to write, and answers it.
+      const answered = await first;
+      expect({ status: answered.status, replayed: answered.headers['idempotent-replayed'], body: answered.body }).toEqual({
+        status: 200,
+        replayed: 'true',
+        body: second.body,
+      });
+    } finally {
+      held.mockRestore();
+      await instance.close();
+    }
+    const stored = await localDriver.stored(t, { id: file.id, workspaceId: ws.workspaceId });
+    // The upload, the content, and the first's unused snapshot, which the sweep deletes.
+    expect(stored).toHaveLength(3);
+    expect((await download(t, (await api.url(file.id)).body.url)).text).toBe('abc');
+  });
+
   it('serves downloads as attachments that browsers do not sniff, and answers HEAD without a body', async () => {
     const file = await api.created({ filename: 'page.html', mimeType: 'text/html', sizeBytes: 15 });
     expect((await upload(t, file, '<script></script>'.slice(0, 15))).status).toBe(200);
@@ -119,7 +207,8 @@ describe('files on the local storage driver: what only it has', () => {
     expect(got.headers['content-type']).toBe('text/html');
     expect(got.headers['x-content-type-options']).toBe('nosniff');
     expect(got.headers['content-length']).toBe('15');
-    expect(got.headers['content-disposition']).toBe(`attachment; filename="page.html"; filename*=UTF-8''page.html`);
+    // A name the quoted form holds exactly needs no RFC 8187 form beside it.
+    expect(got.headers['content-disposition']).toBe(`attachment; filename="page.html"`);
     const head = await sendBytes(url, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.raw.length).toBe(0);

@@ -119,7 +119,10 @@ describe('files on the S3 driver: what only it has', () => {
     expect(downloadUrl.pathname).toBe(`/${settings.bucket}/${committed[0]}`);
   });
 
-  it('keeps 25 concurrent completes of a 20 MB file on a slow store off the connection pool: other workspaces read on', async () => {
+  it.each([
+    ['', false],
+    [', each with an Idempotency-Key', true],
+  ])('keeps 25 concurrent completes of a 20 MB file on a slow store off the connection pool%s: other workspaces read on', async (keysSaid, keyed) => {
     const bytes = randomBytes(20 * MIB);
     const file = await api.created({ filename: 'big.bin', mimeType: 'application/octet-stream', sizeBytes: bytes.length });
     expect((await upload(t, file, bytes)).status).toBe(200);
@@ -145,25 +148,39 @@ describe('files on the S3 driver: what only it has', () => {
       await sleep(STORE_DELAY_MS);
       return send(...args);
     }) as never);
-    let answers: (number | string)[] = [];
+    const keys = Array.from({ length: 25 }, (_unused, index): Record<string, string> =>
+      keyed ? { 'Idempotency-Key': `${file.id}-${index}` } : {},
+    );
+    let responses: Response[] = [];
     try {
       let settled = false;
-      const completing = concurrently(25, () => api.complete(file.id, { md5: md5(bytes) })).finally(() => (settled = true));
+      const completing = concurrently(25, (index) => api.complete(file.id, { md5: md5(bytes) }, keys[index])).finally(
+        () => (settled = true),
+      );
       while (!settled) await readNote();
-      answers = (await completing).map((response) => (response.status === 200 ? 200 : `${response.status} ${response.body.error.code}`));
+      responses = await completing;
     } finally {
       slowed.mockRestore();
     }
     expect(reads.filter((read) => read.status !== 200)).toEqual([]);
     const during = reads.map((read) => read.ms);
     process.stdout.write(
-      `note reads during 25 completes: p99 ${p99(during).toFixed(1)} ms (max ${Math.max(...during).toFixed(1)}, n=${during.length}); before: p99 ${p99(before).toFixed(1)} ms\n`,
+      `note reads during 25 completes${keysSaid}: p99 ${p99(during).toFixed(1)} ms (max ${Math.max(...during).toFixed(1)}, n=${during.length}); before: p99 ${p99(before).toFixed(1)} ms\n`,
     );
     // The reads share the machine with the copies and digests of 500 MB, so they slow down some;
     // what a complete holding a connection does to them is a wait for the pool's 5 s, then 503.
     expect(p99(during)).toBeLessThanOrEqual(5 * p99(before) + 1000);
     // One complete won; the others found the file COMPLETED, as a later complete would.
-    expect(answers.sort()).toEqual([200, ...Array(24).fill('409 invalid_state')]);
+    const answers = responses.map((response) => (response.status === 200 ? 200 : `${response.status} ${response.body.error.code}`));
+    expect([...answers].sort()).toEqual([200, ...Array(24).fill('409 invalid_state')]);
+    if (keyed) {
+      const winner = answers.indexOf(200);
+      const replay = await api.complete(file.id, { md5: md5(bytes) }, keys[winner]);
+      expect({ replayed: replay.headers['idempotent-replayed'], body: replay.body }).toEqual({
+        replayed: 'true',
+        body: responses[winner].body,
+      });
+    }
 
     // The losers deleted their copies: what the file points at is the one object left.
     expect(await keysUnder(`files/${workspaceId}/${file.id}`)).toHaveLength(1);

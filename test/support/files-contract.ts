@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Pool } from 'pg';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { newId } from '../../src/common/ids';
 import { FileSweeper } from '../../src/modules/files/file-sweeper';
 import { FilesRepository } from '../../src/modules/files/files.repository';
@@ -109,6 +111,12 @@ export async function download(t: FilesApp, url: string): Promise<ByteResponse> 
 
 function assertIfOurs(t: FilesApp, response: ByteResponse, url: string): void {
   if (url.startsWith(t.config.publicUrl)) t.openapi.assert(response as unknown as Response);
+}
+
+/** How many of the app's pooled connections are taken now: by an open transaction, or a statement in flight. */
+export function connectionsInUse(t: FilesApp): number {
+  const pool = (t.dataSource.driver as PostgresDriver).master as Pool;
+  return pool.totalCount - pool.idleCount;
 }
 
 /** The same URL with one character of its signature changed. */
@@ -308,6 +316,64 @@ export function describeFilesContract(driver: FilesDriver): void {
       }
       expect((await api.get(file.id)).body.status).toBe('CANCELLED');
       expect(await driver.stored(t, { id: file.id, workspaceId: ws.workspaceId })).toHaveLength(1); // the upload alone
+    });
+
+    it.each([
+      ['without', undefined],
+      ['with', `hold-${newId('file')}`],
+    ])('holds no pooled connection through a complete\'s storage calls, %s an Idempotency-Key', async (_with, key) => {
+      const file = await api.created({ filename: 'h.txt', mimeType: 'text/plain', sizeBytes: 3 });
+      expect((await upload(t, file, 'abc')).status).toBe(200);
+      const headers: Record<string, string> = key === undefined ? {} : { 'Idempotency-Key': key };
+      const storage = t.app.get(FileStorage);
+      const inUse: Record<string, number> = {};
+      const gate = new Gate();
+      const snapshot = storage.snapshot.bind(storage);
+      const digest = storage.md5.bind(storage);
+      const spies = [
+        jest.spyOn(storage, 'snapshot').mockImplementation(async (stored) => {
+          inUse.snapshot = connectionsInUse(t);
+          return snapshot(stored);
+        }),
+        jest.spyOn(storage, 'md5').mockImplementation(async (stored) => {
+          inUse.md5 = connectionsInUse(t);
+          await gate.pass();
+          return digest(stored);
+        }),
+      ];
+      let completed: Response;
+      try {
+        const completing = api.complete(file.id, { md5: md5('abc') }, headers);
+        await gate.arrived;
+        inUse.waiting = connectionsInUse(t);
+        // The key is claimed meanwhile: a duplicate is refused, not run, also by another instance.
+        if (key !== undefined) {
+          expectError(await api.complete(file.id, { md5: md5('abc') }, headers), 409, 'idempotency_conflict');
+          const instance = await startFilesApp(driver);
+          try {
+            const elsewhere = filesClient(instance, ws.key).complete(file.id, { md5: md5('abc') }, headers);
+            expectError(await elsewhere, 409, 'idempotency_conflict');
+          } finally {
+            await instance.close();
+          }
+        }
+        gate.open();
+        completed = await completing;
+      } finally {
+        for (const spy of spies) spy.mockRestore();
+      }
+      expect(inUse).toEqual({ snapshot: 0, md5: 0, waiting: 0 });
+      expect(completed.status).toBe(200);
+      expect(completed.body.status).toBe('COMPLETED');
+      if (key !== undefined) {
+        const replay = await api.complete(file.id, { md5: md5('abc') }, headers);
+        expect({ status: replay.status, replayed: replay.headers['idempotent-replayed'], body: replay.body }).toEqual({
+          status: 200,
+          replayed: 'true',
+          body: completed.body,
+        });
+        expectError(await api.complete(file.id, {}, headers), 422, 'idempotency_key_reused', 'Idempotency-Key');
+      }
     });
 
     it('commits one of concurrent completes; the others answer 409 invalid_state and leave no snapshot', async () => {

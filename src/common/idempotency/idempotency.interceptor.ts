@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
+import type { EntityManager } from 'typeorm';
 import { Transactions } from '../../database/transactions';
 import { AuthenticatedRequest, isAuthenticated } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
+import { IdempotencyClaims } from './idempotency-claims';
 import { IdempotencyRepository } from './idempotency.repository';
+import { PREPARES_OUTSIDE_TRANSACTION, PreparedWrites } from './prepared-writes';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -46,18 +50,35 @@ function readKey(request: Request): string | undefined {
   return key;
 }
 
+function conflict(): ApiError {
+  return new ApiError(
+    409,
+    'idempotency_conflict',
+    'A request with this Idempotency-Key is still being processed; retry after it completes',
+    'Idempotency-Key',
+  );
+}
+
 /**
  * `Idempotency-Key` on every POST under `/v1` (docs/api.md §5). The request runs in one transaction
  * that first takes a transaction-scoped advisory lock on (API key, Idempotency-Key): a duplicate
  * arriving while the first runs cannot take it and gets 409. The first success's response is
  * inserted in that same transaction, so the write and its stored response commit or vanish
  * together, across instances and crashes; errors roll back and leave nothing stored.
+ *
+ * A route marked PreparesOutsideTransaction runs outside any transaction instead, holding a claim
+ * on the key (IdempotencyClaims) that makes duplicates 409 meanwhile; its operation's write, the
+ * lock, the check for a stored response and the new one are that same one transaction, opened by
+ * PreparedWrites.commit.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly transactions: Transactions,
     private readonly stored: IdempotencyRepository,
+    private readonly claims: IdempotencyClaims,
+    private readonly prepared: PreparedWrites,
+    private readonly reflector: Reflector,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -66,7 +87,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = readKey(request);
     if (key === undefined) return next.handle();
     const response = context.switchToHttp().getResponse<Response>();
-    return from(this.transactions.run(() => this.runOnce(request, response, key, () => lastValueFrom(next.handle()))));
+    const handle = () => lastValueFrom(next.handle());
+    if (this.reflector.get<boolean>(PREPARES_OUTSIDE_TRANSACTION, context.getHandler())) {
+      return from(this.runPrepared(request, response, key, handle));
+    }
+    return from(this.transactions.run(() => this.runOnce(request, response, key, handle)));
   }
 
   /** Runs in the request's transaction: every statement here commits or rolls back with the write. */
@@ -77,30 +102,50 @@ export class IdempotencyInterceptor implements NestInterceptor {
     operation: () => Promise<unknown>,
   ): Promise<unknown> {
     const apiKeyId = request.auth.apiKeyId;
-    if (!(await this.stored.tryLock(apiKeyId, key))) {
+    if (!(await this.stored.tryLock(apiKeyId, key))) throw conflict();
+    const replayed = await this.replay(request, response, key);
+    if (replayed) return replayed.body;
+    const result = await operation();
+    await this.stored.store(apiKeyId, key, { fingerprint: requestFingerprint(request), status: response.statusCode, body: result });
+    return result;
+  }
+
+  /**
+   * A route that prepares outside any transaction. A replay is answered before the handler runs,
+   * as the operation would now refuse what it did the first time; its write commits through runOnce.
+   */
+  private async runPrepared(
+    request: AuthenticatedRequest,
+    response: Response,
+    key: string,
+    handle: () => Promise<unknown>,
+  ): Promise<unknown> {
+    const claim = await this.claims.claim(request.auth.apiKeyId, key);
+    if (!claim) throw conflict();
+    try {
+      const replayed = await this.replay(request, response, key);
+      if (replayed) return replayed.body;
+      const commit = <T>(work: (manager: EntityManager) => Promise<T>) =>
+        this.transactions.run((manager) => this.runOnce(request, response, key, () => work(manager))) as Promise<T>;
+      return await this.prepared.runWith(commit, handle);
+    } finally {
+      await claim.release();
+    }
+  }
+
+  /** The stored response, now answered (status and header), unless there is none; 422 for another request. */
+  private async replay(request: AuthenticatedRequest, response: Response, key: string): Promise<{ body: unknown } | undefined> {
+    const stored = await this.stored.findStored(request.auth.apiKeyId, key);
+    if (!stored) return undefined;
+    if (stored.fingerprint !== requestFingerprint(request)) {
       throw new ApiError(
-        409,
-        'idempotency_conflict',
-        'A request with this Idempotency-Key is still being processed; retry after it completes',
+        422,
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with a different method, path or body',
         'Idempotency-Key',
       );
     }
-    const fingerprint = requestFingerprint(request);
-    const stored = await this.stored.findStored(apiKeyId, key);
-    if (stored) {
-      if (stored.fingerprint !== fingerprint) {
-        throw new ApiError(
-          422,
-          'idempotency_key_reused',
-          'This Idempotency-Key was used with a different method, path or body',
-          'Idempotency-Key',
-        );
-      }
-      response.status(stored.status).setHeader('Idempotent-Replayed', 'true');
-      return stored.body;
-    }
-    const result = await operation();
-    await this.stored.store(apiKeyId, key, { fingerprint, status: response.statusCode, body: result });
-    return result;
+    response.status(stored.status).setHeader('Idempotent-Replayed', 'true');
+    return { body: stored.body };
   }
 }

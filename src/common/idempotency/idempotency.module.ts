@@ -1,11 +1,16 @@
 import { Global, Module } from '@nestjs/common';
 import { IdempotencySweeper } from './idempotency-sweeper';
+import { IdempotencyClaims } from './idempotency-claims';
 import { IdempotencyRepository } from './idempotency.repository';
+import { PreparedWrites } from './prepared-writes';
 
 /**
  * Global: `@Endpoint` puts the idempotency interceptor on the write routes of every module, and
- * each of those modules builds it with this repository.
+ * each of those modules builds it with these providers.
  */
 @Global()
-@Module({ providers: [IdempotencyRepository, IdempotencySweeper], exports: [IdempotencyRepository] })
+@Module({
+  providers: [IdempotencyRepository, IdempotencySweeper, IdempotencyClaims, PreparedWrites],
+  exports: [IdempotencyRepository, IdempotencyClaims, PreparedWrites],
+})
 export class IdempotencyModule {}

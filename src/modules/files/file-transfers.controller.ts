@@ -74,7 +74,7 @@ export class FileTransfersController {
     content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
     headers: {
       'Content-Disposition': {
-        description: "attachment; filename=\"…\"; filename*=UTF-8''…",
+        description: "attachment; filename=\"…\", and filename*=UTF-8''… unless the name is printable ASCII without \" or %",
         schema: { type: 'string' },
       },
     },

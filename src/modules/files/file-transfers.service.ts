@@ -1,12 +1,11 @@
 import type { ReadStream } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiError } from '../../common/errors/api-error';
 import { queryOf } from '../../common/http/http-server';
+import { lingerThenClose } from '../../common/http/linger';
 import { isIdOf } from '../../common/ids';
-import { Transactions } from '../../database/transactions';
 import { FileRecord, FilesRepository } from './files.repository';
 import { FileStorage, unixSeconds } from './storage/file-storage';
 import type { SignedAction } from './storage/file-url-signer';
@@ -14,29 +13,6 @@ import { LocalFileStorage } from './storage/local-file-storage';
 
 function invalidSignature(message: string): ApiError {
   return new ApiError(403, 'invalid_signature', message);
-}
-
-/** How much of a refused body is still read (and discarded) so the client can see the answer. */
-const LINGER_BYTES = 1024 * 1024;
-const LINGER_MS = 2000;
-
-/**
- * After refusing a body before its end: discard what is already in flight, for at most a second
- * or so and a MiB, then close the connection. Closing at once would make the client's kernel see a
- * reset instead of our answer (a lingering close, as HTTP servers do); reading on would let a client
- * push an unbounded body through.
- */
-function lingerThenClose(request: IncomingMessage): void {
-  const close = () => request.socket.destroy();
-  const timer = setTimeout(close, LINGER_MS);
-  timer.unref();
-  let discarded = 0;
-  request.on('data', (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > LINGER_BYTES) close();
-  });
-  request.once('end', () => clearTimeout(timer));
-  request.once('close', () => clearTimeout(timer));
 }
 
 /**
@@ -49,13 +25,12 @@ export class FileTransfersService {
   constructor(
     private readonly storage: FileStorage,
     private readonly files: FilesRepository,
-    private readonly transactions: Transactions,
   ) {}
 
   /**
    * Streams the body into the file's storage: the content type must be the signed one (415), the
    * body at most `sizeBytes` long (413; reading stops soon after), the file PENDING (409), checked again
-   * under the row lock when the bytes are put in place. Returns the MD5 of the bytes (the ETag).
+   * once the bytes are in place. Returns the MD5 of the bytes (the ETag).
    */
   async upload(id: string, request: Request): Promise<{ md5: string }> {
     try {
@@ -82,20 +57,31 @@ export class FileTransfersService {
       }
       const received = await storage.receive(file, request, file.sizeBytes);
       try {
-        await this.transactions.run(async (manager) => {
-          const current = await this.files.findById(file.id, manager);
-          if (!current) throw ApiError.notFound('File');
-          this.assertPending(current);
-          await storage.place(received, file);
-        });
+        await storage.place(received, file);
       } finally {
         await storage.discard(received); // a no-op once placed
       }
+      await this.keepIfStillPending(storage, file);
       return { md5: received.md5 };
     } catch (error) {
-      if (!request.complete) lingerThenClose(request);
+      if (!request.complete) lingerThenClose(request, request.socket);
       throw error;
     }
+  }
+
+  /**
+   * Takes back bytes placed after the file stopped being PENDING (409): placed with no transaction
+   * open, so that no pooled connection or row waits on the disk, they may have landed after a
+   * cancel or complete, or after the deadline and the sweep that deleted what the file had. Read
+   * after placing, a PENDING file has not been swept yet, and its sweep will find these bytes. A
+   * complete meanwhile snapshotted what it commits, so the upload is never its content.
+   */
+  private async keepIfStillPending(storage: LocalFileStorage, file: FileRecord): Promise<void> {
+    const current = await this.files.findById(file.id);
+    if (current?.status === 'PENDING') return;
+    await storage.withdraw(file);
+    if (!current) throw ApiError.notFound('File');
+    this.assertPending(current);
   }
 
   /** The bytes of a COMPLETED file, with what the response headers need. */

@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
+import { PreparesOutsideTransaction } from '../../common/idempotency/prepared-writes';
 import { ApiJsonBody } from '../../common/openapi/api-json-body';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
@@ -52,6 +53,7 @@ export class FilesController {
     errors: [404, 409, 422],
   })
   @ApiJsonBody(CompleteFileDto, { summary: 'Without a checksum (add md5 to have it checked)', value: {} }, false)
+  @PreparesOutsideTransaction()
   complete(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: CompleteFileDto): Promise<FileDto> {
     return this.files.complete(caller, id, body);
   }

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiError } from '../../common/errors/api-error';
+import { PreparedWrites } from '../../common/idempotency/prepared-writes';
 import { isIdOf, newId } from '../../common/ids';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
@@ -24,6 +25,7 @@ export class FilesService {
     private readonly files: FilesRepository,
     private readonly storage: FileStorage,
     private readonly transactions: Transactions,
+    private readonly writes: PreparedWrites,
     private readonly config: AppConfig,
   ) {}
 
@@ -60,7 +62,8 @@ export class FilesService {
    * the row meanwhile): concurrent completes each check a snapshot of their own, one UPDATE decides
    * which one wins, and the others answer as a complete after it would. A snapshot that does not
    * become the content is deleted here, or by the sweep after a crash. After a failure the file
-   * stays PENDING and can be uploaded again.
+   * stays PENDING and can be uploaded again. With an Idempotency-Key the route prepares outside
+   * the transaction too (PreparesOutsideTransaction): the UPDATE commits with the stored response.
    */
   async complete(caller: AuthContext, id: string, body: CompleteFileDto): Promise<FileDto> {
     const file = await this.visible(caller, id);
@@ -79,9 +82,11 @@ export class FilesService {
           throw new ApiError(422, 'checksum_mismatch', `The uploaded bytes have MD5 ${actual}, not ${body.md5}`, 'md5');
         }
       }
-      const completed = await this.files.markCompleted(caller, file.id, { objectKey: snapshot.key, md5: body.md5 });
-      if (!completed) throw notPending(await this.visible(caller, id), 'completed');
-      return toFileDto(completed);
+      return await this.writes.commit(async () => {
+        const completed = await this.files.markCompleted(caller, file.id, { objectKey: snapshot.key, md5: body.md5 });
+        if (!completed) throw notPending(await this.visible(caller, id), 'completed');
+        return toFileDto(completed);
+      });
     } catch (error) {
       await this.storage.deleteSnapshot(snapshot.key).catch((failure: unknown) => {
         this.logger.warn({ err: failure, fileId: file.id }, 'an unused snapshot stays until the sweep');

@@ -4,10 +4,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import { ERROR_CODES, ErrorCode } from '../../common/errors/error-codes';
+import { lingerThenClose } from '../../common/http/linger';
 import { MetricsService } from './metrics.service';
-
-/** How long a refused connection may take to read the answer before it is cut. */
-const LINGER_MS = 2000;
 
 interface Refusal {
   code: ErrorCode;
@@ -107,7 +105,6 @@ export class HttpParserRefusals {
     const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
     // Ending (not destroying) lets the answer reach a client still sending; the rest is discarded.
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${body}`);
-    socket.resume();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    lingerThenClose(socket, socket);
   }
 }

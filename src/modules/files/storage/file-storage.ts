@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import formatContentDisposition from 'content-disposition';
 
 /** What the storage drivers need to know of a file. */
 export interface StoredFile {
@@ -78,16 +79,16 @@ export function committedKey(file: StoredFile): string {
 }
 
 /**
- * `attachment` with the filename twice (RFC 6266): an ASCII fallback for old clients, and the
- * exact name as RFC 8187 `filename*=UTF-8''…`. Safe whatever the name holds (quotes, CR/LF, …).
+ * `attachment` with the filename (RFC 6266), safe whatever the name holds (quotes, CR/LF, …): the
+ * name as RFC 8187 `filename*=UTF-8''…` whenever the quoted one cannot be it exactly.
  */
 export function contentDisposition(filename: string): string {
-  const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+  // The package keeps only what follows the last "/" or "\", as of a path: a name here is not one,
+  // and keeps its parts the way browsers save them.
+  const name = filename.replace(/[/\\]/g, '_');
+  // The quoted name, for clients without RFC 8187: ASCII, without the "%" that some decode (RFC 6266
+  // appendix D) and without the '"' that the package would escape with a "\" some do not undo.
+  return formatContentDisposition(name, { fallback: name.replace(/[^\x20-\x7e]|["%]/g, '_') });
 }
 
 export function unixSeconds(date: Date = new Date()): number {

@@ -146,6 +146,14 @@ export class LocalFileStorage extends FileStorage {
     await rename(upload.partial, target);
   }
 
+  /**
+   * Deletes the file's upload, of a file that was PENDING when it began: whatever it has committed
+   * since is a snapshot, at a key of its own.
+   */
+  async withdraw(file: StoredFile): Promise<void> {
+    await rm(this.pathOf(file.storageKey), { force: true });
+  }
+
   async discard(upload: ReceivedUpload): Promise<void> {
     await rm(upload.partial, { force: true });
   }

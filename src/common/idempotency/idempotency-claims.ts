@@ -1,0 +1,99 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
+
+/** Held from `claim` until `release`; see IdempotencyClaims. */
+export interface IdempotencyClaim {
+  release(): Promise<void>;
+}
+
+/**
+ * Claims on (API key, Idempotency-Key) that outlast any transaction, for a request that prepares
+ * its write with slow calls (storage) before it opens one: a duplicate arriving meanwhile, on any
+ * instance, finds the key claimed, while the request holds none of the pooled connections. A claim
+ * is a session-level advisory lock on one connection of this process's own, outside the pool, so a
+ * crash frees it as it would roll back a transaction. A session may take its own lock again, so
+ * the process also keeps the claims it holds. If that connection breaks, its claims are gone while
+ * their requests still run: the request's transaction takes the key's lock again before it writes
+ * (IdempotencyInterceptor), which keeps the write exactly-once then too.
+ */
+@Injectable()
+export class IdempotencyClaims implements OnApplicationShutdown {
+  private readonly logger = new Logger('IdempotencyClaims');
+  private readonly held = new Set<string>();
+  private session?: Promise<Client>;
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The claim, or undefined when another request holds it. */
+  async claim(apiKeyId: string, key: string): Promise<IdempotencyClaim | undefined> {
+    const name = `idempotency-claim:${apiKeyId}:${key}`;
+    if (this.held.has(name)) return undefined;
+    this.held.add(name);
+    try {
+      const session = await this.connected();
+      const { rows } = await session.query<{ locked: boolean }>(
+        `SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked`,
+        [name],
+      );
+      if (!rows[0].locked) {
+        this.held.delete(name);
+        return undefined;
+      }
+      return { release: () => this.unlock(session, name) };
+    } catch (error) {
+      this.held.delete(name);
+      throw error;
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const session = this.session;
+    this.session = undefined;
+    await session?.then((client) => client.end()).catch(() => undefined);
+  }
+
+  private async unlock(session: Client, name: string): Promise<void> {
+    try {
+      await session.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [name]);
+    } catch (error) {
+      // A lock that may still be held would block its key until the process ends: end the session
+      // and with it every claim on it.
+      this.logger.warn({ err: error }, 'could not release an Idempotency-Key claim; reconnecting');
+      this.drop(session);
+    } finally {
+      this.held.delete(name);
+    }
+  }
+
+  private connected(): Promise<Client> {
+    this.session ??= this.connect().catch((error: unknown) => {
+      this.session = undefined;
+      throw error;
+    });
+    return this.session;
+  }
+
+  private async connect(): Promise<Client> {
+    const options = this.dataSource.options as PostgresDataSourceOptions;
+    // The pool's settings too: its connect timeout, and the server options of its sessions.
+    const client = new Client({ connectionString: options.url, ...(options.extra as object) });
+    client.on('error', () => this.drop(client));
+    client.on('end', () => this.drop(client));
+    await client.connect();
+    return client;
+  }
+
+  /** Forgets `client` if it is the current session, so that the next claim connects anew. */
+  private drop(client: Client): void {
+    void this.session?.then(
+      (current) => {
+        if (current !== client) return;
+        this.session = undefined;
+        current.end().catch(() => undefined);
+      },
+      () => undefined,
+    );
+  }
+}
