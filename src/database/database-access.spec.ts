@@ -15,6 +15,8 @@ const ALLOWED = new Set([
   'database/migrate.ts',
   // Creates the database of an embedded PostgreSQL (tests, local runs) before there is a DataSource.
   'database/embedded-postgres.ts',
+  // Session-level locks on a connection of their own: a pooled one returns to the pool with its locks.
+  'database/session-locks.ts',
 ]);
 
 /** Receivers of a `.query(` call that are no database handle: the file URL signer's query string. */

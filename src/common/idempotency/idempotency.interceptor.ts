@@ -4,10 +4,10 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import type { EntityManager } from 'typeorm';
+import { SessionLocks } from '../../database/session-locks';
 import { Transactions } from '../../database/transactions';
 import { AuthenticatedRequest, isAuthenticated } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
-import { IdempotencyClaims } from './idempotency-claims';
 import { IdempotencyRepository } from './idempotency.repository';
 import { PREPARES_OUTSIDE_TRANSACTION, PreparedWrites } from './prepared-writes';
 
@@ -67,7 +67,7 @@ function conflict(): ApiError {
  * together, across instances and crashes; errors roll back and leave nothing stored.
  *
  * A route marked PreparesOutsideTransaction runs outside any transaction instead, holding a claim
- * on the key (IdempotencyClaims) that makes duplicates 409 meanwhile; its operation's write, the
+ * on the key (SessionLocks) that makes duplicates 409 meanwhile; its operation's write, the
  * lock, the check for a stored response and the new one are that same one transaction, opened by
  * PreparedWrites.commit.
  */
@@ -76,7 +76,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly transactions: Transactions,
     private readonly stored: IdempotencyRepository,
-    private readonly claims: IdempotencyClaims,
+    private readonly locks: SessionLocks,
     private readonly prepared: PreparedWrites,
     private readonly reflector: Reflector,
   ) {}
@@ -120,7 +120,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     key: string,
     handle: () => Promise<unknown>,
   ): Promise<unknown> {
-    const claim = await this.claims.claim(request.auth.apiKeyId, key);
+    const claim = await this.locks.claim(`idempotency-claim:${request.auth.apiKeyId}:${key}`);
     if (!claim) throw conflict();
     try {
       const replayed = await this.replay(request, response, key);

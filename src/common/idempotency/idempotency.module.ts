@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
+import { SessionLocks } from '../../database/session-locks';
 import { IdempotencySweeper } from './idempotency-sweeper';
-import { IdempotencyClaims } from './idempotency-claims';
 import { IdempotencyRepository } from './idempotency.repository';
 import { PreparedWrites } from './prepared-writes';
 
@@ -10,7 +10,7 @@ import { PreparedWrites } from './prepared-writes';
  */
 @Global()
 @Module({
-  providers: [IdempotencyRepository, IdempotencySweeper, IdempotencyClaims, PreparedWrites],
-  exports: [IdempotencyRepository, IdempotencyClaims, PreparedWrites],
+  providers: [IdempotencyRepository, IdempotencySweeper, SessionLocks, PreparedWrites],
+  exports: [IdempotencyRepository, SessionLocks, PreparedWrites],
 })
 export class IdempotencyModule {}

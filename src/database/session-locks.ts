@@ -3,32 +3,32 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 
-/** Held from `claim` until `release`; see IdempotencyClaims. */
-export interface IdempotencyClaim {
+/** Held from `claim` until `release`; see SessionLocks. */
+export interface SessionLock {
   release(): Promise<void>;
 }
 
 /**
- * Claims on (API key, Idempotency-Key) that outlast any transaction, for a request that prepares
- * its write with slow calls (storage) before it opens one: a duplicate arriving meanwhile, on any
- * instance, finds the key claimed, while the request holds none of the pooled connections. A claim
- * is a session-level advisory lock on one connection of this process's own, outside the pool, so a
- * crash frees it as it would roll back a transaction. A session may take its own lock again, so
- * the process also keeps the claims it holds. If that connection breaks, its claims are gone while
- * their requests still run: the request's transaction takes the key's lock again before it writes
- * (IdempotencyInterceptor), which keeps the write exactly-once then too.
+ * Named locks that outlast any transaction, for a request that prepares its write with slow calls
+ * (storage) before it opens one, such as an Idempotency-Key's claim (IdempotencyInterceptor): a
+ * duplicate arriving meanwhile, on any instance, finds the name locked, while the request holds
+ * none of the pooled connections. A lock is a session-level advisory lock on one connection of
+ * this process's own, outside the pool (which is why this, and not Transactions, runs its
+ * statements: a pooled connection returns to the pool with its session's locks), so a crash frees
+ * it as it would roll back a transaction. A session may take its own lock again, so the process
+ * also keeps the names it holds. If that connection breaks, its locks are gone while their
+ * requests still run: a caller re-checks under a transaction's lock before it writes.
  */
 @Injectable()
-export class IdempotencyClaims implements OnApplicationShutdown {
-  private readonly logger = new Logger('IdempotencyClaims');
+export class SessionLocks implements OnApplicationShutdown {
+  private readonly logger = new Logger('SessionLocks');
   private readonly held = new Set<string>();
   private session?: Promise<Client>;
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The claim, or undefined when another request holds it. */
-  async claim(apiKeyId: string, key: string): Promise<IdempotencyClaim | undefined> {
-    const name = `idempotency-claim:${apiKeyId}:${key}`;
+  /** The lock named `name`, or undefined when another request holds it. */
+  async claim(name: string): Promise<SessionLock | undefined> {
     if (this.held.has(name)) return undefined;
     this.held.add(name);
     try {
@@ -58,9 +58,9 @@ export class IdempotencyClaims implements OnApplicationShutdown {
     try {
       await session.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [name]);
     } catch (error) {
-      // A lock that may still be held would block its key until the process ends: end the session
+      // A lock that may still be held would block its name until the process ends: end the session
       // and with it every claim on it.
-      this.logger.warn({ err: error }, 'could not release an Idempotency-Key claim; reconnecting');
+      this.logger.warn({ err: error }, 'could not release a session lock; reconnecting');
       this.drop(session);
     } finally {
       this.held.delete(name);
