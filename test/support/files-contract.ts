@@ -645,7 +645,9 @@ export function describeFilesContract(driver: FilesDriver): void {
       let short: FilesApp;
       let client: ReturnType<typeof filesClient>;
       let fresh: TestWorkspace;
-      const TTL = 3;
+      // Long enough for the set-up below to finish before the deadline on a busy machine with a
+      // slow store (3 s was not, on S3 under load); the test sleeps until each deadline passes.
+      const TTL = 10;
 
       beforeAll(async () => {
         // A second instance on the same storage (DATA_DIR for the local driver), with short lifetimes.
@@ -672,6 +674,7 @@ export function describeFilesContract(driver: FilesDriver): void {
         // Nothing is swept before the deadline: the upload URLs still work until then.
         const owned = [neverUploaded, uploaded, cancelled, completed].map((file) => file.id);
         await short.app.get(FileSweeper).sweep();
+        expect(Date.now()).toBeLessThan(Date.parse(neverUploaded.expiresAt as string));
         expect(await sweptIds(short, owned)).toEqual([]);
         expect(await driver.stored(short, { id: uploaded.id, workspaceId: fresh.workspaceId })).toHaveLength(1);
 
