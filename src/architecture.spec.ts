@@ -1,7 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-
-const SRC = __dirname;
+import { SRC, sourceFiles } from '../test/support/source-files';
 
 /**
  * The layers of src/, lowest first. A file may import from its own layer and the ones below it,
@@ -28,14 +26,6 @@ function layerName(layer: number): string {
   return layer === APPLICATION ? 'the application' : LAYERS[layer][0];
 }
 
-function sourceFiles(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const file = path.join(directory, entry.name);
-    if (entry.isDirectory()) return sourceFiles(file);
-    return entry.name.endsWith('.ts') ? [file] : [];
-  });
-}
-
 /** Every module a file names: static imports and re-exports (types included), `import()` and `require()`. */
 function importsOf(text: string): string[] {
   const specifiers = /(?:\bfrom\s+|\bimport\s+|\bimport\s*\(\s*|\brequire\s*\(\s*)['"]([^'"]+)['"]/g;
@@ -45,8 +35,8 @@ function importsOf(text: string): string[] {
 describe('layers of src/', () => {
   it('no file imports from a layer above its own', () => {
     const upward: string[] = [];
-    for (const file of sourceFiles(SRC)) {
-      for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
+    for (const { file, text } of sourceFiles({ all: true })) {
+      for (const specifier of importsOf(text)) {
         if (!specifier.startsWith('.')) continue;
         const target = path.resolve(path.dirname(file), specifier);
         // Specs may use the test support beside src/, which is no layer of the service.

@@ -1,7 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import * as path from 'node:path';
-
-const SRC = path.resolve(__dirname, '..');
+import { sourceFiles } from '../../test/support/source-files';
 
 /**
  * The one way src/ reaches PostgreSQL: `Transactions.query` for a statement and `Transactions.run`
@@ -33,14 +30,6 @@ const OTHER_WAYS: [what: string, pattern: RegExp][] = [
   ['the pg driver', /\bfrom\s+['"]pg['"]|\brequire\s*\(\s*['"]pg['"]\s*\)/g],
 ];
 
-function sourceFiles(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const file = path.join(directory, entry.name);
-    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sourceFiles(file);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [file] : [];
-  });
-}
-
 /** The code without its comments (which may name any of these to explain a choice), lines kept. */
 function withoutComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, '')).replace(/(^|[^:])\/\/.*$/gm, '$1');
@@ -59,10 +48,9 @@ export function otherWays(name: string, text: string): string[] {
 
 describe('one way to the database', () => {
   it('src/ runs SQL only through Transactions', () => {
-    const found = sourceFiles(SRC)
-      .map((file) => path.relative(SRC, file).split(path.sep).join('/'))
-      .filter((name) => !ALLOWED.has(name))
-      .flatMap((name) => otherWays(name, readFileSync(path.join(SRC, name), 'utf8')));
+    const found = sourceFiles()
+      .filter(({ name }) => !ALLOWED.has(name))
+      .flatMap(({ name, text }) => otherWays(name, text));
     expect(found).toEqual([]);
   });
 

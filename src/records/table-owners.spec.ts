@@ -1,7 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import * as path from 'node:path';
-
-const SRC = path.resolve(__dirname, '..');
+import { sourceFiles } from '../../test/support/source-files';
 
 /**
  * The tables of the records domain, the entity that maps a table when it has one, and the one file
@@ -23,16 +20,8 @@ const OWNERS: [table: string, entity: string | undefined, owners: string[]][] = 
   ['files', undefined, ['modules/files/files.repository.ts']],
 ];
 
-function sourceFiles(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const file = path.join(directory, entry.name);
-    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sourceFiles(file);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [file] : [];
-  });
-}
-
 describe('every table of the records domain has one owner', () => {
-  const files = sourceFiles(SRC).map((file) => ({ name: path.relative(SRC, file), text: readFileSync(file, 'utf8') }));
+  const files = sourceFiles();
 
   it.each(OWNERS)('%s: only its owner reads or writes it', (table, entity, owners) => {
     // SQL on the table, or its entity handed to TypeORM (`getRepository(E)`, `findOneBy(E, …)`, `into(E)`).

@@ -1,8 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import * as path from 'node:path';
+import { sourceFiles } from '../../../test/support/source-files';
 import { BoundParameters, pagingSql } from './paging-sql';
 
-const SRC = path.resolve(__dirname, '..', '..');
 const HELPER = 'common/pagination/paging-sql.ts';
 
 /** Parameters as a statement binds them, in order. */
@@ -15,16 +13,8 @@ class SqlParameterList implements BoundParameters {
   }
 }
 
-function sourceFiles(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const file = path.join(directory, entry.name);
-    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sourceFiles(file);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [file] : [];
-  });
-}
-
 describe('pages are cut one way', () => {
-  const files = sourceFiles(SRC).map((file) => ({ name: path.relative(SRC, file), text: readFileSync(file, 'utf8') }));
+  const files = sourceFiles();
 
   it('writes every LIMIT or OFFSET with a value, and the page-plus-count envelope, only in the paging helper', () => {
     // A literal (LIMIT 1, the OFFSET 0 planner fence) cuts no page and may be written anywhere.
