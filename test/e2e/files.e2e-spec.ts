@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Response } from 'supertest';
-import { DataSource } from 'typeorm';
+import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { newId } from '../../src/common/ids';
 import { FilesCreatedAtMilliseconds1763794800000 } from '../../src/database/migrations/1763794800000-files-created-at-milliseconds';
 import { FileCommits1763816400000 } from '../../src/database/migrations/1763816400000-file-commits';
@@ -265,12 +265,27 @@ describe('the files table', () => {
   });
   afterAll(() => t?.close());
 
-  it('cuts stamps stored before the millisecond constraint to the millisecond they were shown with', async () => {
+  /**
+   * `work` on the database as it was before `migration`, in a transaction rolled back afterwards:
+   * rows written as the old schema held them, then the migration applied to them.
+   */
+  async function withMigrationUndone<M extends MigrationInterface>(
+    migration: M,
+    work: (runner: QueryRunner, migration: M) => Promise<void>,
+  ): Promise<void> {
     const runner = t.app.get(DataSource).createQueryRunner();
-    const migration = new FilesCreatedAtMilliseconds1763794800000();
     await runner.startTransaction();
     try {
       await migration.down(runner);
+      await work(runner, migration);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  }
+
+  it('cuts stamps stored before the millisecond constraint to the millisecond they were shown with', async () => {
+    await withMigrationUndone(new FilesCreatedAtMilliseconds1763794800000(), async (runner, migration) => {
       const id = newId('file');
       await runner.query(
         `INSERT INTO files (id, workspace_id, member_id, filename, mime_type, size_bytes, status, storage_key, created_at, expires_at)
@@ -283,18 +298,11 @@ describe('the files table', () => {
         [id],
       );
       expect(row.created_at).toBe('2024-05-06T07:08:09.123000');
-    } finally {
-      await runner.rollbackTransaction();
-      await runner.release();
-    }
+    });
   });
 
   it('keeps serving files completed before snapshots from where they were uploaded, and the sweep keeps those bytes', async () => {
-    const runner = t.app.get(DataSource).createQueryRunner();
-    const migration = new FileCommits1763816400000();
-    await runner.startTransaction();
-    try {
-      await migration.down(runner);
+    await withMigrationUndone(new FileCommits1763816400000(), async (runner, migration) => {
       const id = newId('file');
       await runner.query(
         `INSERT INTO files (id, workspace_id, member_id, filename, mime_type, size_bytes, status, storage_key, created_at, expires_at, completed_at)
@@ -303,10 +311,7 @@ describe('the files table', () => {
       );
       await migration.up(runner);
       expect(await runner.query(`SELECT object_key FROM files WHERE id = $1`, [id])).toEqual([{ object_key: `${ws.workspaceId}/${id}` }]);
-    } finally {
-      await runner.rollbackTransaction();
-      await runner.release();
-    }
+    });
 
     const api = filesClient(t, ws.key);
     const file = await api.created({ filename: 'old.txt', mimeType: 'text/plain', sizeBytes: 3 });

@@ -120,6 +120,19 @@ export function connectionsInUse(t: FilesApp): number {
 }
 
 /** The same URL with one character of its signature changed. */
+/** Every complete of `t` takes its snapshot, then waits at `gate` until the test opens it. */
+function holdSnapshots(t: FilesApp): { gate: Gate; held: jest.SpyInstance } {
+  const storage = t.app.get(FileStorage);
+  const snapshot = storage.snapshot.bind(storage);
+  const gate = new Gate();
+  const held = jest.spyOn(storage, 'snapshot').mockImplementation(async (stored) => {
+    const taken = await snapshot(stored);
+    await gate.pass();
+    return taken;
+  });
+  return { gate, held };
+}
+
 export function tampered(url: string): string {
   const parsed = new URL(url);
   const name = parsed.searchParams.has('X-Amz-Signature') ? 'X-Amz-Signature' : 'signature';
@@ -297,14 +310,7 @@ export function describeFilesContract(driver: FilesDriver): void {
     it('holds no row through a complete\'s storage calls: a cancel meanwhile wins, and the complete deletes its snapshot', async () => {
       const file = await api.created({ filename: 'r.txt', mimeType: 'text/plain', sizeBytes: 3 });
       expect((await upload(t, file, 'abc')).status).toBe(200);
-      const storage = t.app.get(FileStorage);
-      const snapshot = storage.snapshot.bind(storage);
-      const gate = new Gate();
-      const held = jest.spyOn(storage, 'snapshot').mockImplementation(async (stored) => {
-        const taken = await snapshot(stored);
-        await gate.pass();
-        return taken;
-      });
+      const { gate, held } = holdSnapshots(t);
       try {
         const completing = api.complete(file.id, { md5: md5('abc') });
         await gate.arrived;
@@ -733,13 +739,7 @@ export function describeFilesContract(driver: FilesDriver): void {
         expect((await client.get(died.id)).body.status).toBe('PENDING');
 
         // A complete whose storage calls end after the deadline commits nothing: the sweep may have run.
-        const snapshot = storage.snapshot.bind(storage);
-        const gate = new Gate();
-        const slow = jest.spyOn(storage, 'snapshot').mockImplementation(async (file) => {
-          const taken = await snapshot(file);
-          await gate.pass();
-          return taken;
-        });
+        const { gate, held: slow } = holdSnapshots(short);
         try {
           const completing = client.complete(late.id, { md5: md5('abc') });
           await gate.arrived;
