@@ -16,6 +16,7 @@ import { DatabaseModule } from './database/database.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { CrmModule } from './modules/crm/crm.module';
+import { EventsModule } from './modules/events/events.module';
 import { FilesModule } from './modules/files/files.module';
 import { HealthModule } from './modules/health/health.module';
 import { ListsModule } from './modules/lists/lists.module';
@@ -67,6 +68,7 @@ export class AppModule {
         ObjectsModule,
         ListsModule,
         MeetingsModule,
+        EventsModule,
       ],
       providers: [
         AuthFailureLimiter,

@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   field: 'fld',
   relationship: 'rel',
   option: 'opt',
+  event: 'evt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

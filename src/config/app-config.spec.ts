@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       fileUrlSecret: undefined,
       s3: undefined,
       fileSweepIntervalSeconds: 300,
+      eventRetentionDays: 30,
       shutdownTimeoutSeconds: 10,
     });
     expect(config.isProduction).toBe(false);

@@ -25,6 +25,8 @@ export class AppConfig {
   readonly s3: S3Settings | undefined;
   /** How often expired and cancelled uploads lose their bytes; 0 disables the sweep. */
   readonly fileSweepIntervalSeconds: number;
+  /** How long change events are kept before they are removed. */
+  readonly eventRetentionDays: number;
   readonly logLevel: string;
   readonly trustProxy: boolean;
   /** On SIGTERM, how long requests in flight may take before their connections are closed. */
@@ -144,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     fileUrlSecret,
     s3: s3Settings(env),
     fileSweepIntervalSeconds: integer(env, 'FILE_SWEEP_INTERVAL_SECONDS', 300, 0, 24 * 3600),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     logLevel,
     trustProxy: flag(env, 'TRUST_PROXY'),
     shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 10, 0, 600),

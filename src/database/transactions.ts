@@ -11,10 +11,12 @@ import { DataSource, EntityManager, QueryFailedError, type QueryRunner } from 't
  */
 const MAX_PREPARED_STATEMENTS = 256;
 
-/** A transaction of `run`: its query runner, and that runner's pg connection. */
+/** A transaction of `run`: its query runner, that runner's pg connection, and what runs before its commit. */
 interface Transaction {
   runner: QueryRunner;
   connection: PoolClient;
+  beforeCommit: (() => Promise<void>)[];
+  kept: Map<symbol, unknown>;
 }
 
 /**
@@ -68,6 +70,36 @@ export class Transactions {
     }
   }
 
+  /** Whether a transaction of `run` is open around the caller. */
+  get active(): boolean {
+    return this.ambient.getStore() !== undefined;
+  }
+
+  /**
+   * Runs `task` once the work of the ambient transaction has resolved, just before it commits, in
+   * it (a failure rolls everything back): what must be written last, such as the change events
+   * (ChangeEvents), which a transaction appends under a lock it should hold for as short as it can.
+   * Tasks run in the order they were added, including those added by a task.
+   */
+  beforeCommit(task: () => Promise<void>): void {
+    const transaction = this.ambient.getStore();
+    if (!transaction) throw new Error('beforeCommit needs a transaction (Transactions.run)');
+    transaction.beforeCommit.push(task);
+  }
+
+  /** A value kept with the ambient transaction under `key`: `make`'s, made the first time it is asked for. */
+  keep<T>(key: symbol, make: () => T): T {
+    const transaction = this.ambient.getStore();
+    if (!transaction) throw new Error('keep needs a transaction (Transactions.run)');
+    if (!transaction.kept.has(key)) transaction.kept.set(key, make());
+    return transaction.kept.get(key) as T;
+  }
+
+  /** What the ambient transaction keeps under `key`, if there is a transaction and it keeps something. */
+  kept<T>(key: symbol): T | undefined {
+    return this.ambient.getStore()?.kept.get(key) as T | undefined;
+  }
+
   private preparedName(label: string, text: string): string | undefined {
     let name = this.preparedNames.get(text);
     if (name === undefined && this.preparedNames.size < MAX_PREPARED_STATEMENTS) {
@@ -103,7 +135,12 @@ export class Transactions {
       connection = await connectionOf(runner);
       connection.on('error', onConnectionError);
       await runner.startTransaction();
-      const result = await this.ambient.run({ runner, connection }, () => work(runner.manager));
+      const transaction: Transaction = { runner, connection, beforeCommit: [], kept: new Map() };
+      const result = await this.ambient.run(transaction, async () => {
+        const value = await work(runner.manager);
+        for (let index = 0; index < transaction.beforeCommit.length; index++) await transaction.beforeCommit[index]();
+        return value;
+      });
       await runner.commitTransaction();
       return result;
     } catch (error) {

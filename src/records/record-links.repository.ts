@@ -130,8 +130,15 @@ export class RecordLinksRepository {
     ]);
   }
 
-  /** Removes every `link` from the sources `sourceIds`, which are about to be linked elsewhere. */
-  async unlinkSources(sourceIds: string[], link: string): Promise<void> {
-    await this.transactions.query(`DELETE FROM record_links WHERE source_id = ANY($1) AND link = $2`, [sourceIds, link]);
+  /**
+   * Removes every `link` from the sources `sourceIds`, which are about to be linked elsewhere;
+   * answers the targets they were linked to, once each.
+   */
+  async unlinkSources(sourceIds: string[], link: string): Promise<string[]> {
+    const rows = await this.transactions.query<{ target_id: string }>(
+      `DELETE FROM record_links WHERE source_id = ANY($1) AND link = $2 RETURNING target_id`,
+      [sourceIds, link],
+    );
+    return [...new Set(rows.map((row) => row.target_id))];
   }
 }

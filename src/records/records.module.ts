@@ -1,7 +1,9 @@
 import { Global, Module } from '@nestjs/common';
+import { ChangeEvents } from './change-events';
 import { DefinitionsRepository } from './definitions.repository';
 import { DefinitionsService } from './definitions.service';
 import { LinkTargets } from './link-targets';
+import { EventsRepository } from './events.repository';
 import { RecordLinksRepository } from './record-links.repository';
 import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
@@ -18,7 +20,9 @@ import { WorkspacesRepository } from './workspaces.repository';
     LinkTargets,
     RecordsService,
     WorkspacesRepository,
+    EventsRepository,
+    ChangeEvents,
   ],
-  exports: [DefinitionsRepository, DefinitionsService, LinkTargets, RecordsService, WorkspacesRepository],
+  exports: [DefinitionsRepository, DefinitionsService, LinkTargets, RecordsService, WorkspacesRepository, EventsRepository, ChangeEvents],
 })
 export class RecordsModule {}

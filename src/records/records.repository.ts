@@ -4,6 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import type { PageRequest } from '../common/pagination/pagination';
 import { firstRowsSql, pageWithCountSql, pagingSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
+import { appendEventsSql, NewEvent } from './events.repository';
 import { hostKeySql } from './field-types/url-hosts';
 import type { ObjectTypeDefinition } from './object-type';
 import { filterSql, SqlParameterList } from './record-filters';
@@ -222,13 +223,33 @@ export class RecordsRepository {
     return result;
   }
 
-  /** The stored fields of a record, its row locked until the transaction ends; undefined when not found. */
-  async lockFields(workspaceId: string, slug: string, id: string): Promise<Record<string, unknown> | undefined> {
-    const [row] = (await this.transactions.query(
-      `SELECT fields FROM records WHERE id = $1 AND workspace_id = $2 AND object_type = $3 FOR UPDATE`,
+  /** The stored fields and externalId of a record, its row locked until the transaction ends; undefined when not found. */
+  async lockFields(
+    workspaceId: string,
+    slug: string,
+    id: string,
+  ): Promise<{ fields: Record<string, unknown>; externalId: string | null } | undefined> {
+    const [row] = await this.transactions.query<{ fields: Record<string, unknown>; external_id: string | null }>(
+      `SELECT fields, external_id FROM records WHERE id = $1 AND workspace_id = $2 AND object_type = $3 FOR UPDATE`,
       [id, workspaceId, slug],
-    )) as { fields: Record<string, unknown> }[];
-    return row?.fields;
+    );
+    return row && { fields: row.fields, externalId: row.external_id };
+  }
+
+  /**
+   * Moves the `updatedAt` of records of `type` whose relationships changed from their other end,
+   * but of those in `except` (made by this transaction, whose `updatedAt` stays unset), locking
+   * them in id order (as `lock`): the records as a read returns them.
+   */
+  async touch(workspaceId: string, type: ObjectTypeDefinition, ids: string[], change: { updatedAt: Date; except: string[] }): Promise<RecordRow[]> {
+    const params = new SqlParameterList();
+    const workspace = params.add(workspaceId);
+    return this.transactions.query<RecordRow>(
+      `UPDATE records r SET updated_at = CASE WHEN r.id = ANY(${params.add(change.except)}::text[]) THEN r.updated_at ELSE ${params.add(change.updatedAt)}::timestamptz END
+        WHERE r.id IN (SELECT id FROM records WHERE id = ANY(${params.add(ids)}::text[]) AND workspace_id = ${workspace} ORDER BY id FOR UPDATE)
+        RETURNING ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}`,
+      params.values,
+    );
   }
 
   /** Locks records (in id order, so that concurrent lockers take turns without deadlock). */
@@ -241,10 +262,12 @@ export class RecordsRepository {
    * read returns it. The counter is the sum of slots: a create bumps a slot no other uncommitted
    * create holds, or adds one, so concurrent creates never wait for each other's commits. A create
    * holds its type's creation lock shared, so that it waits for a `lockCreation` of the type.
+   * `events`, when given, are appended by the same statement (a create outside any transaction).
    */
   async insert(
-    record: { id: string; workspaceId: string; slug: string; fields: string; externalId: string | null; createdAt: Date },
+    record: { id: string; workspaceId: string; slug: string; fields: Record<string, unknown>; externalId: string | null; createdAt: Date },
     links: LinkEnd[],
+    events: NewEvent[] = [],
   ): Promise<RecordRow> {
     const params = new SqlParameterList();
     const id = params.add(record.id);
@@ -255,7 +278,7 @@ export class RecordsRepository {
         `WITH creation AS (SELECT pg_advisory_xact_lock_shared(${creationLockKeySql(workspace, objectType)})),
          record AS (
            INSERT INTO records (id, workspace_id, object_type, fields, external_id, created_at)
-           SELECT ${id}, ${workspace}, ${objectType}, ${params.add(record.fields)}::jsonb, ${params.add(record.externalId)}::text,
+           SELECT ${id}, ${workspace}, ${objectType}, ${params.add(JSON.stringify(record.fields))}::jsonb, ${params.add(record.externalId)}::text,
                   ${params.add(record.createdAt)}::timestamptz
              FROM creation
            RETURNING id, fields, external_id, created_at, updated_at),
@@ -266,7 +289,8 @@ export class RecordsRepository {
            INSERT INTO record_counts (workspace_id, object_type, slot, count)
            SELECT ${workspace}, ${objectType}, coalesce((SELECT slot FROM free_slot), floor(random() * ${SLOT_RANGE})::int), 1 FROM record
            ON CONFLICT (workspace_id, object_type, slot) DO UPDATE SET count = record_counts.count + 1),
-         linked AS (${insertLinksSql(workspace, id, links, params)})
+         linked AS (${insertLinksSql(workspace, id, links, params)})${events.length > 0 ? `,
+         recorded AS (${appendEventsSql(workspace, events, params)})` : ''}
          SELECT r.*,
                 (SELECT coalesce(json_agg(json_build_array(l.side, l.link, l.other) ORDER BY l.created_at, l.other), '[]'::json)
                    FROM linked l) AS links
@@ -290,28 +314,46 @@ export class RecordsRepository {
 
   /**
    * Sets the fields `set` holds and clears those of `cleared` in one statement, without reading the
-   * record first: the record as a read returns it, or undefined when there is no such record.
+   * record first, unless that changes nothing (neither its fields nor its externalId): the record
+   * as a read returns it, its fields before, and whether it changed; undefined when there is no
+   * such record.
    */
   async patch(
     workspaceId: string,
     type: ObjectTypeDefinition,
     id: string,
     change: { set: string; cleared: string[]; externalId: string | null | undefined; updatedAt: Date },
-  ): Promise<RecordRow | undefined> {
+  ): Promise<{ row: RecordRow; previousFields: Record<string, unknown>; changed: boolean } | undefined> {
     const params = new SqlParameterList();
-    const [row] = await this.transactions
-      .query<RecordRow>(
-        `UPDATE records r
-            SET fields = (r.fields || ${params.add(change.set)}::jsonb) - ${params.add(change.cleared)}::text[],
-                external_id = CASE WHEN ${params.add(change.externalId !== undefined)} THEN ${params.add(change.externalId ?? null)}::text ELSE r.external_id END,
-                updated_at = ${params.add(change.updatedAt)}
-          WHERE r.id = ${params.add(id)} AND r.workspace_id = ${params.add(workspaceId)} AND r.object_type = ${params.add(type.slug)}
-         RETURNING ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}`,
+    const recordId = params.add(id);
+    const updatedAt = params.add(change.updatedAt);
+    const [result] = await this.transactions
+      .query<RecordRow & { previous_fields: Record<string, unknown>; changed: boolean }>(
+        `WITH stored AS (
+           SELECT r.fields AS previous_fields, r.external_id AS previous_external_id,
+                  (r.fields || ${params.add(change.set)}::jsonb) - ${params.add(change.cleared)}::text[] AS fields,
+                  CASE WHEN ${params.add(change.externalId !== undefined)} THEN ${params.add(change.externalId ?? null)}::text
+                       ELSE r.external_id END AS external_id
+             FROM records r
+            WHERE r.id = ${recordId} AND r.workspace_id = ${params.add(workspaceId)} AND r.object_type = ${params.add(type.slug)}
+              FOR UPDATE),
+         written AS (
+           UPDATE records r SET fields = s.fields, external_id = s.external_id, updated_at = ${updatedAt}
+             FROM stored s
+            WHERE r.id = ${recordId} AND (s.fields <> s.previous_fields OR s.external_id IS DISTINCT FROM s.previous_external_id)
+           RETURNING r.id)
+         SELECT r.id, s.fields, s.external_id, r.created_at,
+                CASE WHEN w.id IS NULL THEN r.updated_at ELSE ${updatedAt}::timestamptz END AS updated_at,
+                ${linksColumnSql(type, params)}, s.previous_fields, w.id IS NOT NULL AS changed
+           FROM stored s CROSS JOIN records r LEFT JOIN written w ON true
+          WHERE r.id = ${recordId}`,
         params.values,
         { prepare: 'record-patch' },
       )
       .catch(recordWriteRefusal);
-    return row;
+    if (!result) return undefined;
+    const { previous_fields: previousFields, changed, ...row } = result;
+    return { row, previousFields, changed };
   }
 
   /**

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { isDeepStrictEqual } from 'node:util';
 import type { AuthContext } from '../common/auth/auth-context';
 import { ApiError } from '../common/errors/api-error';
 import type { PageRequest, PageResult } from '../common/pagination/pagination';
 import { AppConfig } from '../config/app-config';
 import { Transactions } from '../database/transactions';
-import { DefinitionsService } from './definitions.service';
+import { Change, ChangeEvents, EventChanges } from './change-events';
+import { DefinitionsService, WorkspaceRef } from './definitions.service';
 import { EntityEnvelopeDto, StoredEntity, toEntityEnvelope } from './entity-envelope';
 import { LinkTargets } from './link-targets';
 import type { LinkBinding, ObjectTypeDefinition, RelationshipDefinition } from './object-type';
@@ -13,10 +15,24 @@ import { LinkEnd, RecordLinksRepository } from './record-links.repository';
 import { LinkChange, readRecordWrite } from './record-write';
 import { RecordRestriction, RecordRow, RecordsRepository } from './records.repository';
 
-/** The fields document to store: every set value (`null` clears, so it is left out), as JSON. */
-function storedFields(values: ReadonlyMap<string, unknown>): string {
-  return JSON.stringify(Object.fromEntries([...values].filter(([, value]) => value !== null)));
+/** The fields document to store: every set value (`null` clears, so it is left out). */
+function storedFields(values: ReadonlyMap<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries([...values].filter(([, value]) => value !== null));
 }
+
+/** The keys whose value differs between two fields documents (a key set in one only differs). */
+function changedFieldKeys(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys].filter((key) => !isDeepStrictEqual(Object.hasOwn(before, key) ? before[key] : null, Object.hasOwn(after, key) ? after[key] : null));
+}
+
+/** Links as a statement that makes them all at once returns them: by the other end's id (RecordsRepository.insert). */
+function sortLinks(links: LinkEnd[]): LinkEnd[] {
+  return [...links].sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
+}
+
+/** Types whose records are no entities of the change feed: a link to them is no change of theirs. */
+const UNRECORDED_TYPES = new Set(['member', 'file']);
 
 /** The same link read from its other end. */
 function otherEnd({ link, side }: LinkBinding): LinkBinding {
@@ -27,7 +43,9 @@ function otherEnd({ link, side }: LinkBinding): LinkBinding {
 /**
  * Create, update, retrieve and list for every record type, driven by its definitions: one record
  * per row of RecordsRepository and one link per row of RecordLinksRepository, read from both ends.
- * The rules live here; the SQL lives in those repositories.
+ * The rules live here; the SQL lives in those repositories. Every change is recorded as a change
+ * event (ChangeEvents) in its transaction, including the change a link makes to its other end,
+ * whose `updatedAt` moves with it.
  */
 @Injectable()
 export class RecordsService {
@@ -37,6 +55,7 @@ export class RecordsService {
     private readonly records: RecordsRepository,
     private readonly links: RecordLinksRepository,
     private readonly targets: LinkTargets,
+    private readonly events: ChangeEvents,
     private readonly config: AppConfig,
   ) {}
 
@@ -45,8 +64,9 @@ export class RecordsService {
   }
 
   /**
-   * A record without relationships from the caller and without a unique value to check is made
-   * in one statement; otherwise its checks, its links and the record share a transaction.
+   * A record without relationships from the caller and without a unique value to check is made,
+   * with its event, in one statement; otherwise its checks, its links, the record and the events
+   * share a transaction.
    */
   async create(caller: AuthContext, slug: string, body: unknown): Promise<EntityEnvelopeDto> {
     const type = await this.definitions.typeOf(caller, slug);
@@ -55,33 +75,34 @@ export class RecordsService {
     const callerLinks: LinkEnd[] = type.relationships
       .filter((definition) => definition.defaultsToCaller && !write.links.some((change) => change.definition === definition))
       .map(({ binding }) => [binding.side, binding.link, caller.memberId]);
-    const id = newRecordId(slug);
-    const insert = (links: LinkEnd[]) =>
-      this.records.insert(
-        {
-          id,
-          workspaceId: caller.workspaceId,
-          slug,
-          fields: storedFields(write.fields),
-          externalId: write.externalId ?? null,
-          createdAt: new Date(),
-        },
-        links,
-      );
-    if (write.links.length === 0 && !this.hasUniqueValues(type, write.fields)) {
-      return this.toEnvelopes(type, [await insert(callerLinks)])[0];
+    const record = {
+      id: newRecordId(slug),
+      workspaceId: caller.workspaceId,
+      slug,
+      fields: storedFields(write.fields),
+      externalId: write.externalId ?? null,
+      createdAt: new Date(),
+    };
+    if (write.links.length === 0 && !this.hasUniqueValues(type, write.fields) && !this.transactions.active) {
+      // The event's data is the record as this statement makes it (its links come back sorted by id).
+      const made: RecordRow = { ...record, external_id: record.externalId, created_at: record.createdAt, updated_at: null, links: sortLinks(callerLinks) };
+      const event = ChangeEvents.eventOf(this.change(caller, slug, record.id, 'created', this.toEnvelopes(type, [made])[0]));
+      return this.toEnvelopes(type, [await this.records.insert(record, callerLinks, [event])])[0];
     }
     return this.transactions.run(async () => {
       await this.verifyTargets(caller.workspaceId, write.links);
-      await this.checkUnique(caller.workspaceId, type, id, write.fields);
-      const links = [...callerLinks, ...(await this.linksOfNewRecord(write.links))];
-      return this.toEnvelopes(type, [await insert(links)])[0];
+      await this.checkUnique(caller.workspaceId, type, record.id, write.fields);
+      const links = [...callerLinks, ...(await this.linksOfNewRecord(caller, type, write.links))];
+      const created = this.toEnvelopes(type, [await this.records.insert(record, links)])[0];
+      this.events.record(this.change(caller, slug, record.id, 'created', created));
+      return created;
     });
   }
 
   /**
    * `beforeWrite` runs once the record is found and locked, before anything is checked against
-   * other rows or written: a caller's own permission check (meetings) holds until the commit.
+   * other rows or written: a caller's own permission check (meetings) holds until the commit. An
+   * update that changes nothing writes nothing: `updatedAt` stays, and no event is recorded.
    */
   async update(
     caller: AuthContext,
@@ -95,14 +116,21 @@ export class RecordsService {
     const write = readRecordWrite(type, body, false);
     if (!beforeWrite && write.links.length === 0 && !this.hasUniqueValues(type, write.fields)) {
       // Nothing to check against other rows: set and clear the fields in one statement.
-      const row = await this.records.patch(caller.workspaceId, type, id, {
-        set: storedFields(write.fields),
-        cleared: [...write.fields].filter(([, value]) => value === null).map(([key]) => key),
-        externalId: write.externalId,
-        updatedAt: new Date(),
+      return this.transactions.run(async () => {
+        const patched = await this.records.patch(caller.workspaceId, type, id, {
+          set: JSON.stringify(storedFields(write.fields)),
+          cleared: [...write.fields].filter(([, value]) => value === null).map(([key]) => key),
+          externalId: write.externalId,
+          updatedAt: new Date(),
+        });
+        if (!patched) throw ApiError.notFound(type.label);
+        const updated = this.toEnvelopes(type, [patched.row])[0];
+        if (patched.changed) {
+          const changes = { fields: changedFieldKeys(patched.previousFields, patched.row.fields), relationships: [] };
+          this.events.record(this.change(caller, slug, id, 'updated', updated, changes));
+        }
+        return updated;
       });
-      if (!row) throw ApiError.notFound(type.label);
-      return this.toEnvelopes(type, [row])[0];
     }
     return this.transactions.run(async () => {
       const current = await this.records.lockFields(caller.workspaceId, slug, id);
@@ -110,10 +138,16 @@ export class RecordsService {
       await beforeWrite?.();
       await this.verifyTargets(caller.workspaceId, write.links);
       await this.checkUnique(caller.workspaceId, type, id, write.fields);
-      const fields = storedFields(new Map([...Object.entries(current), ...write.fields]));
-      await this.records.update(id, fields, write.externalId, new Date());
-      await this.applyLinks(caller.workspaceId, id, write.links);
-      return this.retrieve(caller.workspaceId, type, id);
+      const fields = storedFields(new Map([...Object.entries(current.fields), ...write.fields]));
+      const changes = { fields: changedFieldKeys(current.fields, fields), relationships: await this.applyLinks(caller, slug, id, write.links) };
+      const externalIdChanged = write.externalId !== undefined && write.externalId !== current.externalId;
+      if (changes.fields.length === 0 && changes.relationships.length === 0 && !externalIdChanged) {
+        return this.retrieve(caller.workspaceId, type, id);
+      }
+      await this.records.update(id, JSON.stringify(fields), write.externalId, new Date());
+      const updated = await this.retrieve(caller.workspaceId, type, id);
+      this.events.record(this.change(caller, slug, id, 'updated', updated, changes));
+      return updated;
     });
   }
 
@@ -124,7 +158,7 @@ export class RecordsService {
   }
 
   /** The records `ids` of the type, in that order; ids of no such record are left out. */
-  async getMany(caller: AuthContext, slug: string, ids: string[]): Promise<EntityEnvelopeDto[]> {
+  async getMany(caller: WorkspaceRef, slug: string, ids: string[]): Promise<EntityEnvelopeDto[]> {
     if (ids.length === 0) return [];
     const type = await this.definitions.typeOf(caller, slug);
     const position = new Map(ids.map((id, index) => [id, index]));
@@ -149,10 +183,12 @@ export class RecordsService {
 
   /**
    * Sets a read-only relationship that the system maintains (meeting `$contact`, …): the caller's
-   * write rules do not apply, the ids are trusted to be of the right type and workspace.
+   * write rules do not apply, the ids are trusted to be of the right type and workspace. The record
+   * changes as by an update (in the ambient transaction, which there must be).
    */
-  async setSystemLinks(workspaceId: string, recordId: string, definition: RelationshipDefinition, ids: string[]): Promise<void> {
-    await this.applyLinks(workspaceId, recordId, [{ definition, set: ids, add: [], remove: [] }]);
+  async setSystemLinks(caller: AuthContext, slug: string, recordId: string, definition: RelationshipDefinition, ids: string[]): Promise<void> {
+    const changed = await this.applyLinks(caller, slug, recordId, [{ definition, set: ids, add: [], remove: [] }]);
+    if (changed.length > 0) await this.touch(caller, slug, [recordId], changed);
   }
 
   /** The ids that the records `ids` hold under `relationship` (e.g. the accounts of these contacts), once each. */
@@ -178,6 +214,36 @@ export class RecordsService {
   /** Until the transaction ends, creations of these types in the caller's workspace take turns (see RecordsRepository). */
   lockCreation(caller: AuthContext, slugs: string[]): Promise<void> {
     return this.records.lockCreation(caller.workspaceId, slugs);
+  }
+
+  private change(caller: AuthContext, slug: string, id: string, action: 'created' | 'updated', data: EntityEnvelopeDto, changes?: EventChanges): Change {
+    return { workspaceId: caller.workspaceId, entityType: slug, entityId: id, action, data, changes };
+  }
+
+  /**
+   * The records `ids` of type `slug` changed through their relationships `keys` only: their
+   * `updatedAt` moves (unless this transaction made them) and each gets its `updated` event.
+   */
+  private async touch(caller: AuthContext, slug: string, ids: string[], keys: string[]): Promise<void> {
+    const type = await this.definitions.typeOf(caller, slug);
+    const madeHere = ids.filter((id) => this.events.createdHere(slug, id));
+    const rows = await this.records.touch(caller.workspaceId, type, ids, { updatedAt: new Date(), except: madeHere });
+    for (const record of this.toEnvelopes(type, rows)) {
+      this.events.record(this.change(caller, slug, record.id, 'updated', record, { fields: [], relationships: keys }));
+    }
+  }
+
+  /**
+   * The records at the other end of links that `definition` (a relationship of the record that
+   * changed) added or removed: each changed through the relationship that reads the link from its
+   * end, if its type has one and is an entity of the change feed.
+   */
+  private async touchOtherEnds(caller: AuthContext, definition: RelationshipDefinition, ids: string[]): Promise<void> {
+    if (ids.length === 0 || UNRECORDED_TYPES.has(definition.objectType)) return;
+    const otherType = await this.definitions.typeOf(caller, definition.objectType);
+    const { link, side } = otherEnd(definition.binding);
+    const inverse = otherType.relationships.find((relationship) => relationship.binding.link === link && relationship.binding.side === side);
+    if (inverse) await this.touch(caller, otherType.slug, ids, [inverse.key]);
   }
 
   private async retrieve(workspaceId: string, type: ObjectTypeDefinition, id: string): Promise<EntityEnvelopeDto> {
@@ -218,7 +284,7 @@ export class RecordsService {
    * The links a new record gets from the caller's relationship changes, checked as an update's are
    * (applyLinks); records that may link to one record only through a relationship move to it.
    */
-  private async linksOfNewRecord(changes: LinkChange[]): Promise<LinkEnd[]> {
+  private async linksOfNewRecord(caller: AuthContext, type: ObjectTypeDefinition, changes: LinkChange[]): Promise<LinkEnd[]> {
     const links: LinkEnd[] = [];
     for (const change of changes) {
       const { binding } = change.definition;
@@ -226,13 +292,23 @@ export class RecordsService {
       this.checkCardinality(change.definition, ids.length);
       this.checkRequired(change.definition, ids.length);
       if (ids.length === 0) continue;
-      if (binding.side === 'target' && change.definition.inverseOfHasOne) {
-        await this.records.lock(ids);
-        await this.links.unlinkSources(ids, binding.link);
-      }
+      if (binding.side === 'target' && change.definition.inverseOfHasOne) await this.moveHere(caller, type.slug, change.definition, ids);
+      await this.touchOtherEnds(caller, change.definition, ids);
       for (const other of ids) links.push([binding.side, binding.link, other]);
     }
     return links;
+  }
+
+  /**
+   * Unlinks the records `ids`, about to be linked through `definition` (a writable inverse of a
+   * HAS_ONE), from the records of type `slug` they were linked to: those change too. Locking the
+   * moved records makes concurrent moves of one record take turns, as its own updates do, so that
+   * it never ends up linked twice.
+   */
+  private async moveHere(caller: AuthContext, slug: string, definition: RelationshipDefinition, ids: string[]): Promise<void> {
+    await this.records.lock(ids);
+    const previous = await this.links.unlinkSources(ids, definition.binding.link);
+    if (previous.length > 0) await this.touch(caller, slug, previous, [definition.key]);
   }
 
   /**
@@ -270,7 +346,9 @@ export class RecordsService {
     }
   }
 
-  private async applyLinks(workspaceId: string, recordId: string, changes: LinkChange[]): Promise<void> {
+  /** Applies the relationship changes of the record `recordId`; answers the keys whose links changed. */
+  private async applyLinks(caller: AuthContext, slug: string, recordId: string, changes: LinkChange[]): Promise<string[]> {
+    const changed: string[] = [];
     for (const change of changes) {
       const { binding } = change.definition;
       const current = await this.links.linkedTo(recordId, binding);
@@ -282,17 +360,15 @@ export class RecordsService {
       const linked = new Set(current);
       const removed = current.filter((id) => !next.has(id));
       const added = [...next].filter((id) => !linked.has(id));
+      if (removed.length === 0 && added.length === 0) continue;
+      changed.push(change.definition.key);
       if (removed.length > 0) await this.links.unlink(recordId, binding, removed);
+      await this.touchOtherEnds(caller, change.definition, [...removed, ...added]);
       if (added.length === 0) continue;
-      if (binding.side === 'target' && change.definition.inverseOfHasOne) {
-        // Each added record may link to one record only through this link: move it here. Locking the
-        // added records makes concurrent moves of one record take turns, as its own updates do, so
-        // that it never ends up linked twice.
-        await this.records.lock(added);
-        await this.links.unlinkSources(added, binding.link);
-      }
-      await this.links.link(workspaceId, recordId, binding, added);
+      if (binding.side === 'target' && change.definition.inverseOfHasOne) await this.moveHere(caller, slug, change.definition, added);
+      await this.links.link(caller.workspaceId, recordId, binding, added);
     }
+    return changed;
   }
 
   /** A required relationship (task `$assignedTo`, opportunity `$account`) cannot be emptied by an update. */

@@ -18,6 +18,7 @@ const OWNERS: [table: string, entity: string | undefined, owners: string[]][] = 
   ['lists', undefined, ['modules/lists/lists.repository.ts']],
   ['list_members', undefined, ['modules/lists/lists.repository.ts']],
   ['files', undefined, ['modules/files/files.repository.ts']],
+  ['events', undefined, ['records/events.repository.ts']],
 ];
 
 describe('every table of the records domain has one owner', () => {

@@ -13,7 +13,8 @@ const meetingFields = () => ({
 type Request = () => Promise<{ status: number; body: unknown }>;
 
 /**
- * The statements one request sends, the API-key lookup, BEGIN and COMMIT included. Each bound is
+ * The statements one request sends, the API-key lookup, BEGIN and COMMIT included; a write appends
+ * its change events in one statement, however many. Each bound is
  * what the request cost when the bound was set: a change may lower it, and should lower the bound
  * with it.
  */
@@ -43,25 +44,27 @@ describe('statements per request', () => {
     ['GET /v1/notes', 2, () => api.list('note', { limit: 25 })],
     // The key lookup, then the record, its counter and its `$createdBy` link in one statement.
     ['POST /v1/notes', 2, () => api.createRaw('note', { fields: { $title: 'More' } })],
-    ['POST /v1/notes with a relationship', 5, () => api.createRaw('note', { fields: { $title: 'More' }, relationships: { $account: account } })],
-    ['POST /v1/notes/{id}', 2, () => api.updateRaw('note', note, { fields: { $content: 'Edited' } })],
+    // The account it links changes too (its updatedAt, its event), and the events are appended before COMMIT.
+    ['POST /v1/notes with a relationship', 7, () => api.createRaw('note', { fields: { $title: 'More' }, relationships: { $account: account } })],
+    // BEGIN, the patch (which writes only a change), the event, COMMIT: the event must commit with the change.
+    ['POST /v1/notes/{id}', 5, () => api.updateRaw('note', note, { fields: { $content: 'Edited' } })],
     ['POST /v1/notes/{id} with links', 8, () => api.updateRaw('note', note, { relationships: { $account: { remove: account, add: account } } })],
-    ['POST /v1/lists', 6, () => suite.post('/v1/lists', { fields: { $name: 'More', $objectType: 'account' }, relationships: { $accounts: account } })],
+    ['POST /v1/lists', 7, () => suite.post('/v1/lists', { fields: { $name: 'More', $objectType: 'account' }, relationships: { $accounts: account } })],
     // The members are added in one statement, however many.
-    ['POST /v1/lists with three members', 6, () => suite.post('/v1/lists', { fields: { $name: 'More', $objectType: 'account' }, relationships: { $accounts: accounts } })],
-    ['POST /v1/lists/{id}', 6, () => suite.post(`/v1/lists/${list}`, { fields: { $name: 'Renamed' }, relationships: { $accounts: { add: account } } })],
+    ['POST /v1/lists with three members', 7, () => suite.post('/v1/lists', { fields: { $name: 'More', $objectType: 'account' }, relationships: { $accounts: accounts } })],
+    ['POST /v1/lists/{id}', 7, () => suite.post(`/v1/lists/${list}`, { fields: { $name: 'Renamed' }, relationships: { $accounts: { add: account } } })],
     ['GET /v1/lists/{id}', 2, () => suite.get(`/v1/lists/${list}`)],
     ['GET /v1/lists/{id}/accounts', 3, () => suite.get(`/v1/lists/${list}/accounts`)],
     ['GET /v1/meetings/{id}', 3, () => suite.get(`/v1/meetings/${meeting}`)],
     ['GET /v1/meetings', 3, () => suite.get('/v1/meetings?limit=25')],
     ['GET /v1/meetings filtered on a hidden relationship', 3, () => suite.get(`/v1/meetings?limit=25&$transcript=${transcripts[0]}`)],
-    ['POST /v1/meetings/{id}', 8, () => suite.post(`/v1/meetings/${meeting}`, { fields: { $privacySetting: 'METADATA' } })],
+    ['POST /v1/meetings/{id}', 9, () => suite.post(`/v1/meetings/${meeting}`, { fields: { $privacySetting: 'METADATA' } })],
     [
       'POST /v1/meetings/{id} replacing the transcript',
-      13,
+      14,
       () => suite.post(`/v1/meetings/${meeting}`, { relationships: { $transcript: { replace: transcripts[0] } } }),
     ],
-    ['POST /v1/meetings with a transcript', 8, () => suite.post('/v1/meetings', { fields: meetingFields(), relationships: { $transcript: transcripts[1] } })],
+    ['POST /v1/meetings with a transcript', 9, () => suite.post('/v1/meetings', { fields: meetingFields(), relationships: { $transcript: transcripts[1] } })],
     ['GET /v1/files', 2, () => suite.get('/v1/files?limit=25')],
     ['GET /v1/members', 2, () => suite.get('/v1/members?limit=25')],
   ];

@@ -36,7 +36,7 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const config = new AppConfig({
     ...loadConfig({
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'records-app-')),
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       RATE_LIMIT_READ: '10000',

@@ -27,6 +27,7 @@ export const SCOPES = [
   'objects:read',
   'objects:create',
   'objects:update',
+  'events:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

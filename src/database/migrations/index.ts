@@ -12,6 +12,7 @@ import { RecordLinkCounts1763805600000 } from './1763805600000-record-link-count
 import { RecordFieldsSize1763809200000 } from './1763809200000-record-fields-size';
 import { WebsiteHostIndex1763812800000 } from './1763812800000-website-host-index';
 import { FileCommits1763816400000 } from './1763816400000-file-commits';
+import { Events1764158400000 } from './1764158400000-events';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   RecordFieldsSize1763809200000,
   WebsiteHostIndex1763812800000,
   FileCommits1763816400000,
+  Events1764158400000,
 ];

@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { FilesRepository } from './files.repository';
+import { Transactions } from '../../database/transactions';
+import { ChangeEvents } from '../../records/change-events';
+import { FilesRepository, toFileDto } from './files.repository';
 import { FileStorage } from './storage/file-storage';
 
 const BATCH = 100;
@@ -8,7 +10,7 @@ const BATCH = 100;
 const CLAIM_SECONDS = 15 * 60;
 
 /**
- * Deletes the bytes that no file will ever use (docs/api.md §10): those of EXPIRED and CANCELLED
+ * Records the expiry of uploads (their `file.expired` events) and deletes the bytes that no file will ever use (docs/api.md §10): those of EXPIRED and CANCELLED
  * uploads, and what an upload URL or an unused snapshot left beside a completed file's bytes. It
  * waits for the session's deadline, when the upload URL stops working and no complete can commit
  * any more, so nothing can be written after the sweep; each file is swept once (`swept_at`).
@@ -25,6 +27,8 @@ export class FileSweeper implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     private readonly files: FilesRepository,
     private readonly storage: FileStorage,
+    private readonly transactions: Transactions,
+    private readonly events: ChangeEvents,
     private readonly config: AppConfig,
   ) {}
 
@@ -48,6 +52,7 @@ export class FileSweeper implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async sweepAll(): Promise<number> {
+    await this.recordExpiries();
     let total = 0;
     for (;;) {
       const files = await this.files.claimSweepable(BATCH, CLAIM_SECONDS);
@@ -55,6 +60,23 @@ export class FileSweeper implements OnApplicationBootstrap, OnApplicationShutdow
       if (files.length > 0) await this.files.markSwept(files.map((file) => file.id));
       total += files.length;
       if (files.length < BATCH) return total;
+    }
+  }
+
+  /**
+   * A PENDING file expires when its deadline passes, with no write to record it: its `file.expired`
+   * event is written here, in a batch's transaction with the mark that it is written.
+   */
+  private async recordExpiries(): Promise<void> {
+    for (;;) {
+      const expired = await this.transactions.run(async () => {
+        const files = await this.files.claimUnrecordedExpiries(BATCH);
+        for (const file of files) {
+          this.events.record({ workspaceId: file.workspaceId, entityType: 'file', entityId: file.id, action: 'expired', data: toFileDto(file) });
+        }
+        return files.length;
+      });
+      if (expired < BATCH) return;
     }
   }
 }

@@ -239,6 +239,32 @@ export class FilesRepository implements LinkTargetOwner {
     return rows.length > 0;
   }
 
+  /**
+   * Claims, in the ambient transaction, up to `batch` files that expired (PENDING past their
+   * deadline) and whose expiry is not recorded yet, and marks it recorded: each expiry is recorded
+   * once, whichever instance claims it. Answers them as read (EXPIRED).
+   */
+  async claimUnrecordedExpiries(batch: number): Promise<FileRecord[]> {
+    const rows = await this.transactions.query<FileRow>(
+      `UPDATE files f SET expiry_recorded = true
+        WHERE f.id IN (SELECT id FROM files
+                        WHERE status = 'PENDING' AND NOT expiry_recorded AND expires_at <= statement_timestamp()
+                        ORDER BY expires_at ${firstRowsSql('$1')} FOR UPDATE SKIP LOCKED)
+        RETURNING ${COLUMNS}`,
+      [batch],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** Which of `ids` are files of the caller's workspace that the caller may see (see findVisible). */
+  async visibleIds(caller: AuthContext, ids: string[]): Promise<Set<string>> {
+    const rows = await this.transactions.query<{ id: string }>(
+      `SELECT f.id FROM files f WHERE f.id = ANY($4) AND f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}`,
+      [...callerParams(caller), ids],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
   async markSwept(ids: string[]): Promise<void> {
     await this.transactions.query(`UPDATE files SET swept_at = statement_timestamp() WHERE id = ANY($1)`, [ids]);
   }

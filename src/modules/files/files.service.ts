@@ -7,6 +7,7 @@ import { isIdOf, newId } from '../../common/ids';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
+import { ChangeEvents } from '../../records/change-events';
 import type { CompleteFileDto, CreateFileDto, CreatedFileDto, FileDto, FileUrlDto } from './dto/file.dto';
 import { checkPurpose } from './file-purposes';
 import { FileRecord, FilesRepository, toFileDto } from './files.repository';
@@ -26,6 +27,7 @@ export class FilesService {
     private readonly storage: FileStorage,
     private readonly transactions: Transactions,
     private readonly writes: PreparedWrites,
+    private readonly events: ChangeEvents,
     private readonly config: AppConfig,
   ) {}
 
@@ -85,7 +87,7 @@ export class FilesService {
       return await this.writes.commit(async () => {
         const completed = await this.files.markCompleted(caller, file.id, { objectKey: snapshot.key, md5: body.md5 });
         if (!completed) throw notPending(await this.visible(caller, id), 'completed');
-        return toFileDto(completed);
+        return this.recorded(caller, 'completed', toFileDto(completed));
       });
     } catch (error) {
       await this.storage.deleteSnapshot(snapshot.key).catch((failure: unknown) => {
@@ -99,7 +101,7 @@ export class FilesService {
     return this.transactions.run(async (manager) => {
       const file = await this.visible(caller, id, manager);
       if (file.status !== 'PENDING') throw notPending(file, 'cancelled');
-      return toFileDto(await this.files.markCancelled(manager, file.id));
+      return this.recorded(caller, 'cancelled', toFileDto(await this.files.markCancelled(manager, file.id)));
     });
   }
 
@@ -110,6 +112,12 @@ export class FilesService {
     }
     const expires = unixSeconds() + this.config.downloadUrlTtlSeconds;
     return { url: await this.storage.downloadUrl(file, expires), expiresAt: new Date(expires * 1000).toISOString() };
+  }
+
+  /** `file` as it leaves PENDING, recorded as the event of that `action`. */
+  private recorded(caller: AuthContext, action: 'completed' | 'cancelled', file: FileDto): FileDto {
+    this.events.record({ workspaceId: caller.workspaceId, entityType: 'file', entityId: file.id, action, data: file });
+    return file;
   }
 
   /** A malformed id, another workspace's file and a hidden transcript are all a plain 404. */

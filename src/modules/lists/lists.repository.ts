@@ -43,13 +43,17 @@ export class ListsRepository {
 
   /**
    * Renames the list (`name` undefined keeps it) and stamps the update; its row stays locked until
-   * the transaction ends, so concurrent updates of one list take turns. Undefined when not found.
+   * the transaction ends, so concurrent updates of one list take turns. Undefined when not found;
+   * else the list and its name before.
    */
-  async update(workspaceId: string, id: string, name: string | undefined): Promise<ListRow | undefined> {
-    const [row] = (await this.transactions.query(
-      `UPDATE lists SET name = coalesce($3, name), updated_at = $4 WHERE id = $1 AND workspace_id = $2 RETURNING ${LIST_COLUMNS}`,
+  async update(workspaceId: string, id: string, name: string | undefined): Promise<(ListRow & { previous_name: string }) | undefined> {
+    const [row] = await this.transactions.query<ListRow & { previous_name: string }>(
+      `UPDATE lists l SET name = coalesce($3, l.name), updated_at = $4
+         FROM (SELECT name FROM lists WHERE id = $1 AND workspace_id = $2 FOR UPDATE) previous
+        WHERE l.id = $1 AND l.workspace_id = $2
+        RETURNING l.id, l.name, l.object_type, l.created_at, previous.name AS previous_name`,
       [id, workspaceId, name ?? null, new Date()],
-    )) as ListRow[];
+    );
     return row;
   }
 
@@ -98,25 +102,35 @@ export class ListsRepository {
     return { list: found, recordIds: rows.map((member) => member.record_id), total };
   }
 
-  async removeMembers(listId: string, recordIds: string[]): Promise<void> {
-    await this.transactions.query(`DELETE FROM list_members WHERE list_id = $1 AND record_id = ANY($2)`, [listId, recordIds]);
+  /** Answers the records that were members, in the order given. */
+  async removeMembers(listId: string, recordIds: string[]): Promise<string[]> {
+    const rows = await this.transactions.query<{ record_id: string }>(
+      `DELETE FROM list_members WHERE list_id = $1 AND record_id = ANY($2) RETURNING record_id`,
+      [listId, recordIds],
+    );
+    const removed = new Set(rows.map((row) => row.record_id));
+    return recordIds.filter((id) => removed.delete(id));
   }
 
   /**
    * Adds in the order given, in one statement; a record already in the list, or repeated in
    * `recordIds`, keeps its first position. `added_at` is not left to its default: the clock read
    * per row of one statement repeats a microsecond and is not read in the rows' order, so each
-   * row gets the statement's clock plus its position in microseconds.
+   * row gets the statement's clock plus its position in microseconds. Answers the records that
+   * were not members yet, in the order given.
    */
-  async addMembers(listId: string, recordIds: string[]): Promise<void> {
-    if (recordIds.length === 0) return;
-    await this.transactions.query(
+  async addMembers(listId: string, recordIds: string[]): Promise<string[]> {
+    if (recordIds.length === 0) return [];
+    const rows = await this.transactions.query<{ record_id: string }>(
       `INSERT INTO list_members (list_id, record_id, added_at)
        SELECT $1, added.record_id, (SELECT clock_timestamp()) + added.position * interval '1 microsecond'
          FROM unnest($2::text[]) WITH ORDINALITY AS added(record_id, position)
         ORDER BY added.position
-       ON CONFLICT DO NOTHING`,
+       ON CONFLICT DO NOTHING
+       RETURNING record_id`,
       [listId, recordIds],
     );
+    const added = new Set(rows.map((row) => row.record_id));
+    return recordIds.filter((id) => added.delete(id));
   }
 }

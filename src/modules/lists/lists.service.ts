@@ -6,6 +6,7 @@ import type { PageRequest, PageResult } from '../../common/pagination/pagination
 import { validateEntry } from '../../common/validation/validation.pipe';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
+import { ChangeEvents } from '../../records/change-events';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { LinkTargets } from '../../records/link-targets';
 import { checkRelationshipWriteLimit, idList, isPlainObject } from '../../records/record-write';
@@ -90,6 +91,7 @@ export class ListsService {
     private readonly lists: ListsRepository,
     private readonly records: RecordsService,
     private readonly targets: LinkTargets,
+    private readonly events: ChangeEvents,
     private readonly config: AppConfig,
   ) {}
 
@@ -98,8 +100,10 @@ export class ListsService {
     const members = readMembers(body.relationships, objectType, true);
     return this.transactions.run(async () => {
       const list = await this.lists.insert({ id: newId('list'), workspaceId: caller.workspaceId, name: body.fields.$name, objectType });
+      const dto = this.toDto(list);
+      this.events.record({ workspaceId: caller.workspaceId, entityType: 'list', entityId: list.id, action: 'created', data: dto });
       await this.applyMembers(caller, list, members);
-      return this.toDto(list);
+      return dto;
     });
   }
 
@@ -109,8 +113,13 @@ export class ListsService {
     return this.transactions.run(async () => {
       const list = await this.lists.update(caller.workspaceId, id, name);
       if (!list) throw notFound();
+      const dto = this.toDto(list);
+      if (list.name !== list.previous_name) {
+        const changes = { fields: ['$name'], relationships: [] };
+        this.events.record({ workspaceId: caller.workspaceId, entityType: 'list', entityId: list.id, action: 'updated', data: dto, changes });
+      }
       await this.applyMembers(caller, list, readMembers(body.relationships, list.object_type, false));
-      return this.toDto(list);
+      return dto;
     });
   }
 
@@ -146,12 +155,19 @@ export class ListsService {
     return { data: await this.records.getMany(caller, memberType, recordIds), totalCount: total };
   }
 
-  /** Removes, then adds; a member added twice is listed once, at its first addition. */
+  /**
+   * Removes, then adds; a member added twice is listed once, at its first addition. Each member
+   * that joins or leaves the list is an event of the list.
+   */
   private async applyMembers(caller: AuthContext, list: ListRow, change: MemberChange): Promise<void> {
     const param = `relationships.${MEMBER_KEYS[list.object_type]}`;
     await this.targets.verify(caller.workspaceId, list.object_type, change.add, param);
-    if (change.remove.length > 0) await this.lists.removeMembers(list.id, change.remove);
-    await this.lists.addMembers(list.id, [...new Set(change.add)]);
+    const removed = change.remove.length > 0 ? await this.lists.removeMembers(list.id, change.remove) : [];
+    const added = await this.lists.addMembers(list.id, [...new Set(change.add)]);
+    const data = this.toDto(list);
+    for (const [action, memberIds] of [['member_removed', removed], ['member_added', added]] as const) {
+      for (const memberId of memberIds) this.events.record({ workspaceId: caller.workspaceId, entityType: 'list', entityId: list.id, action, data, memberId });
+    }
   }
 
   private toDto(row: ListRow): ListDto {

@@ -5,5 +5,5 @@ import { MeetingsController } from './meetings.controller';
 import { MeetingsRepository } from './meetings.repository';
 import { MeetingsService } from './meetings.service';
 
-@Module({ imports: [FilesModule, MembersModule], controllers: [MeetingsController], providers: [MeetingsRepository, MeetingsService] })
+@Module({ imports: [FilesModule, MembersModule], controllers: [MeetingsController], providers: [MeetingsRepository, MeetingsService], exports: [MeetingsService] })
 export class MeetingsModule {}

@@ -193,11 +193,13 @@ export class MeetingsService {
       ? this.meetings.fullAccessRestriction(caller)
       : undefined;
     const result = await this.records.list(caller, 'meeting', page, restrict);
-    const access = await this.meetings.fullAccess(caller, result.data.map((meeting) => meeting.id));
-    return {
-      data: result.data.map((meeting) => this.render(meeting, access.get(meeting.id) === true)),
-      totalCount: result.totalCount,
-    };
+    return { data: await this.presentAll(caller, result.data), totalCount: result.totalCount };
+  }
+
+  /** Meetings redacted for the caller by its access now (a page, the change feed's meeting events). */
+  async presentAll(caller: AuthContext, meetings: EntityEnvelopeDto[]): Promise<MeetingDto[]> {
+    const access = await this.meetings.fullAccess(caller, meetings.map((meeting) => meeting.id));
+    return meetings.map((meeting) => this.render(meeting, access.get(meeting.id) === true));
   }
 
   /**
@@ -256,7 +258,7 @@ export class MeetingsService {
     const derived = { $contact: contactIds, $account: accountIds, $opportunity: opportunityIds };
     const meetingType = types.get('meeting')!;
     for (const key of DERIVED_RELATIONSHIPS) {
-      await this.records.setSystemLinks(caller.workspaceId, meeting.id, relationshipOf(meetingType, key), derived[key]);
+      await this.records.setSystemLinks(caller, 'meeting', meeting.id, relationshipOf(meetingType, key), derived[key]);
     }
     return true;
   }

@@ -1,0 +1,72 @@
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { exampleIdOf } from '../../common/ids';
+import { EntityEnvelopeDto } from '../../records/entity-envelope';
+import { FileDto } from '../files/dto/file.dto';
+import { ListDto } from '../lists/lists.dto';
+import { MeetingDto } from '../meetings/meeting.dto';
+
+export class EventChangesDto {
+  @ApiProperty({ type: [String], example: ['$title'], description: 'Keys of the fields whose values changed' })
+  fields: string[];
+
+  @ApiProperty({ type: [String], example: [], description: 'Keys of the relationships whose links changed, including from their other end' })
+  relationships: string[];
+}
+
+@ApiExtraModels(EntityEnvelopeDto, MeetingDto, ListDto, FileDto)
+export class EventDto {
+  @ApiProperty({ example: exampleIdOf('event') })
+  id: string;
+
+  @ApiProperty({ enum: ['event'] })
+  object: 'event';
+
+  @ApiProperty({
+    example: 'note.updated',
+    description:
+      '`<entityType>.created` and `<entityType>.updated` (records, custom records, meetings, lists); ' +
+      '`list.member_added`, `list.member_removed`; `file.completed`, `file.cancelled`, `file.expired`',
+  })
+  type: string;
+
+  @ApiProperty({ format: 'date-time', description: 'When the change committed (milliseconds)' })
+  occurredAt: string;
+
+  @ApiProperty({ example: 'note', description: '`note`, `task`, `meeting`, `account`, `contact`, `opportunity`, `list`, `file`, or a custom type’s slug' })
+  entityType: string;
+
+  @ApiProperty({ example: exampleIdOf('note') })
+  entityId: string;
+
+  @ApiProperty({
+    description:
+      'The entity as a read of it returned it right after the change: an entity envelope, a meeting (redacted for the ' +
+      'reader by its access when the event is read), a list, or a file',
+    oneOf: [
+      { $ref: getSchemaPath(EntityEnvelopeDto) },
+      { $ref: getSchemaPath(MeetingDto) },
+      { $ref: getSchemaPath(ListDto) },
+      { $ref: getSchemaPath(FileDto) },
+    ],
+  })
+  data: object;
+
+  @ApiPropertyOptional({ type: EventChangesDto, description: '`updated` events only: what changed' })
+  changes?: EventChangesDto;
+
+  @ApiPropertyOptional({ example: exampleIdOf('account'), description: '`list.member_added` and `list.member_removed` only: the record that joined or left' })
+  memberId?: string;
+}
+
+export class EventPageDto {
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+
+  @ApiProperty({ type: [EventDto], description: 'Events, oldest first' })
+  data: EventDto[];
+
+  @ApiProperty({
+    description: 'Always present: pass it as `cursor` for the events after these (poll with it when the page was not full)',
+  })
+  nextCursor: string;
+}

@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import type { ParsedUrlQuery } from 'node:querystring';
+import type { AuthContext } from '../../common/auth/auth-context';
+import type { Scope } from '../../common/auth/scopes';
+import { ApiError } from '../../common/errors/api-error';
+import { AppConfig } from '../../config/app-config';
+import { DefinitionsService } from '../../records/definitions.service';
+import type { EntityEnvelopeDto } from '../../records/entity-envelope';
+import { EventRow, EventsRepository } from '../../records/events.repository';
+import { FilesRepository } from '../files/files.repository';
+import { MeetingsService } from '../meetings/meetings.service';
+import type { EventDto, EventPageDto } from './event.dto';
+import { decodeFeedCursor, encodeFeedCursor, FeedCursor } from './feed-cursor';
+
+export const MAX_EVENTS_PAGE = 100;
+const DEFAULT_EVENTS_PAGE = 25;
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The read scope of each entity type that is not a custom type (custom types: `objects:read`). */
+const READ_SCOPES = new Map<string, Scope>([
+  ['note', 'notes:read'],
+  ['task', 'tasks:read'],
+  ['meeting', 'meetings:read'],
+  ['account', 'accounts:read'],
+  ['contact', 'contacts:read'],
+  ['opportunity', 'opportunities:read'],
+  ['list', 'lists:read'],
+  ['file', 'files:read'],
+]);
+const RECORD_ACTIONS = ['created', 'updated'];
+/** Entity types that are no records, and what happens to them. */
+const OTHER_ACTIONS = new Map([
+  ['list', ['created', 'updated', 'member_added', 'member_removed']],
+  ['file', ['completed', 'cancelled', 'expired']],
+]);
+
+/** What a feed request asks for, once its query and cursor are read. */
+interface FeedRequest {
+  after: string;
+  types: string[] | null;
+  limit: number;
+}
+
+function limitOf(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = typeof raw === 'string' && /^\d{1,3}$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= 1 && value <= MAX_EVENTS_PAGE)) {
+    throw ApiError.invalidParameter('limit', `limit must be an integer from 1 to ${MAX_EVENTS_PAGE}`);
+  }
+  return value;
+}
+
+function typesOf(raw: unknown): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const names = typeof raw === 'string' ? raw.split(',') : [''];
+  if (names.some((name) => name === '')) throw ApiError.invalidParameter('types', 'types is a comma-separated list of event types');
+  return [...new Set(names)].sort();
+}
+
+function sameTypes(a: string[] | null, b: string[] | null): boolean {
+  return a === b || (a !== null && b !== null && a.length === b.length && a.every((type, index) => type === b[index]));
+}
+
+/**
+ * The change feed (docs/api.md §12): a workspace's events oldest first, along a chain of cursors
+ * that never skips one and never repeats one (EventsRepository says why), filtered to the entity
+ * types the caller's key may read, meetings redacted and hidden transcripts left out for the
+ * caller as its reads would be at the moment it reads the feed.
+ */
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly definitions: DefinitionsService,
+    private readonly meetings: MeetingsService,
+    private readonly files: FilesRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async feed(caller: AuthContext, query: ParsedUrlQuery): Promise<EventPageDto> {
+    const readable = await this.readableEventTypes(caller);
+    const request = this.readRequest(caller, query, readable);
+    const entityTypes = [...new Set([...readable.values()].filter((entry) => entry.readable).map((entry) => entry.entityType))];
+    const { events, head } = await this.events.read(caller.workspaceId, request.after, { entityTypes, types: request.types }, request.limit);
+    // A full page goes on after its last event; a shorter one reached the end, where everything up to the head is final.
+    const full = events.length === request.limit;
+    const next: FeedCursor = {
+      workspaceId: caller.workspaceId,
+      after: full ? events[events.length - 1].position : head,
+      types: request.types,
+      limit: request.limit,
+      readAt: full ? events[events.length - 1].occurred_at.getTime() : Date.now(),
+    };
+    return { object: 'list', data: await this.present(caller, events), nextCursor: encodeFeedCursor(next) };
+  }
+
+  /**
+   * Every event type of the workspace, with whether the caller's key may read it: `types` naming
+   * an unknown one is refused, one it may not read is a missing scope.
+   */
+  private async readableEventTypes(caller: AuthContext): Promise<Map<string, { entityType: string; readable: boolean }>> {
+    const types = new Map<string, { entityType: string; readable: boolean }>();
+    const add = (entityType: string, actions: string[], scope: Scope) => {
+      for (const action of actions) types.set(`${entityType}.${action}`, { entityType, readable: caller.scopes.has(scope) });
+    };
+    for (const type of (await this.definitions.typesOf(caller)).values()) {
+      if (type.slug === 'member') continue;
+      add(type.slug, RECORD_ACTIONS, (type.custom ? undefined : READ_SCOPES.get(type.slug)) ?? 'objects:read');
+    }
+    for (const [entityType, actions] of OTHER_ACTIONS) add(entityType, actions, READ_SCOPES.get(entityType)!);
+    return types;
+  }
+
+  private readRequest(caller: AuthContext, query: ParsedUrlQuery, readable: Map<string, { readable: boolean; entityType: string }>): FeedRequest {
+    for (const name of Object.keys(query)) {
+      if (!['cursor', 'types', 'limit'].includes(name)) throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
+    }
+    const limit = limitOf(query.limit);
+    const types = typesOf(query.types);
+    for (const type of types ?? []) {
+      const known = readable.get(type);
+      if (!known) throw ApiError.invalidParameter('types', `${type.slice(0, 100)} is not an event type of this workspace`);
+      if (!known.readable) {
+        throw new ApiError(403, 'insufficient_scope', `Reading ${type} events requires the read scope of ${known.entityType}`);
+      }
+    }
+    if (query.cursor === undefined) return { after: '0', types: types ?? null, limit: limit ?? DEFAULT_EVENTS_PAGE };
+    const cursor = decodeFeedCursor(query.cursor);
+    if (cursor.workspaceId !== caller.workspaceId) throw ApiError.invalidParameter('cursor', 'This cursor is of another workspace');
+    if (cursor.readAt < Date.now() - this.config.eventRetentionDays * DAY_MS) {
+      throw ApiError.invalidParameter('cursor', `This cursor is older than the events kept (${this.config.eventRetentionDays} days): read the feed from its start`);
+    }
+    if ((limit !== undefined && limit !== cursor.limit) || (types !== undefined && !sameTypes(types, cursor.types))) {
+      throw ApiError.invalidParameter('cursor', 'limit and types beside a cursor must be the ones it was made with');
+    }
+    return { after: cursor.after, types: cursor.types, limit: cursor.limit };
+  }
+
+  /** The events as the API shows them to the caller now: meetings redacted, hidden transcripts left out. */
+  private async present(caller: AuthContext, rows: EventRow[]): Promise<EventDto[]> {
+    const meetingRows = rows.filter((row) => row.entity_type === 'meeting');
+    const meetings = await this.meetings.presentAll(caller, meetingRows.map((row) => row.data as unknown as EntityEnvelopeDto));
+    const redacted = new Map<EventRow, unknown>(meetingRows.map((row, index) => [row, meetings[index]]));
+    const fileIds = [...new Set(rows.filter((row) => row.entity_type === 'file').map((row) => row.entity_id))];
+    const visibleFiles = fileIds.length > 0 ? await this.files.visibleIds(caller, fileIds) : new Set<string>();
+    return rows
+      .filter((row) => row.entity_type !== 'file' || visibleFiles.has(row.entity_id))
+      .map((row) => ({
+        id: row.id,
+        object: 'event',
+        type: row.type,
+        occurredAt: row.occurred_at.toISOString(),
+        entityType: row.entity_type,
+        entityId: row.entity_id,
+        data: (redacted.get(row) ?? row.data) as object,
+        ...(row.changes ? { changes: row.changes } : {}),
+        ...(row.member_id ? { memberId: row.member_id } : {}),
+      }));
+  }
+}

@@ -1,0 +1,52 @@
+import { ApiError } from '../../common/errors/api-error';
+
+/** Where a chain of feed pages stands, and what it reads. */
+export interface FeedCursor {
+  workspaceId: string;
+  /** The position after which the next page starts (a bigint, as text). */
+  after: string;
+  types: string[] | null;
+  limit: number;
+  /**
+   * Epoch milliseconds: the time of the last event passed, or of the read that reached the end of
+   * the feed. Events after the cursor are no older than this, so none of them has been removed by
+   * retention while this is within it.
+   */
+  readAt: number;
+}
+
+/** Far above any cursor the service makes (a few hundred bytes with every type named). */
+const MAX_CURSOR_LENGTH = 8192;
+
+function refused(): ApiError {
+  return ApiError.invalidParameter('cursor', 'cursor is not a cursor of this feed: pass the nextCursor of a page unchanged');
+}
+
+export function encodeFeedCursor(cursor: FeedCursor): string {
+  return Buffer.from(JSON.stringify([cursor.workspaceId, cursor.after, cursor.types, cursor.limit, cursor.readAt])).toString('base64url');
+}
+
+/** A cursor as `encodeFeedCursor` made it; anything else is 400 `invalid_parameter`. */
+export function decodeFeedCursor(raw: unknown): FeedCursor {
+  if (typeof raw !== 'string' || raw.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(raw)) throw refused();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw refused();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 5) throw refused();
+  const [workspaceId, after, types, limit, readAt] = parsed as unknown[];
+  const typesValid = types === null || (Array.isArray(types) && types.length > 0 && types.every((type) => typeof type === 'string'));
+  if (
+    typeof workspaceId !== 'string' ||
+    typeof after !== 'string' ||
+    !/^\d{1,18}$/.test(after) ||
+    !typesValid ||
+    !Number.isInteger(limit) ||
+    !Number.isSafeInteger(readAt)
+  ) {
+    throw refused();
+  }
+  return { workspaceId, after, types: types as string[] | null, limit: limit as number, readAt: readAt as number };
+}

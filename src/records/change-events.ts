@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { newId } from '../common/ids';
+import { Transactions } from '../database/transactions';
+import { EventsRepository, NewEvent } from './events.repository';
+
+/** What an `updated` event says changed: field and relationship keys. */
+export interface EventChanges {
+  fields: string[];
+  relationships: string[];
+}
+
+/** A change to record, with the entity as a read of it returns it right after the change. */
+export interface Change {
+  workspaceId: string;
+  entityType: string;
+  entityId: string;
+  /** `created`, `updated`, or another action of the type (`member_added`, `completed`…). */
+  action: string;
+  data: unknown;
+  changes?: EventChanges;
+  /** The member of a `list.member_*` event. */
+  memberId?: string;
+}
+
+const BUFFER = Symbol('change events of this transaction');
+/** Actions that describe an entity's state: a transaction records one of them per entity (see record). */
+const STATE_ACTIONS = new Set(['created', 'updated']);
+
+function union(a: string[], b: string[]): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+/**
+ * Records change events (docs/api.md §12) in the transaction of the change: they are kept with
+ * the transaction and appended just before it commits, so a write that rolls back leaves none, and
+ * the append lock (EventsRepository) is held only for the commit.
+ *
+ * A transaction records one state event per entity: created then updated is the creation, two
+ * updates are one update whose changes are both's; its `data` is the entity as the transaction
+ * leaves it (every change of an entity is recorded, the last one with its final state). Other actions (list members, files leaving PENDING) are recorded as they come.
+ */
+@Injectable()
+export class ChangeEvents {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly events: EventsRepository,
+  ) {}
+
+  /** Records a change, in the ambient transaction (there must be one). */
+  record(change: Change): void {
+    const buffer = this.transactions.keep(BUFFER, () => {
+      const made = new Map<string, Change>();
+      this.transactions.beforeCommit(() => this.flush([...made.values()]));
+      return made;
+    });
+    if (!STATE_ACTIONS.has(change.action)) {
+      buffer.set(`${buffer.size}`, change);
+      return;
+    }
+    const key = `${change.entityType}:${change.entityId}`;
+    const earlier = buffer.get(key);
+    if (!earlier) {
+      buffer.set(key, change);
+      return;
+    }
+    const changes =
+      earlier.changes && change.changes
+        ? { fields: union(earlier.changes.fields, change.changes.fields), relationships: union(earlier.changes.relationships, change.changes.relationships) }
+        : undefined;
+    buffer.set(key, { ...change, action: earlier.action, changes: earlier.action === 'created' ? undefined : changes });
+  }
+
+  /** Whether the ambient transaction has created this entity (a later change of it is part of its creation). */
+  createdHere(entityType: string, entityId: string): boolean {
+    return this.transactions.kept<Map<string, Change>>(BUFFER)?.get(`${entityType}:${entityId}`)?.action === 'created';
+  }
+
+  /** The event of a change, for a statement that appends it itself. */
+  static eventOf(change: Change): NewEvent {
+    return {
+      id: newId('event'),
+      type: `${change.entityType}.${change.action}`,
+      entityType: change.entityType,
+      entityId: change.entityId,
+      data: JSON.stringify(change.data),
+      changes: change.changes ? JSON.stringify(change.changes) : null,
+      memberId: change.memberId,
+    };
+  }
+
+  private async flush(changes: Change[]): Promise<void> {
+    const byWorkspace = new Map<string, NewEvent[]>();
+    for (const change of changes) {
+      const events = byWorkspace.get(change.workspaceId) ?? [];
+      events.push(ChangeEvents.eventOf(change));
+      byWorkspace.set(change.workspaceId, events);
+    }
+    // One workspace at a time, in one order, so that two transactions never wait on each other's append locks.
+    for (const workspaceId of [...byWorkspace.keys()].sort()) await this.events.append(workspaceId, byWorkspace.get(workspaceId)!);
+  }
+}
