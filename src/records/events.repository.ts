@@ -110,9 +110,10 @@ export class EventsRepository {
         params.values,
         { prepare: 'events-read' },
       );
+      const head = rows[0].head;
       const events = rows.filter((row) => row.position !== null);
       for (const event of events) delete (event as Partial<typeof event>).head;
-      return { head: rows[0].head, events };
+      return { head, events };
     });
   }
 

@@ -42,7 +42,7 @@ export class EventDto {
     description:
       'The entity as a read of it returned it right after the change: an entity envelope, a meeting (redacted for the ' +
       'reader by its access when the event is read), a list, or a file',
-    oneOf: [
+    anyOf: [
       { $ref: getSchemaPath(EntityEnvelopeDto) },
       { $ref: getSchemaPath(MeetingDto) },
       { $ref: getSchemaPath(ListDto) },
