@@ -3,7 +3,9 @@
  * the SQL work a request needs and nothing more. Every request looks its API key up by SHA-256
  * (the service's join: api_keys → members → workspaces, not revoked), then:
  *  - GET  /v1/notes/{id}  the record row;
- *  - POST /v1/notes       INSERT … RETURNING;
+ *  - POST /v1/notes       INSERT … RETURNING, and its change event in the same statement (under the
+ *                         workspace's append lock, as the service appends); `?events=none` leaves
+ *                         the event out, to measure what events cost;
  *  - POST /v1/notes/{id}  UPDATE … RETURNING (the given fields merged into the stored ones);
  *  - GET  /v1/notes       a 25-row page and count(*), optionally filtered by `$title[startsWith]`
  *                         (served by BASELINE_INDEXES) or `$account` (record_links' target index).
@@ -67,11 +69,23 @@ function serve(pool: Pool) {
     if (url.pathname !== '/v1/notes' && !id) throw new HttpError(404);
     const workspaceId = await workspaceOf(request);
     let rows: unknown[];
-    if (request.method === 'POST' && !id) {
+    if (request.method === 'POST' && !id && url.searchParams.get('events') === 'none') {
       rows = await query(
-        'create',
+        'create-without-event',
         `INSERT INTO records (id, workspace_id, object_type, fields, created_at) VALUES ($1, $2, 'note', $3, now()) RETURNING ${ROW}`,
         [newId('note'), workspaceId, JSON.stringify(await body(request))],
+      );
+    } else if (request.method === 'POST' && !id) {
+      rows = await query(
+        'create',
+        `WITH record AS (
+           INSERT INTO records (id, workspace_id, object_type, fields, created_at) VALUES ($1, $2, 'note', $3, now()) RETURNING ${ROW}),
+         recorded AS (
+           INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data)
+           SELECT nextval('event_positions'), $4, $2, 'note.created', 'note', r.id, clock_timestamp(), row_to_json(r)
+             FROM (SELECT pg_advisory_xact_lock_shared(hashtextextended('events:' || $2, 0))) appending, record r)
+         SELECT * FROM record`,
+        [newId('note'), workspaceId, JSON.stringify(await body(request)), newId('event')],
       );
     } else if (request.method === 'POST') {
       rows = await query(

@@ -19,6 +19,7 @@
 import autocannon from 'autocannon';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { Client } from 'pg';
+import { encodeFeedCursor } from '../src/modules/events/feed-cursor';
 import { BASELINE_INDEXES } from './baseline-server';
 import { NOTES_PER_ACCOUNT, NotesWorkspace, seedCustomTypeAndList, seededId, seedMeetings, seedNotes } from './seed';
 import {
@@ -224,6 +225,29 @@ async function versusBaseline(db: Client, service: BenchServer, baseline: BenchS
   return results;
 }
 
+/**
+ * What writing a change event costs a create: the baseline's create with its event (the service's
+ * SQL: record and event in one statement) against the same create without, in alternating runs.
+ * The service cannot create without its event, so the baseline stands for both.
+ */
+async function eventCost(db: Client, baseline: BenchServer, create: Load): Promise<Budget> {
+  console.log(`\nevents: the baseline's create with its change event vs without, ${ROUNDS} rounds of ${SECONDS} s`);
+  const withEvent = new Runs();
+  const without = new Runs();
+  for (let round = 0; round < ROUNDS; round += 1) {
+    await drive(db, baseline, create, SECONDS, withEvent);
+    await drive(db, baseline, { ...create, paths: create.paths.map((path) => `${path}?events=none`) }, SECONDS, without);
+  }
+  printTable(
+    ['create', 'req/s', 'p50', 'p99', 'node ms', 'pg ms', 'failed'],
+    [
+      ['with event', count(withEvent.perSecond), withEvent.p50, withEvent.p99, fixed(withEvent.nodeMs, 3), fixed(withEvent.postgresMs, 3), withEvent.failed],
+      ['without', count(without.perSecond), without.p50, without.p99, fixed(without.nodeMs, 3), fixed(without.postgresMs, 3), without.failed],
+    ],
+  );
+  return { goal: 'creates: share fewer per second with events', measured: 1 - withEvent.perSecond / without.perSecond, target: 0.1, atLeast: false };
+}
+
 /** Section 2: one run each. */
 async function serviceAlone(db: Client, service: BenchServer, scenarios: { name: string; load: Load }[]): Promise<void> {
   console.log(`\n2. service alone, 32 connections, ${SECONDS} s`);
@@ -352,8 +376,17 @@ runBench(async (folder) => {
     },
   ];
   const results = await versusBaseline(db, service, baseline, chosen(versus));
+  const eventBudgets = chosen([{ name: 'create note' }]).length > 0 ? [await eventCost(db, baseline, create)] : [];
 
   const item = (query: string) => ({ workspace: custom, paths: [`/v1/objects/item?${query}`] });
+  // The feed of the workspace the creates and updates above wrote to: its first page, and a page from its middle.
+  const events = await db.query<{ total: number; middle: string | null }>(
+    `SELECT count(*)::int AS total, (SELECT position::text FROM events WHERE workspace_id = $1 ORDER BY position OFFSET (SELECT count(*) / 2 FROM events WHERE workspace_id = $1) LIMIT 1) AS middle
+       FROM events WHERE workspace_id = $1`,
+    [writes.id],
+  );
+  const { total: eventCount, middle } = events.rows[0];
+  const middleCursor = encodeFeedCursor({ workspaceId: writes.id, after: middle ?? '0', types: null, limit: 100, readAt: Date.now() });
   await serviceAlone(db, service, chosen([
     { name: 'custom item title[startsWith]=Item 9999', load: item(filter('title[startsWith]', 'Item 9999')) },
     { name: 'custom item size[greaterThan]=99000', load: item(filter('size[greaterThan]', String(CUSTOM_RECORDS - 1000))) },
@@ -364,6 +397,8 @@ runBench(async (folder) => {
     },
     { name: `meetings (${count(MEETINGS)}, mixed privacy)`, load: { workspace: meetings, paths: ['/v1/meetings'] } },
     { name: 'meetings $title=Meeting 4000', load: { workspace: meetings, paths: [`/v1/meetings?${filter('$title', 'Meeting 4000')}`] } },
+    { name: `event feed, first page of 100 (of ${count(eventCount)})`, load: { workspace: writes, paths: ['/v1/events?limit=100'] } },
+    { name: 'event feed, page of 100 at the middle', load: { workspace: writes, paths: [`/v1/events?cursor=${middleCursor}`] } },
   ]));
 
   const scaleBudgets = await atScale(db, service, big, small);
@@ -372,6 +407,7 @@ runBench(async (folder) => {
     ...[...results].flatMap(([{ name, ratioGoal }, { service: s, baseline: b }]) =>
       ratioGoal === undefined ? [] : [{ goal: `${name}: req/s vs baseline`, measured: s.perSecond / b.perSecond, target: ratioGoal, atLeast: true }],
     ),
+    ...eventBudgets,
     ...scaleBudgets,
   ];
   console.log('\nbudgets (the performance goal)');

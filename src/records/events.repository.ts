@@ -64,9 +64,9 @@ export function appendEventsSql(workspace: string, events: NewEvent[], params: S
  * reader that passed position 7 while the transaction holding 5 was still open would never see 5.
  * Here a writer takes its positions while holding its workspace's append lock shared, until it
  * commits; a reader takes that lock exclusively, which waits for the writers holding positions to
- * commit or roll back (appending is the last statement before a commit, so that is short) and
- * keeps new ones from taking any while it reads. Everything the reader then sees is final, and
- * every later position is greater than any it saw.
+ * commit or roll back (appending is the last statement before a commit, so that is short). Once
+ * it holds the lock, every position taken so far is final, and every later one is greater (the
+ * sequence has no cache: its values rise across sessions).
  */
 @Injectable()
 export class EventsRepository {
@@ -82,8 +82,13 @@ export class EventsRepository {
 
   /**
    * The events after `after` whose entity type is among `entityTypes` (and type among `types`,
-   * when given), oldest first, at most `limit`, and the workspace's last position: everything up
-   * to it is final (see the class), so a reader that reached the end may go on from there.
+   * when given), oldest first, at most `limit`, and the head: a position up to which every event
+   * is final (see the class), so a reader that reached it may go on from there.
+   *
+   * The head is read under the append lock taken exclusively, in a statement of its own (its own
+   * implicit transaction, so the lock is released as it ends): whatever snapshot it read, every
+   * writer that held a position up to it had finished once the lock was granted. The page is then
+   * read, up to the head, without the lock: readers never hold writers up for longer than that.
    */
   async read(
     workspaceId: string,
@@ -91,30 +96,27 @@ export class EventsRepository {
     filter: { entityTypes: string[]; types: string[] | null },
     limit: number,
   ): Promise<{ events: EventRow[]; head: string }> {
-    return this.transactions.run(async () => {
-      await this.transactions.query(`SELECT pg_advisory_xact_lock(${appendLockKeySql('$1')})`, [workspaceId]);
-      const params = new SqlParameterList();
-      const workspace = params.add(workspaceId);
-      const types = params.add(filter.types);
-      // One row per event, each with the head; one row of nulls beside the head when there is none.
-      const rows = await this.transactions.query<EventRow & { head: string }>(
-        `SELECT h.head::text AS head, e.*
-           FROM (SELECT coalesce(max(position), 0) AS head FROM events WHERE workspace_id = ${workspace}) h
-           LEFT JOIN LATERAL (
-             SELECT position, id, type, entity_type, entity_id, occurred_at, data, changes, member_id FROM events
-              WHERE workspace_id = ${workspace} AND position > ${params.add(after)}::bigint
-                AND entity_type = ANY(${params.add(filter.entityTypes)}::text[])
-                AND (${types}::text[] IS NULL OR type = ANY(${types}::text[]))
-              ORDER BY position ${firstRowsSql(params.add(limit))}) e ON true
-          ORDER BY e.position`,
-        params.values,
-        { prepare: 'events-read' },
-      );
-      const head = rows[0].head;
-      const events = rows.filter((row) => row.position !== null);
-      for (const event of events) delete (event as Partial<typeof event>).head;
-      return { head, events };
-    });
+    if (this.transactions.active) throw new Error('The feed is read outside any transaction: its lock must be released at once');
+    const [{ head }] = await this.transactions.query<{ head: string }>(
+      `SELECT pg_advisory_xact_lock(${appendLockKeySql('$1')}) IS NULL AS locked,
+              coalesce((SELECT max(position) FROM events WHERE workspace_id = $1), 0)::text AS head`,
+      [workspaceId],
+      { prepare: 'events-head' },
+    );
+    const params = new SqlParameterList();
+    const types = params.add(filter.types);
+    const events = await this.transactions.query<EventRow>(
+      // Ordered by the column, not by the text the rows carry it as (which would put 10 before 9).
+      `SELECT e.position::text AS position, e.id, e.type, e.entity_type, e.entity_id, e.occurred_at, e.data, e.changes, e.member_id
+         FROM events e
+        WHERE e.workspace_id = ${params.add(workspaceId)} AND e.position > ${params.add(after)}::bigint AND e.position <= ${params.add(head)}::bigint
+          AND e.entity_type = ANY(${params.add(filter.entityTypes)}::text[])
+          AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
+        ORDER BY e.position ${firstRowsSql(params.add(limit))}`,
+      params.values,
+      { prepare: 'events-read' },
+    );
+    return { events, head };
   }
 
   /** Removes up to `batch` events that occurred before `before`; answers how many. */
