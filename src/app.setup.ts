@@ -34,6 +34,7 @@ const API_TAGS: [name: string, description: string][] = [
   ['Contacts', 'People, found by their email addresses.'],
   ['Opportunities', 'Deals, each of one account.'],
   ['Members', 'The people of the workspace; every API key belongs to one.'],
+  ['Events', 'The change feed: every change to the workspace, oldest first, along cursors that never skip one.'],
   ['Operations', 'Health, readiness and metrics.'],
   ['Operator', 'Workspaces, members, API keys and custom object types, with ADMIN_TOKEN.'],
 ];

@@ -71,6 +71,7 @@ describe('loadConfig', () => {
       S3_SECRET_ACCESS_KEY: 'secret',
       S3_FORCE_PATH_STYLE: 'true',
       FILE_SWEEP_INTERVAL_SECONDS: '0',
+      EVENT_RETENTION_DAYS: '7',
       SHUTDOWN_TIMEOUT_SECONDS: '25',
     });
     expect({ ...config }).toEqual({
@@ -98,6 +99,7 @@ describe('loadConfig', () => {
         forcePathStyle: true,
       },
       fileSweepIntervalSeconds: 0,
+      eventRetentionDays: 7,
       shutdownTimeoutSeconds: 25,
     });
     expect(config.isProduction).toBe(true);
