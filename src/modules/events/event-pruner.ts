@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '../../common/background/periodic-task';
 import { AppConfig } from '../../config/app-config';
 import { EventsRepository } from '../../records/events.repository';
 
@@ -12,9 +13,7 @@ const DAY_MS = 24 * 3600 * 1000;
  */
 @Injectable()
 export class EventPruner implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('EventPruner');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly task = new PeriodicTask(() => this.pruneAll(), new Logger('EventPruner'), 'event pruning');
 
   constructor(
     private readonly events: EventsRepository,
@@ -22,21 +21,16 @@ export class EventPruner implements OnApplicationBootstrap, OnApplicationShutdow
   ) {}
 
   onApplicationBootstrap(): void {
-    const run = () => void this.prune().catch((error: unknown) => this.logger.error({ err: error }, 'event pruning failed'));
-    run();
-    this.timer = setInterval(run, INTERVAL_MS);
-    this.timer.unref();
+    this.task.start(INTERVAL_MS, { now: true });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Removes every event past retention; answers how many. One run at a time per instance. */
   prune(): Promise<number> {
-    this.running ??= this.pruneAll().finally(() => (this.running = undefined));
-    return this.running;
+    return this.task.run();
   }
 
   private async pruneAll(): Promise<number> {

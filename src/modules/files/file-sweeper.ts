@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '../../common/background/periodic-task';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { ChangeEvents } from '../../records/change-events';
@@ -10,7 +11,8 @@ const BATCH = 100;
 const CLAIM_SECONDS = 15 * 60;
 
 /**
- * Records the expiry of uploads (their `file.expired` events) and deletes the bytes that no file will ever use (docs/api.md §10): those of EXPIRED and CANCELLED
+ * Records the expiry of uploads (their `file.expired` events, docs/api.md §12) and deletes the
+ * bytes that no file will ever use (docs/api.md §10): those of EXPIRED and CANCELLED
  * uploads, and what an upload URL or an unused snapshot left beside a completed file's bytes. It
  * waits for the session's deadline, when the upload URL stops working and no complete can commit
  * any more, so nothing can be written after the sweep; each file is swept once (`swept_at`).
@@ -20,9 +22,7 @@ const CLAIM_SECONDS = 15 * 60;
  */
 @Injectable()
 export class FileSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('FileSweeper');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly task = new PeriodicTask(() => this.sweepAll(), new Logger('FileSweeper'), 'file sweep');
 
   constructor(
     private readonly files: FilesRepository,
@@ -34,21 +34,16 @@ export class FileSweeper implements OnApplicationBootstrap, OnApplicationShutdow
 
   onApplicationBootstrap(): void {
     const seconds = this.config.fileSweepIntervalSeconds;
-    if (seconds === 0) return;
-    const run = () => void this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'file sweep failed'));
-    this.timer = setInterval(run, seconds * 1000);
-    this.timer.unref();
+    if (seconds > 0) this.task.start(seconds * 1000);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Sweeps until nothing is left; returns how many files it swept. One run at a time per instance. */
   sweep(): Promise<number> {
-    this.running ??= this.sweepAll().finally(() => (this.running = undefined));
-    return this.running;
+    return this.task.run();
   }
 
   private async sweepAll(): Promise<number> {
