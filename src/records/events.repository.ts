@@ -110,9 +110,11 @@ export class EventsRepository {
         params.values,
         { prepare: 'events-read' },
       );
+      // The head is read before it is deleted from the rows: the first row is also the first event.
+      const head = rows[0].head;
       const events = rows.filter((row) => row.position !== null);
       for (const event of events) delete (event as Partial<typeof event>).head;
-      return { head: rows[0].head, events };
+      return { head, events };
     });
   }
 
