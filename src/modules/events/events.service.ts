@@ -10,9 +10,9 @@ import { EventRow, EventsRepository } from '../../records/events.repository';
 import { FilesRepository } from '../files/files.repository';
 import { MeetingsService } from '../meetings/meetings.service';
 import type { EventDto, EventPageDto } from './event.dto';
-import { decodeFeedCursor, encodeFeedCursor, FeedCursor } from './feed-cursor';
+import { decodeFeedCursor, encodeFeedCursor, FeedCursor, MAX_EVENTS_PAGE } from './feed-cursor';
 
-export const MAX_EVENTS_PAGE = 100;
+export { MAX_EVENTS_PAGE };
 const DEFAULT_EVENTS_PAGE = 25;
 const DAY_MS = 24 * 3600 * 1000;
 
