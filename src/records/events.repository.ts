@@ -82,13 +82,14 @@ export class EventsRepository {
 
   /**
    * The events after `after` whose entity type is among `entityTypes` (and type among `types`,
-   * when given), oldest first, at most `limit`, and the workspace's last position: everything up
-   * to it is final (see the class), so a reader that reached the end may go on from there.
+   * when given; that occurred from `occurredFrom` on, when given), oldest first, at most `limit`,
+   * and the workspace's last position: everything up to it is final (see the class), so a reader
+   * that reached the end may go on from there.
    */
   async read(
     workspaceId: string,
     after: string,
-    filter: { entityTypes: string[]; types: string[] | null },
+    filter: { entityTypes: string[]; types: string[] | null; occurredFrom?: Date | null },
     limit: number,
   ): Promise<{ events: EventRow[]; head: string }> {
     return this.transactions.run(async () => {
@@ -96,6 +97,7 @@ export class EventsRepository {
       const params = new SqlParameterList();
       const workspace = params.add(workspaceId);
       const types = params.add(filter.types);
+      const occurredFrom = params.add(filter.occurredFrom ?? null);
       // One row per event, each with the head; one row of nulls beside the head when there is none.
       const rows = await this.transactions.query<EventRow & { head: string }>(
         `SELECT h.head::text AS head, e.*
@@ -105,6 +107,7 @@ export class EventsRepository {
               WHERE workspace_id = ${workspace} AND position > ${params.add(after)}::bigint
                 AND entity_type = ANY(${params.add(filter.entityTypes)}::text[])
                 AND (${types}::text[] IS NULL OR type = ANY(${types}::text[]))
+                AND (${occurredFrom}::timestamptz IS NULL OR occurred_at >= ${occurredFrom}::timestamptz)
               ORDER BY position ${firstRowsSql(params.add(limit))}) e ON true
           ORDER BY e.position`,
         params.values,

@@ -933,7 +933,7 @@ describe('the change feed, GET /v1/events', () => {
       expect((await page(`?cursor=${recent}`, fresh.key)).data).toHaveLength(1);
     });
 
-    it('OLDEST EVENTS NOT YET PRUNED: reading from the start never hands out a cursor that is refused at once', async () => {
+    it('reading from the start skips events past retention not pruned yet, so it never hands out a cursor that is refused at once', async () => {
       await freshApi.create('note', { fields: { $title: 'Newer' } });
       const kept = (await follow(fresh.key)).events;
       expect(kept.length).toBeGreaterThanOrEqual(2);
@@ -942,6 +942,8 @@ describe('the change feed, GET /v1/events', () => {
       const [{ older }] = await dataSource.query(`SELECT occurred_at < now() - interval '30 days' AS older FROM events WHERE id = $1`, [kept[0].id]);
       expect(older).toBe(true);
       const first = await page('?limit=1', fresh.key);
+      // The feed's start is the oldest event within retention.
+      expect(first.data.map((event) => event.id)).toEqual([kept[1].id]);
       const next = await feedRaw(`?cursor=${first.nextCursor}`, fresh.key);
       expect({ status: next.status, body: next.status === 200 ? undefined : next.body }).toEqual({ status: 200, body: undefined });
       expect(await suite.t.app.get(EventPruner).prune()).toBe(1);

@@ -37,6 +37,11 @@ const OTHER_ACTIONS = new Map([
 /** What a feed request asks for, once its query and cursor are read. */
 interface FeedRequest {
   after: string;
+  /**
+   * A read from the feed's start begins at the oldest event within retention: older ones, not
+   * pruned yet (the prune runs hourly), would make a cursor already older than retention.
+   */
+  occurredFrom: Date | null;
   types: string[] | null;
   limit: number;
 }
@@ -81,7 +86,12 @@ export class EventsService {
     const readable = await this.readableEventTypes(caller);
     const request = this.readRequest(caller, query, readable);
     const entityTypes = [...new Set([...readable.values()].filter((entry) => entry.readable).map((entry) => entry.entityType))];
-    const { events, head } = await this.events.read(caller.workspaceId, request.after, { entityTypes, types: request.types }, request.limit);
+    const { events, head } = await this.events.read(
+      caller.workspaceId,
+      request.after,
+      { entityTypes, types: request.types, occurredFrom: request.occurredFrom },
+      request.limit,
+    );
     // A full page goes on after its last event; a shorter one reached the end, where everything up to the head is final.
     const full = events.length === request.limit;
     const next: FeedCursor = {
@@ -124,16 +134,17 @@ export class EventsService {
         throw new ApiError(403, 'insufficient_scope', `Reading ${type} events requires the read scope of ${known.entityType}`);
       }
     }
-    if (query.cursor === undefined) return { after: '0', types: types ?? null, limit: limit ?? DEFAULT_EVENTS_PAGE };
+    const kept = Date.now() - this.config.eventRetentionDays * DAY_MS;
+    if (query.cursor === undefined) return { after: '0', occurredFrom: new Date(kept), types: types ?? null, limit: limit ?? DEFAULT_EVENTS_PAGE };
     const cursor = decodeFeedCursor(query.cursor);
     if (cursor.workspaceId !== caller.workspaceId) throw ApiError.invalidParameter('cursor', 'This cursor is of another workspace');
-    if (cursor.readAt < Date.now() - this.config.eventRetentionDays * DAY_MS) {
+    if (cursor.readAt < kept) {
       throw ApiError.invalidParameter('cursor', `This cursor is older than the events kept (${this.config.eventRetentionDays} days): read the feed from its start`);
     }
     if ((limit !== undefined && limit !== cursor.limit) || (types !== undefined && !sameTypes(types, cursor.types))) {
       throw ApiError.invalidParameter('cursor', 'limit and types beside a cursor must be the ones it was made with');
     }
-    return { after: cursor.after, types: cursor.types, limit: cursor.limit };
+    return { after: cursor.after, occurredFrom: null, types: cursor.types, limit: cursor.limit };
   }
 
   /** The events as the API shows them to the caller now: meetings redacted, hidden transcripts left out. */
