@@ -5,6 +5,7 @@ import { SCOPES } from '../../src/common/auth/scopes';
 import { EventPruner } from '../../src/modules/events/event-pruner';
 import { FileSweeper } from '../../src/modules/files/file-sweeper';
 import { FilesRepository } from '../../src/modules/files/files.repository';
+import { Transactions } from '../../src/database/transactions';
 import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
@@ -129,7 +130,11 @@ describe('the change feed, GET /v1/events', () => {
     ...extra,
   });
   const createFile = async (key = suite.ws.key) =>
-    ok(await post('/v1/files', { filename: 'notes.txt', mimeType: 'text/plain', sizeBytes: 3 }, key), 'create file').body as { id: string };
+    ok(await post('/v1/files', { filename: 'notes.txt', mimeType: 'text/plain', sizeBytes: 3 }, key), 'create file').body as {
+      id: string;
+      uploadUrl: string;
+      uploadHeaders: Record<string, string>;
+    };
 
   beforeAll(async () => {
     api = new RecordsApi(suite.t, suite.openapi, suite.ws.key, suite.ws.workspaceId);
@@ -345,6 +350,57 @@ describe('the change feed, GET /v1/events', () => {
         expect(summary(await changesOf(() => sweeper.sweep()))).toEqual([]);
       } finally {
         noBytes.mockRestore();
+      }
+    });
+    it('a complete whose statement began before the deadline commits nothing once the sweep recorded the expiry: never file.expired and file.completed', async () => {
+      const file = await createFile();
+      const put = await suite.t.http.put(new URL(file.uploadUrl).pathname + new URL(file.uploadUrl).search).set(file.uploadHeaders).send('abc');
+      expect(put.status).toBe(200);
+      const gate = 0x6576_7473; // an advisory lock key of this test's own
+      const files = suite.t.app.get(FilesRepository);
+      const transactions = suite.t.app.get(Transactions);
+      const markCompleted = files.markCompleted.bind(files);
+      // The complete's UPDATE waits, once its statement has begun, for the gate: a statement-level
+      // trigger that waits only in the transaction that asked for it (set_config, below).
+      await dataSource.query(`CREATE FUNCTION events_test_gate() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF current_setting('events_test.gate', true) = 'on' THEN PERFORM pg_advisory_xact_lock_shared(${gate}); END IF;
+          RETURN NULL;
+        END $$`);
+      await dataSource.query(`CREATE TRIGGER events_test_gate BEFORE UPDATE ON files FOR EACH STATEMENT EXECUTE FUNCTION events_test_gate()`);
+      const gated = jest.spyOn(files, 'markCompleted').mockImplementation(async (...args) => {
+        await transactions.query(`SELECT set_config('events_test.gate', 'on', true)`);
+        return markCompleted(...args);
+      });
+      const noBytes = jest.spyOn(files, 'claimSweepable').mockResolvedValue([]);
+      const holder = dataSource.createQueryRunner();
+      try {
+        await holder.connect();
+        await holder.query(`SELECT pg_advisory_lock(${gate})`);
+        const events = await changesOf(async () => {
+          const completing = post(`/v1/files/${file.id}/complete`, {}).then((response) => response);
+          // The complete's statement waits at the gate, begun before the deadline…
+          for (let tries = 0; ; tries += 1) {
+            const [{ waiting }] = await dataSource.query(`SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [gate]);
+            if (waiting === 1) break;
+            expect(tries).toBeLessThan(500);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          // …which then passes (the statement's clock stays where it began), and the sweep records the expiry.
+          await dataSource.query(`UPDATE files SET expires_at = clock_timestamp() WHERE id = $1`, [file.id]);
+          await suite.t.app.get(FileSweeper).sweep();
+          await holder.query(`SELECT pg_advisory_unlock(${gate})`);
+          expectError(await completing, 409, 'invalid_state');
+        });
+        expect(summary(events)).toEqual([`file.expired ${file.id}`]);
+        expect(ok(await get(`/v1/files/${file.id}`)).body.status).toBe('EXPIRED');
+      } finally {
+        await holder.query(`SELECT pg_advisory_unlock_all()`);
+        await holder.release();
+        gated.mockRestore();
+        noBytes.mockRestore();
+        await dataSource.query(`DROP TRIGGER events_test_gate ON files`);
+        await dataSource.query(`DROP FUNCTION events_test_gate()`);
       }
     });
   });
