@@ -515,6 +515,32 @@ describe('the change feed, GET /v1/events', () => {
       }
     });
 
+    it('a meeting linking known attendees changes their contact, its account and the account’s opportunity', async () => {
+      const email = `kim@known-${Date.now()}.example`;
+      const account = await api.account('Known');
+      const contact = await api.contact('Kim', { fields: { $email: [email] }, relationships: { $account: account.id } });
+      const deal = await api.opportunity(account.id, 'Known deal');
+      let meeting!: Response;
+      const before = Date.now();
+      const events = await changesOf(async () => {
+        meeting = ok(await post('/v1/meetings', meetingBody({ $organizerEmail: email })));
+      });
+      const id = meeting.body.id;
+      expect(meeting.body.relationships).toMatchObject({ $contact: { values: [contact.id] }, $account: { values: [account.id] }, $opportunity: { values: [deal.id] } });
+      expect(sortedSummary(events)).toEqual(
+        [`meeting.created ${id}`, `contact.updated ${contact.id}`, `account.updated ${account.id}`, `opportunity.updated ${deal.id}`].sort(),
+      );
+      expect(only(events, 'meeting.created', id).data).toEqual(meeting.body);
+      for (const [type, record] of [['contact', contact], ['account', account], ['opportunity', deal]] as const) {
+        const event = only(events, `${type}.updated`, record.id);
+        expect(event.changes).toEqual({ fields: [], relationships: ['$meeting'] });
+        const now = await api.retrieve(type, record.id);
+        expect(now.relationships.$meeting.values).toEqual([id]);
+        expect(Date.parse(now.updatedAt!)).toBeGreaterThanOrEqual(before);
+        expect(event.data.updatedAt).toBe(now.updatedAt);
+      }
+    });
+
     it('DEFECT (records.service.ts): the other end’s event data is the record as it was before the link was made, not as a read returns it after the change', async () => {
       // Every record an event is about, against what a read returns right after: `case: type id`
       // of each whose event data differs.
@@ -549,6 +575,11 @@ describe('the change feed, GET /v1/events', () => {
       await check('opportunity created, its account', dealt, 'account', account.id);
       const projected = await changesOf(async () => ok(await post('/v1/objects/project/values', { fields: { title: 'Data' }, relationships: { client: account.id } })));
       await check('project created with client, the account', projected, 'account', account.id);
+
+      const knownEmail = `kim@data-known-${Date.now()}.example`;
+      const known = await api.contact('Data known', { fields: { $email: [knownEmail] } });
+      const attended = await changesOf(async () => ok(await post('/v1/meetings', meetingBody({ $attendeeEmails: [knownEmail] }))));
+      await check('meeting with a known attendee, the contact', attended, 'contact', known.id);
 
       let meeting!: Response;
       const met = await changesOf(async () => {
@@ -753,6 +784,24 @@ describe('the change feed, GET /v1/events', () => {
       expect(full.events[2].data).toEqual(opened.body);
       ends.set(reader, full.cursor);
       await end();
+    });
+
+    it('a reader without FULL access is not told that the hidden transcript changed', async () => {
+      const member = await createMember(suite.t.http, suite.ws.workspaceId);
+      const reader = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['*'])).key;
+      const [first, second] = [await uploadFile(suite.t.http, suite.ws.key), await uploadFile(suite.t.http, suite.ws.key)];
+      const id = ok(await post('/v1/meetings', meetingBody({ $privacySetting: 'METADATA' }, { relationships: { $transcript: first } }))).body.id;
+      await end(reader);
+      const creatorEvents = await changesOf(() => post(`/v1/meetings/${id}`, { relationships: { $transcript: { replace: second } } }));
+      expect(summary(creatorEvents)).toEqual([`meeting.updated ${id}`]);
+      expect(creatorEvents[0].changes).toEqual({ fields: [], relationships: ['$transcript'] });
+      const { events, cursor } = await follow(reader, { cursor: ends.get(reader) });
+      ends.set(reader, cursor);
+      // The update shows (its updatedAt moved), not what it changed: a relationship the reader cannot see.
+      expect(summary(events)).toEqual([`meeting.updated ${id}`]);
+      expect(events[0].data).toEqual(ok(await get(`/v1/meetings/${id}`, reader)).body);
+      expect(events[0].data.accessLevel).toBe('METADATA');
+      expect(events[0].changes).toEqual({ fields: [], relationships: [] });
     });
 
     it('a workspace never sees another’s events; another workspace’s cursor is refused', async () => {
