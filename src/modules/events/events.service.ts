@@ -8,6 +8,7 @@ import { DefinitionsService } from '../../records/definitions.service';
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { EventRow, EventsRepository } from '../../records/events.repository';
 import { FilesRepository } from '../files/files.repository';
+import type { MeetingDto } from '../meetings/meeting.dto';
 import { MeetingsService } from '../meetings/meetings.service';
 import type { EventDto, EventPageDto } from './event.dto';
 import { decodeFeedCursor, encodeFeedCursor, FeedCursor, MAX_EVENTS_PAGE } from './feed-cursor';
@@ -147,11 +148,20 @@ export class EventsService {
     return { after: cursor.after, occurredFrom: null, types: cursor.types, limit: cursor.limit };
   }
 
-  /** The events as the API shows them to the caller now: meetings redacted, hidden transcripts left out. */
+  /**
+   * The events as the API shows them to the caller now: meetings redacted, hidden transcripts left
+   * out, and a redacted meeting's changes naming only relationships its redacted data shows (its
+   * fields need no such care: the one a meeting's update may change, `$privacySetting`, shows).
+   */
   private async present(caller: AuthContext, rows: EventRow[]): Promise<EventDto[]> {
     const meetingRows = rows.filter((row) => row.entity_type === 'meeting');
     const meetings = await this.meetings.presentAll(caller, meetingRows.map((row) => row.data as unknown as EntityEnvelopeDto));
-    const redacted = new Map<EventRow, unknown>(meetingRows.map((row, index) => [row, meetings[index]]));
+    const redacted = new Map<EventRow, MeetingDto>(meetingRows.map((row, index) => [row, meetings[index]]));
+    const changesOf = (row: EventRow): EventRow['changes'] => {
+      const meeting = redacted.get(row);
+      if (!row.changes || meeting?.accessLevel !== 'METADATA') return row.changes;
+      return { fields: row.changes.fields, relationships: row.changes.relationships.filter((key) => Object.hasOwn(meeting.relationships, key)) };
+    };
     const fileIds = [...new Set(rows.filter((row) => row.entity_type === 'file').map((row) => row.entity_id))];
     const visibleFiles = fileIds.length > 0 ? await this.files.visibleIds(caller, fileIds) : new Set<string>();
     return rows
@@ -164,7 +174,7 @@ export class EventsService {
         entityType: row.entity_type,
         entityId: row.entity_id,
         data: (redacted.get(row) ?? row.data) as object,
-        ...(row.changes ? { changes: row.changes } : {}),
+        ...(row.changes ? { changes: changesOf(row)! } : {}),
         ...(row.member_id ? { memberId: row.member_id } : {}),
       }));
   }
