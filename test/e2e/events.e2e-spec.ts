@@ -146,7 +146,11 @@ describe('the change feed, GET /v1/events', () => {
         slug: 'project',
         label: 'Project',
         fields: { title: { label: 'Title', valueType: 'TEXT', required: true }, budget: { label: 'Budget', valueType: 'NUMBER' } },
-        relationships: { client: { label: 'Client', cardinality: 'HAS_ONE', objectType: 'account', inverseKey: 'projects' } },
+        relationships: {
+          client: { label: 'Client', cardinality: 'HAS_ONE', objectType: 'account', inverseKey: 'projects' },
+          sponsors: { label: 'Sponsors', cardinality: 'HAS_MANY', objectType: 'account', inverseKey: 'sponsoredProjects' },
+          parent: { label: 'Parent', cardinality: 'HAS_ONE', objectType: 'project', inverseKey: 'children' },
+        },
       });
     expect(project.status).toBe(200);
     await api.addField('account', { key: 'taxId', label: 'Tax id', valueType: 'TEXT', unique: true });
@@ -239,6 +243,40 @@ describe('the change feed, GET /v1/events', () => {
       expect(events[1]).toMatchObject({ entityType: 'project', data: updated, changes: { fields: ['budget'], relationships: [] } });
       expect(events[0].data).toEqual(created);
       expect(events[1].data).toEqual(updated);
+    });
+
+    it('an entity changed twice in one request has one event whose changes are both’s', async () => {
+      const account = await api.account('Client and sponsor');
+      const project = ok(await post('/v1/objects/project/values', { fields: { title: 'Twice' } })).body;
+      let updated!: Entity;
+      const events = await changesOf(async () => {
+        updated = ok(
+          await post(`/v1/objects/project/values/${project.id}`, {
+            fields: { budget: 3 },
+            relationships: { client: { replace: account.id }, sponsors: { add: account.id }, parent: { replace: project.id } },
+          }),
+        ).body;
+      });
+      // The account through both relationships, the project through its own and (its own parent) its children.
+      expect(sortedSummary(events)).toEqual([`project.updated ${project.id}`, `account.updated ${account.id}`].sort());
+      const projectEvent = only(events, 'project.updated', project.id);
+      expect(sortedChanges(projectEvent)).toEqual({ fields: ['budget'], relationships: ['children', 'client', 'parent', 'sponsors'] });
+      expect(projectEvent.data).toEqual(updated);
+      expect(updated.relationships.children.values).toEqual([project.id]);
+      expect(sortedChanges(only(events, 'account.updated', account.id))).toEqual({ fields: [], relationships: ['projects', 'sponsoredProjects'] });
+    });
+
+    it('an update of the externalId alone is an update whose changes name no field', async () => {
+      const note = await api.create('note', { fields: { $title: 'External' } });
+      let updated!: Entity;
+      const events = await changesOf(async () => {
+        updated = await api.update('note', note.id, { externalId: 'ext-1' });
+        expect(await api.update('note', note.id, { externalId: 'ext-1' })).toEqual(updated);
+      });
+      expect(summary(events)).toEqual([`note.updated ${note.id}`]);
+      expect(events[0].data).toEqual(updated);
+      expect(events[0].data.externalId).toBe('ext-1');
+      expect(events[0].changes).toEqual({ fields: [], relationships: [] });
     });
 
     it('meeting.created and meeting.updated hold the meeting as the reader sees it', async () => {
@@ -644,6 +682,8 @@ describe('the change feed, GET /v1/events', () => {
       const contact = await api.contact('Linked elsewhere', { relationships: { $account: taken.id } });
       const completed = await uploadFile(suite.t.http, suite.ws.key);
       const pendingTranscript = await uploadFile(suite.t.http, suite.ws.key, { complete: false });
+      const short = await createFile();
+      expect((await suite.t.http.put(new URL(short.uploadUrl).pathname + new URL(short.uploadUrl).search).set(short.uploadHeaders).send('ab')).status).toBe(200);
       const future = new Date(Date.now() + HOUR).toISOString();
       const list = ok(await post('/v1/lists', { fields: { $name: 'Fails', $objectType: 'account' } })).body.id;
       const events = await changesOf(async () => {
@@ -657,6 +697,7 @@ describe('the change feed, GET /v1/events', () => {
         expectError(await post('/v1/meetings', meetingBody({}, { relationships: { $transcript: pendingTranscript } })), 422, 'invalid_value');
         expectError(await post(`/v1/files/${completed}/complete`, {}), 409, 'invalid_state');
         expectError(await post(`/v1/files/${completed}/cancel`, {}), 409, 'invalid_state');
+        expectError(await post(`/v1/files/${short.id}/complete`, {}), 422, 'size_mismatch');
         expectError(await post(`/v1/lists/${list}`, { fields: { $name: 'Renamed' }, relationships: { $accounts: { add: foreign.id } } }), 422, 'relationship_entity_missing');
       });
       expect(events.map((event) => event.type)).toEqual(['account.created']);
