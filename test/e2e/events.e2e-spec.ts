@@ -26,7 +26,7 @@ interface FeedEvent {
   occurredAt: string;
   entityType: string;
   entityId: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // The entity: an envelope, a meeting, a list or a file (checked against the document, then compared as read).
   data: any;
   changes?: { fields: string[]; relationships: string[] };
   memberId?: string;
@@ -393,6 +393,7 @@ describe('the change feed, GET /v1/events', () => {
         noBytes.mockRestore();
       }
     });
+
     it('a complete whose statement began before the deadline commits nothing once the sweep recorded the expiry: never file.expired and file.completed', async () => {
       const file = await createFile();
       const put = await suite.t.http.put(new URL(file.uploadUrl).pathname + new URL(file.uploadUrl).search).set(file.uploadHeaders).send('abc');
@@ -769,6 +770,14 @@ describe('the change feed, GET /v1/events', () => {
       expectError(await feedRaw('?types=account.created,note.updated', key), 403, 'insufficient_scope');
       const accountsOnly = await page('?types=account.created', key);
       expect(accountsOnly.data.every((event) => event.type === 'account.created')).toBe(true);
+      // A cursor is no signed token: one made to name note types still reads none of them.
+      const crafted = craftCursor([suite.ws.workspaceId, '0', ['note.created', 'note.updated'], 100, Date.now()]);
+      const { events: throughCrafted } = await follow(key, { cursor: crafted });
+      expect(throughCrafted).toEqual([]);
+      // The same cursor with a key that may read notes reads them: it is the scope that keeps them out.
+      const notes = (await follow(suite.ws.key, { cursor: crafted })).events;
+      expect(notes.every((event) => event.type === 'note.created' || event.type === 'note.updated')).toBe(true);
+      expect(summary(notes)).toEqual(expect.arrayContaining([`note.created ${note.id}`, `note.updated ${note.id}`]));
     });
 
     it('each entity type needs its read scope; custom types need objects:read', async () => {
