@@ -82,8 +82,9 @@ export class EventsRepository {
 
   /**
    * The events after `after` whose entity type is among `entityTypes` (and type among `types`,
-   * when given), oldest first, at most `limit`, and the head: a position up to which every event
-   * is final (see the class), so a reader that reached it may go on from there.
+   * when given; that occurred from `occurredFrom` on, when given), oldest first, at most `limit`,
+   * and the head: a position up to which every event is final (see the class), so a reader that
+   * reached it may go on from there.
    *
    * The head is read under the append lock taken exclusively, in a statement of its own (its own
    * implicit transaction, so the lock is released as it ends): whatever snapshot it read, every
@@ -93,7 +94,7 @@ export class EventsRepository {
   async read(
     workspaceId: string,
     after: string,
-    filter: { entityTypes: string[]; types: string[] | null },
+    filter: { entityTypes: string[]; types: string[] | null; occurredFrom?: Date | null },
     limit: number,
   ): Promise<{ events: EventRow[]; head: string }> {
     if (this.transactions.active) throw new Error('The feed is read outside any transaction: its lock must be released at once');
@@ -105,6 +106,7 @@ export class EventsRepository {
     );
     const params = new SqlParameterList();
     const types = params.add(filter.types);
+    const occurredFrom = params.add(filter.occurredFrom ?? null);
     const events = await this.transactions.query<EventRow>(
       // Ordered by the column, not by the text the rows carry it as (which would put 10 before 9).
       `SELECT e.position::text AS position, e.id, e.type, e.entity_type, e.entity_id, e.occurred_at, e.data, e.changes, e.member_id
@@ -112,6 +114,7 @@ export class EventsRepository {
         WHERE e.workspace_id = ${params.add(workspaceId)} AND e.position > ${params.add(after)}::bigint AND e.position <= ${params.add(head)}::bigint
           AND e.entity_type = ANY(${params.add(filter.entityTypes)}::text[])
           AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
+          AND (${occurredFrom}::timestamptz IS NULL OR e.occurred_at >= ${occurredFrom}::timestamptz)
         ORDER BY e.position ${firstRowsSql(params.add(limit))}`,
       params.values,
       { prepare: 'events-read' },

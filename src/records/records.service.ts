@@ -95,6 +95,8 @@ export class RecordsService {
       const links = [...callerLinks, ...(await this.linksOfNewRecord(caller, type, write.links))];
       const created = this.toEnvelopes(type, [await this.records.insert(record, links)])[0];
       this.events.record(this.change(caller, slug, record.id, 'created', created));
+      // Once the links exist: the other ends' events show them.
+      for (const change of write.links) await this.touchOtherEnds(caller, change.definition, [...new Set([...(change.set ?? []), ...change.add])]);
       return created;
     });
   }
@@ -293,7 +295,6 @@ export class RecordsService {
       this.checkRequired(change.definition, ids.length);
       if (ids.length === 0) continue;
       if (binding.side === 'target' && change.definition.inverseOfHasOne) await this.moveHere(caller, type.slug, change.definition, ids);
-      await this.touchOtherEnds(caller, change.definition, ids);
       for (const other of ids) links.push([binding.side, binding.link, other]);
     }
     return links;
@@ -363,10 +364,12 @@ export class RecordsService {
       if (removed.length === 0 && added.length === 0) continue;
       changed.push(change.definition.key);
       if (removed.length > 0) await this.links.unlink(recordId, binding, removed);
+      if (added.length > 0) {
+        if (binding.side === 'target' && change.definition.inverseOfHasOne) await this.moveHere(caller, slug, change.definition, added);
+        await this.links.link(caller.workspaceId, recordId, binding, added);
+      }
+      // Once the links are written: the other ends' events show them.
       await this.touchOtherEnds(caller, change.definition, [...removed, ...added]);
-      if (added.length === 0) continue;
-      if (binding.side === 'target' && change.definition.inverseOfHasOne) await this.moveHere(caller, slug, change.definition, added);
-      await this.links.link(caller.workspaceId, recordId, binding, added);
     }
     return changed;
   }

@@ -42,6 +42,8 @@ export class EventDto {
     description:
       'The entity as a read of it returned it right after the change: an entity envelope, a meeting (redacted for the ' +
       'reader by its access when the event is read), a list, or a file',
+    // anyOf, not oneOf: the shapes overlap (an envelope has every member a list has, a meeting is an envelope), so
+    // one entity matches more than one of them and oneOf would refuse every event.
     anyOf: [
       { $ref: getSchemaPath(EntityEnvelopeDto) },
       { $ref: getSchemaPath(MeetingDto) },

@@ -8,7 +8,8 @@ import { Endpoint } from '../../common/auth/auth.decorators';
 import { queryOf } from '../../common/http/http-server';
 import { QueryParameters } from '../../common/http/query-parameters';
 import { EventPageDto } from './event.dto';
-import { EventsService, MAX_EVENTS_PAGE } from './events.service';
+import { EventsService } from './events.service';
+import { MAX_EVENTS_PAGE } from './feed-cursor';
 
 /** Handler parameter: the request's query parameters, which the feed checks itself. */
 const Query = createParamDecorator((_data: unknown, context: ExecutionContext): ParsedUrlQuery => queryOf(context.switchToHttp().getRequest<Request>()));

@@ -8,11 +8,11 @@ import { DefinitionsService } from '../../records/definitions.service';
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { EventRow, EventsRepository } from '../../records/events.repository';
 import { FilesRepository } from '../files/files.repository';
+import type { MeetingDto } from '../meetings/meeting.dto';
 import { MeetingsService } from '../meetings/meetings.service';
 import type { EventDto, EventPageDto } from './event.dto';
-import { decodeFeedCursor, encodeFeedCursor, FeedCursor } from './feed-cursor';
+import { decodeFeedCursor, encodeFeedCursor, FeedCursor, MAX_EVENTS_PAGE } from './feed-cursor';
 
-export const MAX_EVENTS_PAGE = 100;
 const DEFAULT_EVENTS_PAGE = 25;
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -37,6 +37,11 @@ const OTHER_ACTIONS = new Map([
 /** What a feed request asks for, once its query and cursor are read. */
 interface FeedRequest {
   after: string;
+  /**
+   * A read from the feed's start begins at the oldest event within retention: older ones, not
+   * pruned yet (the prune runs hourly), would make a cursor already older than retention.
+   */
+  occurredFrom: Date | null;
   types: string[] | null;
   limit: number;
 }
@@ -81,7 +86,12 @@ export class EventsService {
     const readable = await this.readableEventTypes(caller);
     const request = this.readRequest(caller, query, readable);
     const entityTypes = [...new Set([...readable.values()].filter((entry) => entry.readable).map((entry) => entry.entityType))];
-    const { events, head } = await this.events.read(caller.workspaceId, request.after, { entityTypes, types: request.types }, request.limit);
+    const { events, head } = await this.events.read(
+      caller.workspaceId,
+      request.after,
+      { entityTypes, types: request.types, occurredFrom: request.occurredFrom },
+      request.limit,
+    );
     // A full page goes on after its last event; a shorter one reached the end, where everything up to the head is final.
     const full = events.length === request.limit;
     const next: FeedCursor = {
@@ -124,23 +134,33 @@ export class EventsService {
         throw new ApiError(403, 'insufficient_scope', `Reading ${type} events requires the read scope of ${known.entityType}`);
       }
     }
-    if (query.cursor === undefined) return { after: '0', types: types ?? null, limit: limit ?? DEFAULT_EVENTS_PAGE };
+    const kept = Date.now() - this.config.eventRetentionDays * DAY_MS;
+    if (query.cursor === undefined) return { after: '0', occurredFrom: new Date(kept), types: types ?? null, limit: limit ?? DEFAULT_EVENTS_PAGE };
     const cursor = decodeFeedCursor(query.cursor);
     if (cursor.workspaceId !== caller.workspaceId) throw ApiError.invalidParameter('cursor', 'This cursor is of another workspace');
-    if (cursor.readAt < Date.now() - this.config.eventRetentionDays * DAY_MS) {
+    if (cursor.readAt < kept) {
       throw ApiError.invalidParameter('cursor', `This cursor is older than the events kept (${this.config.eventRetentionDays} days): read the feed from its start`);
     }
     if ((limit !== undefined && limit !== cursor.limit) || (types !== undefined && !sameTypes(types, cursor.types))) {
       throw ApiError.invalidParameter('cursor', 'limit and types beside a cursor must be the ones it was made with');
     }
-    return { after: cursor.after, types: cursor.types, limit: cursor.limit };
+    return { after: cursor.after, occurredFrom: null, types: cursor.types, limit: cursor.limit };
   }
 
-  /** The events as the API shows them to the caller now: meetings redacted, hidden transcripts left out. */
+  /**
+   * The events as the API shows them to the caller now: meetings redacted, hidden transcripts left
+   * out, and a redacted meeting's changes naming only relationships its redacted data shows (its
+   * fields need no such care: the one a meeting's update may change, `$privacySetting`, shows).
+   */
   private async present(caller: AuthContext, rows: EventRow[]): Promise<EventDto[]> {
     const meetingRows = rows.filter((row) => row.entity_type === 'meeting');
     const meetings = await this.meetings.presentAll(caller, meetingRows.map((row) => row.data as unknown as EntityEnvelopeDto));
-    const redacted = new Map<EventRow, unknown>(meetingRows.map((row, index) => [row, meetings[index]]));
+    const redacted = new Map<EventRow, MeetingDto>(meetingRows.map((row, index) => [row, meetings[index]]));
+    const changesOf = (row: EventRow): EventRow['changes'] => {
+      const meeting = redacted.get(row);
+      if (!row.changes || meeting?.accessLevel !== 'METADATA') return row.changes;
+      return { fields: row.changes.fields, relationships: row.changes.relationships.filter((key) => Object.hasOwn(meeting.relationships, key)) };
+    };
     const fileIds = [...new Set(rows.filter((row) => row.entity_type === 'file').map((row) => row.entity_id))];
     const visibleFiles = fileIds.length > 0 ? await this.files.visibleIds(caller, fileIds) : new Set<string>();
     return rows
@@ -153,7 +173,7 @@ export class EventsService {
         entityType: row.entity_type,
         entityId: row.entity_id,
         data: (redacted.get(row) ?? row.data) as object,
-        ...(row.changes ? { changes: row.changes } : {}),
+        ...(row.changes ? { changes: changesOf(row)! } : {}),
         ...(row.member_id ? { memberId: row.member_id } : {}),
       }));
   }

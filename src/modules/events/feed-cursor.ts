@@ -15,6 +15,9 @@ export interface FeedCursor {
   readAt: number;
 }
 
+/** The most events a page holds: `limit` is 1 to this, in the query and in a cursor. */
+export const MAX_EVENTS_PAGE = 100;
+
 /** Far above any cursor the service makes (a few hundred bytes with every type named). */
 const MAX_CURSOR_LENGTH = 8192;
 
@@ -43,7 +46,8 @@ export function decodeFeedCursor(raw: unknown): FeedCursor {
     typeof after !== 'string' ||
     !/^\d{1,18}$/.test(after) ||
     !typesValid ||
-    !Number.isInteger(limit) ||
+    // A cursor is no signed token: anyone can make one, so its limit is checked as the query's is.
+    !(Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= MAX_EVENTS_PAGE) ||
     !Number.isSafeInteger(readAt)
   ) {
     throw refused();

@@ -171,6 +171,10 @@ export class FilesRepository implements LinkTargetOwner {
    * Makes a checked snapshot the file's content, in one statement and only if the file is still
    * PENDING, unexpired and the caller's to see: of concurrent completes one wins, and none commits
    * after the deadline, from which the sweep may delete the file's bytes. Undefined when it did not.
+   *
+   * Unexpired is also: its expiry not recorded. The deadline is read with the statement's clock,
+   * which is when the statement began: one that began just before the deadline and waited for the
+   * row while the sweep recorded the file's expiry (`file.expired`) would still find it unexpired.
    */
   async markCompleted(
     caller: AuthContext,
@@ -180,7 +184,7 @@ export class FilesRepository implements LinkTargetOwner {
     const rows = await this.transactions.query<FileRow>(
       `UPDATE files f SET status = 'COMPLETED', completed_at = statement_timestamp(), object_key = $5, md5 = $6
         WHERE f.id = $4 AND f.workspace_id = $1 AND f.status = 'PENDING' AND f.expires_at > statement_timestamp()
-          AND ${VISIBLE_TO_CALLER}
+          AND NOT f.expiry_recorded AND ${VISIBLE_TO_CALLER}
         RETURNING ${COLUMNS}`,
       [...callerParams(caller), id, commit.objectKey, commit.md5 ?? null],
     );
