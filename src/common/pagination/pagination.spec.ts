@@ -4,11 +4,12 @@ import { MAX_FILTERS, MAX_PAGE_SIZE, parsePageRequest } from './pagination';
 type Query = Parameters<typeof parsePageRequest>[0];
 
 const WITHOUT_FILTERS = {};
+const ROUTE = '/v1/notes';
 const WITH_FILTERS = { filters: { '$title[startsWith]': 'Title' } };
 
 function refusal(query: Query, options: typeof WITHOUT_FILTERS = WITHOUT_FILTERS): ApiError {
   try {
-    parsePageRequest(query, options);
+    parsePageRequest(query, options, ROUTE);
   } catch (error) {
     if (error instanceof ApiError) return error;
     throw error;
@@ -19,7 +20,7 @@ function refusal(query: Query, options: typeof WITHOUT_FILTERS = WITHOUT_FILTERS
 describe('parsePageRequest (docs/api.md §3)', () => {
   it('defaults to limit 25, offset 0', () => {
     expect(MAX_PAGE_SIZE).toBe(25);
-    expect(parsePageRequest({}, WITHOUT_FILTERS)).toEqual({ limit: 25, offset: 0, filters: {} });
+    expect(parsePageRequest({}, WITHOUT_FILTERS, ROUTE)).toEqual({ limit: 25, offset: 0, filters: {} });
   });
 
   it.each([
@@ -28,7 +29,7 @@ describe('parsePageRequest (docs/api.md §3)', () => {
     ['25', 25],
     ['05', 5],
   ])('accepts limit=%s', (limit, expected) => {
-    expect(parsePageRequest({ limit }, WITHOUT_FILTERS).limit).toBe(expected);
+    expect(parsePageRequest({ limit }, WITHOUT_FILTERS, ROUTE).limit).toBe(expected);
   });
 
   it.each([
@@ -37,7 +38,7 @@ describe('parsePageRequest (docs/api.md §3)', () => {
     ['999999999', '999999999'],
     ['the largest safe integer', String(Number.MAX_SAFE_INTEGER)],
   ])('accepts offset %s', (_case, offset) => {
-    expect(parsePageRequest({ offset }, WITHOUT_FILTERS).offset).toBe(Number(offset));
+    expect(parsePageRequest({ offset }, WITHOUT_FILTERS, ROUTE).offset).toBe(Number(offset));
   });
 
   it.each<[string, Query[string]]>([
@@ -79,13 +80,13 @@ describe('parsePageRequest (docs/api.md §3)', () => {
 
   it('hands the other parameters over as filters on a route that takes them', () => {
     expect(
-      parsePageRequest({ limit: '5', offset: '10', '$title[startsWith]': 'Q', tag: ['a', 'b'] }, WITH_FILTERS),
+      parsePageRequest({ limit: '5', offset: '10', '$title[startsWith]': 'Q', tag: ['a', 'b'] }, WITH_FILTERS, ROUTE),
     ).toEqual({ limit: 5, offset: 10, filters: { '$title[startsWith]': 'Q', tag: ['a', 'b'] } });
   });
 
   it(`combines up to ${MAX_FILTERS} filters and refuses one more, naming it (planning grows faster than their number)`, () => {
     const filters = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`f${index}[startsWith]`, 'v']));
-    expect(Object.keys(parsePageRequest(filters(MAX_FILTERS), WITH_FILTERS).filters)).toHaveLength(MAX_FILTERS);
+    expect(Object.keys(parsePageRequest(filters(MAX_FILTERS), WITH_FILTERS, ROUTE).filters)).toHaveLength(MAX_FILTERS);
     const error = refusal(filters(MAX_FILTERS + 1), WITH_FILTERS);
     expect([error.status, error.code, error.param]).toEqual([400, 'invalid_filter', `f${MAX_FILTERS}[startsWith]`]);
   });
