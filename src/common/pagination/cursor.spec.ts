@@ -1,15 +1,7 @@
-import { ApiError } from '../errors/api-error';
+import { thrownApiError } from '../../../test/support/errors';
 import { decodeCursor, encodeCursor, MAX_CURSOR_LENGTH } from './cursor';
 
-function refusal(text: string, param?: string): ApiError {
-  try {
-    decodeCursor(text, param);
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error(`${text.slice(0, 40)} was decoded`);
-}
+const refusal = (text: string, param?: string) => thrownApiError(() => decodeCursor(text, param));
 
 describe('encodeCursor and decodeCursor', () => {
   it('give back the payload, through text a query string carries as it is', () => {

@@ -10,8 +10,8 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApiExtraModels, ApiOkResponse, type ApiQueryOptions, getSchemaPath } from '@nestjs/swagger';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Request } from 'express';
 import { map, Observable } from 'rxjs';
