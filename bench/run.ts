@@ -10,7 +10,8 @@
  *     machine's noise hits both.
  *  2. Service alone at 32 connections: custom-object filters, a list's members, meetings.
  *  3. Scale, service alone at 8 connections: BENCH_SCALE notes (default 100,000) in one workspace
- *     and 1,000 in another: p50 of the same lists in both, exact totalCount, peak RSS.
+ *     and 1,000 in another: p50 of the same lists in both, exact totalCount, peak RSS; and the
+ *     last page, read with the cursor of the page before it, against the first page.
  *
  * BENCH_SECONDS per run (default 5), BENCH_ROUNDS service/baseline pairs per scenario (default 2);
  * BENCH_STATEMENTS=1 also prints every scenario's statements; BENCH_ONLY=text runs only the
@@ -261,16 +262,39 @@ async function serviceAlone(db: Client, service: BenchServer, scenarios: { name:
   printTable(['scenario', 'req/s', 'p50', 'p99', 'node ms', 'pg ms', 'stmts', 'failed'], rows);
 }
 
+/** A page's body, as the scale section reads it. */
+interface ListBody {
+  totalCount?: number;
+  nextCursor?: string | null;
+}
+
 interface ScaleList {
   name: string;
-  path: (workspace: NotesWorkspace) => string;
+  /** The list's path in `workspace`; `read` answers the body of a GET by `workspace`'s key. */
+  path: (workspace: NotesWorkspace, read: (path: string) => Promise<ListBody>) => string | Promise<string>;
   /** Whether seeded note g (see seedNotes) is in the list. */
   holds: (workspace: NotesWorkspace) => (g: number) => boolean;
 }
 
+const FIRST_PAGE = 'first page';
+const DEEP_OFFSET = 'offset=10000 (n/2 if fewer)';
+const LAST_CURSOR = 'last page, by cursor';
+const PAGE = 25;
+
 const SCALE_LISTS: ScaleList[] = [
-  { name: 'first page', path: () => '/v1/notes', holds: () => () => true },
-  { name: 'offset=10000 (n/2 if fewer)', path: (w) => `/v1/notes?offset=${Math.min(10_000, w.notes / 2)}`, holds: () => () => true },
+  { name: FIRST_PAGE, path: () => '/v1/notes', holds: () => () => true },
+  { name: DEEP_OFFSET, path: (w) => `/v1/notes?offset=${Math.min(10_000, w.notes / 2)}`, holds: () => () => true },
+  {
+    // The nextCursor of the page before the last (read once, by its offset) reads the last page.
+    name: LAST_CURSOR,
+    path: async (w, read) => {
+      const beforeLast = Math.max(0, (Math.ceil(w.notes / PAGE) - 2) * PAGE);
+      const { nextCursor } = await read(`/v1/notes?offset=${beforeLast}`);
+      if (typeof nextCursor !== 'string') throw new Error(`no cursor at offset ${beforeLast} of ${w.notes} notes`);
+      return `/v1/notes?cursor=${nextCursor}`;
+    },
+    holds: () => () => true,
+  },
   {
     name: '$title[startsWith]=Note 123',
     path: () => `/v1/notes?${filter('$title[startsWith]', 'Note 123')}`,
@@ -291,19 +315,24 @@ async function atScale(db: Client, service: BenchServer, big: NotesWorkspace, sm
   let wrongTotals = 0;
   const budgets: Budget[] = [];
   const rows: unknown[][] = [];
+  const p50s = new Map<string, number>();
   for (const { name, path, holds } of chosen(SCALE_LISTS)) {
     const p50 = new Map<NotesWorkspace, number>();
     const totals: string[] = [];
     for (const workspace of [big, small]) {
-      const response = await fetch(`http://127.0.0.1:${service.port}${path(workspace)}`, {
-        headers: { authorization: `Bearer ${workspace.key}`, 'service-version': '2026-03-01' },
-      });
-      const { totalCount } = (await response.json()) as { totalCount?: number };
+      const read = async (target: string) => {
+        const response = await fetch(`http://127.0.0.1:${service.port}${target}`, {
+          headers: { authorization: `Bearer ${workspace.key}`, 'service-version': '2026-03-01' },
+        });
+        return (await response.json()) as ListBody;
+      };
+      const target = await path(workspace, read);
+      const { totalCount } = await read(target);
       let expected = 0;
       for (let g = 1, isHeld = holds(workspace); g <= workspace.notes; g += 1) if (isHeld(g)) expected += 1;
       if (totalCount !== expected) wrongTotals += 1;
       totals.push(totalCount === expected ? `${count(expected)} exact` : `WRONG: ${totalCount} for ${expected}`);
-      const runs = await drive(db, service, { workspace, paths: [path(workspace)], connections: 8 }, SECONDS, new Runs(), () => {
+      const runs = await drive(db, service, { workspace, paths: [target], connections: 8 }, SECONDS, new Runs(), () => {
         peakRss = Math.max(peakRss, rssBytes(service.pid));
       });
       if (SHOW_STATEMENTS) runs.printStatements(`${name} at ${count(workspace.notes)}`);
@@ -312,9 +341,17 @@ async function atScale(db: Client, service: BenchServer, big: NotesWorkspace, sm
     const ratio = p50.get(big)! / Math.max(p50.get(small)!, 1);
     budgets.push({ goal: `scale: ${name}, p50 ${count(big.notes)} / ${count(small.notes)}`, measured: ratio, target: 2, atLeast: false });
     rows.push([name, p50.get(big), p50.get(small), fixed(ratio), ...totals]);
+    p50s.set(name, p50.get(big)!);
   }
   const [large, few] = [count(big.notes), count(small.notes)];
   printTable(['list', `p50 at ${large}`, `at ${few}`, 'ratio', `totalCount at ${large}`, `at ${few}`], rows);
+  if (p50s.has(LAST_CURSOR) && p50s.has(FIRST_PAGE)) {
+    // A cursor's page costs the first page's at any depth (docs/api.md §3); the deep offset page above is the comparison.
+    const ratio = p50s.get(LAST_CURSOR)! / Math.max(p50s.get(FIRST_PAGE)!, 1);
+    const offset = p50s.has(DEEP_OFFSET) ? `; ${DEEP_OFFSET}: ${p50s.get(DEEP_OFFSET)} ms` : '';
+    console.log(`${LAST_CURSOR} at ${large}: p50 ${p50s.get(LAST_CURSOR)} ms, ${fixed(ratio)} × the first page's${offset}`);
+    budgets.push({ goal: `scale: ${LAST_CURSOR}, p50 / first page's, at ${large}`, measured: ratio, target: 2, atLeast: false });
+  }
   console.log(`service peak RSS: ${(peakRss / 2 ** 20).toFixed(0)} MB`);
   budgets.push({ goal: 'scale: totalCounts wrong', measured: wrongTotals, target: 0, atLeast: false });
   budgets.push({ goal: 'scale: service peak RSS, MB', measured: peakRss / 2 ** 20, target: 300, atLeast: false });

@@ -1,4 +1,4 @@
-import { ID_PREFIXES, IdKind, isIdOf, newId } from './ids';
+import { ID_PREFIXES, IdKind, isAnyId, isIdOf, newId } from './ids';
 
 const KINDS = Object.keys(ID_PREFIXES) as IdKind[];
 /** Crockford's base 32, in which a ULID is written. */
@@ -35,6 +35,14 @@ describe('ids', () => {
     const id = newId(kind);
     expect(id).toMatch(new RegExp(`^${ID_PREFIXES[kind]}_[0-9A-HJKMNP-TV-Z]{26}$`));
     expect(isIdOf(kind, id)).toBe(true);
+  });
+
+  it('knows an id of any kind by its shape alone (isAnyId), and nothing else', () => {
+    for (const kind of KINDS) expect({ kind, is: isAnyId(newId(kind)) }).toEqual({ kind, is: true });
+    const id = newId('note');
+    for (const other of ['xyz_' + id.slice(5), id.slice(0, -1), `${id}\n`, id.toLowerCase(), 42, undefined]) {
+      expect({ other, is: isAnyId(other) }).toEqual({ other, is: false });
+    }
   });
 
   it('does not take an id of one kind for another', () => {

@@ -55,6 +55,13 @@ export function isIdOf(kind: IdKind, value: unknown): value is string {
   return typeof value === 'string' && patterns.get(kind)!.test(value);
 }
 
+const ANY_ID = new RegExp(`^(${Object.values(ID_PREFIXES).join('|')})_${ULID_PATTERN}$`);
+
+/** True when `value` has the exact shape of an id of some kind. */
+export function isAnyId(value: unknown): value is string {
+  return typeof value === 'string' && ANY_ID.test(value);
+}
+
 /**
  * An id of `kind` for documentation examples: the right shape, so a reader sees what to paste,
  * and the same in every example, so the documents agree with each other.

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
-import type { PageRequest } from '../common/pagination/pagination';
-import { firstRowsSql, pageWithCountSql, pagingSql } from '../common/pagination/paging-sql';
+import { endPage, type PageRequest } from '../common/pagination/pagination';
+import { afterKeySql, firstRowsSql, pageWithCountSql, pagingSql, rowsRead } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import { appendEventsSql, NewEvent } from './events.repository';
 import { hostKeySql } from './field-types/url-hosts';
@@ -25,33 +25,35 @@ function storedCountSql(workspace: string, objectType: string): string {
 
 /**
  * SQL of rows (id, created_at) of the newest `window` (bound) records of the type that are linked
- * as `linked` says: two UNION ALL branches of which only one runs. `counts` names a relation
- * holding `linked` (how many records are linked) and `everything` (how many the type has). With
- * few links the linked records are fetched and sorted (about `linked` rows); with many, the type's
- * records are walked newest first and each probed (about window × everything / linked probes): the
+ * as `linked` says, after the cursor's key when there is one (`after`, afterKeySql on `r`): two
+ * UNION ALL branches of which only one runs. `counts` names a relation holding `linked` (how many
+ * records are linked) and `everything` (how many the type has). With few links the linked records
+ * are fetched and sorted (about `linked` rows); with many, the type's records are walked newest
+ * first, from the cursor's key, and each probed (about window × everything / linked probes): the
  * walk runs when linked² > window × everything. The fences (OFFSET 0, the per-record probe) keep
- * each branch's plan what it says, so that one plan serves every target, however many records it has.
+ * each branch's plan what it says, so that one plan serves every target, however many records it
+ * has. `window` is the page's offset and the `rows` it reads; a cursor's page has no offset.
  */
 function linkedPageSql(
   of: { workspace: string; objectType: string },
   linked: { sources: string; probe: (recordId: string) => string },
-  page: { window: string; limit: number },
+  page: { window: string; rows: number; after: string },
   counts: string,
 ): string {
-  const { window, limit } = page;
+  const { window, rows, after } = page;
   // A page past the last match is empty: neither branch reads anything for it.
-  const reaches = `(SELECT c.linked > ${window}::bigint - ${limit} FROM ${counts} c)`;
+  const reaches = `(SELECT c.linked > ${window}::bigint - ${rows} FROM ${counts} c)`;
   const walks = `(SELECT c.linked::numeric * c.linked > ${window}::bigint::numeric * c.everything FROM ${counts} c)`;
   return `(SELECT r.id, r.created_at
        FROM (${linked.sources} OFFSET 0) l
       CROSS JOIN LATERAL (SELECT r.id, r.created_at FROM records r
                            WHERE r.id = l.source_id AND r.workspace_id = ${of.workspace} AND r.object_type = ${of.objectType}
                           OFFSET 0) r
-      WHERE ${reaches} AND NOT ${walks}
+      WHERE ${reaches} AND NOT ${walks}${after}
       ORDER BY r.created_at DESC, r.id DESC ${firstRowsSql(window)})
     UNION ALL
     (SELECT r.id, r.created_at FROM records r
-      WHERE r.workspace_id = ${of.workspace} AND r.object_type = ${of.objectType} AND ${reaches} AND ${walks}
+      WHERE r.workspace_id = ${of.workspace} AND r.object_type = ${of.objectType} AND ${reaches} AND ${walks}${after}
         AND ${linked.probe('r.id')}
       ORDER BY r.created_at DESC, r.id DESC ${firstRowsSql(window)})`;
 }
@@ -59,7 +61,9 @@ function linkedPageSql(
 /**
  * A page of `type`, newest first, filtered (docs/api.md §8) and optionally restricted, with the
  * count of every match, as one statement: one snapshot, one round trip, whatever the page size.
- * It answers one row: `total` and `rows` (RecordRow[] as JSON).
+ * It answers one row: `total` and `rows` (RecordRow[] as JSON), rowsRead(page) of them at most. A
+ * cursor's page starts after its key in every branch (created_at and id of `records`, or of
+ * `record_values`, which carries them); the count ignores it.
  */
 function pageStatement(
   workspaceId: string,
@@ -83,6 +87,7 @@ function pageStatement(
   // whose best plan depends on the values, are planned for them each time.
   const prepare = !restriction && (filters.conditions.length === 0 || filters.indexed !== undefined || linkedCount !== undefined);
   const paging = pagingSql(page, params, { plannedOnce: prepare });
+  const after = (table: string, id = 'id') => afterKeySql(page, [`${table}.created_at`, `${table}.${id}`], params);
   let count: string;
   let pageRows: string;
   let withCounts = '';
@@ -90,11 +95,11 @@ function pageStatement(
     // One relationship filter: counted from the link counts, paged by whichever way reads fewer rows.
     withCounts = `WITH counts AS MATERIALIZED (SELECT ${linkedCount} AS linked, ${storedCountSql(workspace, objectType)} AS everything) `;
     count = `SELECT linked FROM counts`;
-    const window = params.add(page.offset + page.limit);
+    const window = params.add(page.offset + rowsRead(page));
     const linked = linkedPageSql(
       { workspace, objectType },
       linkedSourcesSql(linkedFilter.linkName, linkedFilter.otherId),
-      { window, limit: page.limit },
+      { window, rows: rowsRead(page), after: after('r') },
       'counts',
     );
     pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
@@ -108,7 +113,8 @@ function pageStatement(
     count = `SELECT count(*)::int FROM (${matches}) m`;
     // The page's few records are rechecked by the field type's own condition, not the index again.
     pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
-      FROM (${matches} ORDER BY created_at DESC, record_id DESC ${paging}) m JOIN records r ON r.id = m.record_id
+      FROM (${matches}${after('v', 'record_id')} ORDER BY created_at DESC, record_id DESC ${paging}) m
+      JOIN records r ON r.id = m.record_id
      WHERE r.workspace_id = ${workspace} AND r.object_type = ${objectType} AND ${filters.indexed.recheck}`;
   } else {
     count =
@@ -117,7 +123,7 @@ function pageStatement(
         : `SELECT ${storedCountSql(workspace, objectType)}`;
     // The page's ids first, then the rows and links of those only: rows an offset skips are never read whole.
     pageRows = `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
-      FROM (SELECT r.id FROM records r WHERE ${where} ORDER BY r.created_at DESC, r.id DESC ${paging}) page
+      FROM (SELECT r.id FROM records r WHERE ${where}${after('r')} ORDER BY r.created_at DESC, r.id DESC ${paging}) page
       JOIN records r ON r.id = page.id`;
   }
   return {
@@ -208,7 +214,7 @@ export class RecordsRepository {
 
   /**
    * A page of `type`, newest first, filtered (docs/api.md §8) and optionally restricted, with the
-   * count of every match, in one statement (see pageStatement).
+   * count of every match, in one statement (see pageStatement); the page is ended (endPage).
    */
   async page(
     workspaceId: string,
@@ -217,10 +223,10 @@ export class RecordsRepository {
     restrict?: RecordRestriction,
   ): Promise<{ rows: RecordRow[]; total: number }> {
     const { text, values, prepare } = pageStatement(workspaceId, type, page, restrict);
-    const [result] = await this.transactions.query<{ total: number; rows: RecordRow[] }>(text, values, {
+    const [{ total, rows }] = await this.transactions.query<{ total: number; rows: RecordRow[] }>(text, values, {
       prepare: prepare ? 'record-page' : undefined,
     });
-    return result;
+    return { total, rows: endPage(page, rows, (row) => ({ at: row.created_at as string, id: row.id })) };
   }
 
   /** The stored fields and externalId of a record, its row locked until the transaction ends; undefined when not found. */

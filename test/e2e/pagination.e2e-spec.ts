@@ -66,7 +66,7 @@ describe('pagination of GET /v1/members (limit, offset, totalCount, order)', () 
     for (const offset of [MEMBERS, 1000, 999999999, Number.MAX_SAFE_INTEGER]) {
       const response = await list(`?offset=${offset}`);
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ object: 'list', data: [], totalCount: MEMBERS });
+      expect(response.body).toEqual({ object: 'list', data: [], totalCount: MEMBERS, nextCursor: null });
     }
   });
 

@@ -1,4 +1,5 @@
 import { apiSuite } from '../support/api-suite';
+import { createMember } from '../support/factories';
 import { countQueries } from '../support/query-counter';
 import { RecordsApi } from '../support/records';
 import { uploadFile } from '../support/transcripts';
@@ -27,6 +28,9 @@ describe('statements per request', () => {
   let list: string;
   let meeting: string;
   let transcripts: string[];
+  /** Lists of more than one item, and the nextCursor of a first page of one item of each (read before counting). */
+  const paged = new Map<string, { path: string; cursor?: string }>();
+  const cursorPage = (name: string) => () => suite.get(`${paged.get(name)!.path}?cursor=${paged.get(name)!.cursor}`);
 
   beforeAll(async () => {
     api = new RecordsApi(suite.t, suite.openapi, suite.ws.key, suite.ws.workspaceId);
@@ -37,6 +41,23 @@ describe('statements per request', () => {
     list = created.body.id;
     meeting = (await suite.post('/v1/meetings', { fields: meetingFields() })).body.id;
     transcripts = [await uploadFile(suite.t.http, suite.ws.key), await uploadFile(suite.t.http, suite.ws.key)];
+    await api.create('note', { fields: { $title: 'Counted too' }, relationships: { $account: account } });
+    await suite.post('/v1/meetings', { fields: meetingFields() });
+    const members = await suite.post('/v1/lists', { fields: { $name: 'Paged', $objectType: 'account' }, relationships: { $accounts: accounts } });
+    await createMember(suite.t.http, suite.ws.workspaceId);
+    paged.set('notes', { path: '/v1/notes' });
+    paged.set('notes filtered', { path: `/v1/notes?$account=${account}` });
+    paged.set('meetings', { path: '/v1/meetings' });
+    paged.set('list members', { path: `/v1/lists/${members.body.id}/accounts` });
+    paged.set('lists', { path: '/v1/lists' });
+    paged.set('files', { path: '/v1/files' });
+    paged.set('members', { path: '/v1/members' });
+    for (const [name, list] of paged) {
+      const first = await suite.get(`${list.path}${list.path.includes('?') ? '&' : '?'}limit=1`);
+      if (typeof first.body.nextCursor !== 'string') throw new Error(`${name}: no nextCursor: ${JSON.stringify(first.body)}`);
+      // The cursor carries the filters: sent alone, on the list's path.
+      paged.set(name, { path: list.path.replace(/\?.*$/, ''), cursor: first.body.nextCursor });
+    }
   });
 
   const cases: [string, number, Request][] = [
@@ -67,6 +88,14 @@ describe('statements per request', () => {
     ['POST /v1/meetings with a transcript', 9, () => suite.post('/v1/meetings', { fields: meetingFields(), relationships: { $transcript: transcripts[1] } })],
     ['GET /v1/files', 2, () => suite.get('/v1/files?limit=25')],
     ['GET /v1/members', 2, () => suite.get('/v1/members?limit=25')],
+    // A cursor's page is one statement, as an offset's is.
+    ['GET /v1/notes with a cursor', 2, cursorPage('notes')],
+    ['GET /v1/notes with a cursor of $account=', 2, cursorPage('notes filtered')],
+    ['GET /v1/meetings with a cursor', 3, cursorPage('meetings')],
+    ['GET /v1/lists/{id}/accounts with a cursor', 3, cursorPage('list members')],
+    ['GET /v1/lists with a cursor', 2, cursorPage('lists')],
+    ['GET /v1/files with a cursor', 2, cursorPage('files')],
+    ['GET /v1/members with a cursor', 2, cursorPage('members')],
   ];
 
   it.each(cases)('%s: at most %d', async (_name, bound, request) => {

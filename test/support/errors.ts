@@ -1,4 +1,5 @@
 import type { Response } from 'supertest';
+import { ApiError } from '../../src/common/errors/api-error';
 import { ERROR_CODES, ERROR_TYPES, ErrorStatus, isErrorCode } from '../../src/common/errors/error-codes';
 import { requestOf } from './request-of';
 
@@ -33,4 +34,15 @@ export function expectError(response: Response, status: number, code: string, pa
   // Nothing but the four members (no stack, no driver detail).
   expect(Object.keys(response.body.error).filter((key) => !['type', 'code', 'message', 'param'].includes(key))).toEqual([]);
   if (param !== undefined) expect(response.body.error.param).toBe(param);
+}
+
+/** The ApiError that `run` throws; any other error is rethrown, and none fails the test. */
+export function thrownApiError(run: () => unknown): ApiError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('No ApiError was thrown: the input was taken');
 }

@@ -473,7 +473,7 @@ export function describeFilesContract(driver: FilesDriver): void {
       expect(columns.map((column) => column.column_name)).not.toContain('purpose');
     });
 
-    it('lists the workspace\'s files newest first, paged, with only limit and offset', async () => {
+    it('lists the workspace\'s files newest first, paged, with only limit, offset and cursor', async () => {
       const fresh = await createWorkspace(t.http);
       const client = filesClient(t, fresh.key);
       const ids: string[] = [];
@@ -481,11 +481,19 @@ export function describeFilesContract(driver: FilesDriver): void {
       await client.cancel(ids[0]);
       const first = await client.list('?limit=2');
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ object: 'list', totalCount: 3, data: [expect.objectContaining({ id: ids[2] }), expect.objectContaining({ id: ids[1] })] });
+      expect(first.body).toEqual({
+        object: 'list',
+        totalCount: 3,
+        data: [expect.objectContaining({ id: ids[2] }), expect.objectContaining({ id: ids[1] })],
+        nextCursor: expect.any(String),
+      });
       expect(first.body.data[0]).not.toHaveProperty('uploadUrl');
       const rest = await client.list('?limit=2&offset=2');
       expect(rest.body.data.map((file: { id: string; status: string }) => [file.id, file.status])).toEqual([[ids[0], 'CANCELLED']]);
       expect(rest.body.totalCount).toBe(3);
+      expect(rest.body.nextCursor).toBeNull();
+      const next = await client.list(`?cursor=${first.body.nextCursor}`);
+      expect(next.body.data.map((file: { id: string }) => file.id)).toEqual([ids[0]]);
       expectError(await client.list('?status=PENDING'), 400, 'invalid_parameter', 'status');
       expectError(await client.list('?limit=26'), 400, 'invalid_parameter', 'limit');
     });

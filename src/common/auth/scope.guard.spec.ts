@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { thrownApiError } from '../../../test/support/errors';
 import { httpContext } from '../../../test/support/execution-context';
 import { ApiError } from '../errors/api-error';
 import { REQUIRED_SCOPES } from './auth.decorators';
@@ -18,13 +19,7 @@ function check(required: Scope[] | undefined, granted: Scope[] | undefined): boo
 }
 
 function refusal(required: Scope[], granted: Scope[] | undefined): ApiError {
-  try {
-    check(required, granted);
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('the request was let through');
+  return thrownApiError(() => check(required, granted));
 }
 
 describe('ScopeGuard', () => {

@@ -11,12 +11,14 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiExtraModels, ApiOkResponse, type ApiQueryOptions, getSchemaPath } from '@nestjs/swagger';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Request } from 'express';
 import { map, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 import { queryOf } from '../http/http-server';
 import { QueryParameters } from '../http/query-parameters';
+import { encodeListCursor, PageFilters, PageKey, resumeListCursor } from './page-cursor';
 
 export const MAX_PAGE_SIZE = 25;
 /**
@@ -29,9 +31,20 @@ const PAGINATED = 'pagination:options';
 
 export interface PageRequest {
   limit: number;
+  /** 0 on a cursor's page. */
   offset: number;
-  /** Query parameters other than `limit` and `offset` (the filters, on routes that take them), in a null-prototype object. */
-  filters: Record<string, string | string[]>;
+  /**
+   * Query parameters other than `limit`, `offset` and `cursor` (the filters, on routes that take
+   * them), in a null-prototype object; a cursor's own when it was sent alone.
+   */
+  filters: PageFilters;
+  /** A cursor's position: the key of the last row of the page before; this page holds the rows after it. */
+  after?: PageKey;
+  /**
+   * Set by the repository that reads the page (endPage): the key of its last row when more rows
+   * follow, null on the last page. The next page's cursor is made of it.
+   */
+  next?: PageKey | null;
 }
 
 /** What a paginated handler returns; the interceptor wraps it in the paged list envelope. */
@@ -71,9 +84,9 @@ function filtersParameter(example: Record<string, string>): ApiQueryOptions {
 }
 
 /**
- * Marks a paged list handler (docs/api.md §3): `limit` 1..25 (default 25) and `offset` ≥ 0 (default 0)
- * are checked before the handler runs, other query parameters are refused unless the route takes
- * filters, and the result becomes `{ object: 'list', data, totalCount }`.
+ * Marks a paged list handler (docs/api.md §3): `limit` 1..25 (default 25), `offset` ≥ 0 (default 0)
+ * and `cursor` are checked before the handler runs, other query parameters are refused unless the
+ * route takes filters, and the result becomes `{ object: 'list', data, totalCount, nextCursor }`.
  */
 export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): MethodDecorator {
   return applyDecorators(
@@ -83,17 +96,31 @@ export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): 
     QueryParameters(
       { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 25 } },
       { name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
+      {
+        name: 'cursor',
+        required: false,
+        schema: { type: 'string' },
+        description:
+          'The `nextCursor` of the page before: the next page in the same order, however many records were created ' +
+          'since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), ' +
+          'and without `offset`.',
+      },
       ...(options.filters ? [filtersParameter(options.filters)] : []),
     ),
     ApiOkResponse({
       description: 'A page of results, newest first',
       schema: {
         type: 'object',
-        required: ['object', 'data', 'totalCount'],
+        required: ['object', 'data', 'totalCount', 'nextCursor'],
         properties: {
           object: { type: 'string', enum: ['list'] },
           data: { type: 'array', items: { $ref: getSchemaPath(item) } },
           totalCount: { type: 'integer', minimum: 0 },
+          nextCursor: {
+            type: 'string',
+            nullable: true,
+            description: 'The `cursor` of the next page; null on the last page.',
+          },
         },
       },
     }),
@@ -113,28 +140,86 @@ function integerParameter(query: ParsedUrlQuery, name: string, fallback: number,
   return value;
 }
 
-export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOptions): PageRequest {
+/**
+ * The page a request asks for. `route` is the list's concrete path (see routeOf), which a cursor
+ * must have been read from. With `cursor`, `offset` is refused, even 0: the cursor is the position.
+ */
+export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOptions, route: string): PageRequest {
   const limit = integerParameter(query, 'limit', MAX_PAGE_SIZE, 1, MAX_PAGE_SIZE);
   const offset = integerParameter(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
   // Keyed by what the client sent: `__proto__` or `constructor` must arrive as filter keys (and be refused there).
   const filters: PageRequest['filters'] = Object.create(null);
   for (const [key, value] of Object.entries(query)) {
-    if (key === 'limit' || key === 'offset') continue;
-    // `limit[]=1` or `offset[gt]=2` are malformed paging parameters, not filters.
+    if (key === 'limit' || key === 'offset' || key === 'cursor') continue;
+    // `limit[]=1`, `offset[gt]=2` or `cursor[]=…` are malformed paging parameters, not filters.
     const base = key.replace(/\[.*$/, '');
     if (base === 'limit' || base === 'offset') throw ApiError.invalidParameter(key, `${base} must be a single integer`);
+    if (base === 'cursor') throw ApiError.invalidParameter(key, 'cursor must be a single string');
     if (!options.filters) throw ApiError.invalidParameter(key, `Unknown query parameter ${key}`);
     if (Object.keys(filters).length === MAX_FILTERS) {
       throw new ApiError(400, 'invalid_filter', `At most ${MAX_FILTERS} filters may be combined`, key);
     }
     filters[key] = value as string | string[];
   }
-  return { limit, offset, filters };
+  const cursor = query.cursor;
+  if (cursor === undefined) return { limit, offset, filters };
+  if (typeof cursor !== 'string') throw ApiError.invalidParameter('cursor', 'cursor must be given once');
+  if (query.offset !== undefined) {
+    throw ApiError.invalidParameter('offset', 'offset cannot be given with cursor: the cursor is the position');
+  }
+  const resumed = resumeListCursor(cursor, {
+    route,
+    limit: query.limit === undefined ? undefined : limit,
+    filters,
+    maxFilters: options.filters ? MAX_FILTERS : 0,
+    maxLimit: MAX_PAGE_SIZE,
+  });
+  return { ...resumed, offset: 0 };
+}
+
+/**
+ * The rows of a page read with rowsRead(page) rows (paging-sql.ts): the first `limit` of them. The
+ * repository that read them calls this; it records on `page` the key (`keyOf`) of the page's last
+ * row when a row follows it, else null, of which the interceptor makes `nextCursor`.
+ */
+export function endPage<Row>(page: PageRequest, rows: Row[], keyOf: (row: Row) => PageKey): Row[] {
+  const more = rows.length > page.limit;
+  const shown = more ? rows.slice(0, page.limit) : rows;
+  page.next = more ? keyOf(shown[shown.length - 1]) : null;
+  return shown;
+}
+
+/** The page request of the paged route being answered (see pageBeingAnswered). */
+const answered = new AsyncLocalStorage<PageRequest>();
+
+/**
+ * The page request of the paged route being answered, for a repository that was handed only its
+ * `limit` and `offset` (ListsService passes those): it must read the cursor's position from it and
+ * end the page on it. Outside a paged route, or for another window, a request of that window alone.
+ */
+export function pageBeingAnswered(limit: number, offset: number): PageRequest {
+  const page = answered.getStore();
+  return page && page.limit === limit && page.offset === offset ? page : { limit, offset, filters: Object.create(null) };
+}
+
+/**
+ * The list a request reads, as a cursor names it: its route's path with the route's parameters
+ * put in (`/v1/lists/lst_…/accounts`), whatever letter case or trailing slash the request used.
+ */
+function routeOf(request: Request): string {
+  const path = String((request.route as { path?: unknown } | undefined)?.path ?? request.path);
+  return path.replace(/:(\w+)/g, (parameter, name: string) => {
+    const value: unknown = request.params[name];
+    return typeof value === 'string' ? value : parameter;
+  });
 }
 
 type PagedRequest = Request & { page?: PageRequest };
 
-/** The interceptor `@Paginated` puts on its handler: it parses the page request and wraps the result. */
+/**
+ * The interceptor `@Paginated` puts on its handler: it parses the page request, runs the handler
+ * with it, and wraps the result, with the cursor of the page after it.
+ */
 @Injectable()
 export class PaginationInterceptor implements NestInterceptor {
   constructor(private readonly reflector: Reflector) {}
@@ -142,10 +227,16 @@ export class PaginationInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const options = this.reflector.get<PaginatedOptions>(PAGINATED, context.getHandler());
     const request = context.switchToHttp().getRequest<PagedRequest>();
-    request.page = parsePageRequest(queryOf(request), options);
-    return next
-      .handle()
-      .pipe(map((result: PageResult<unknown>) => ({ object: 'list', data: result.data, totalCount: result.totalCount })));
+    const route = routeOf(request);
+    const page = parsePageRequest(queryOf(request), options, route);
+    request.page = page;
+    return answered.run(page, () => next.handle()).pipe(
+      map((result: PageResult<unknown>) => {
+        if (page.next === undefined) throw new Error(`The page of ${route} was not ended (endPage): it has no next cursor`);
+        const nextCursor = page.next && encodeListCursor(route, page, page.next);
+        return { object: 'list', data: result.data, totalCount: result.totalCount, nextCursor };
+      }),
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { sourceFiles } from '../../../test/support/source-files';
-import { BoundParameters, pagingSql } from './paging-sql';
+import { afterKeySql, BoundParameters, pagingSql } from './paging-sql';
 
 const HELPER = 'common/pagination/paging-sql.ts';
 
@@ -16,30 +16,43 @@ class SqlParameterList implements BoundParameters {
 describe('pages are cut one way', () => {
   const files = sourceFiles();
 
+  // A literal (LIMIT 1, the OFFSET 0 planner fence) cuts no page and may be written anywhere.
+  const cuts = /\b(LIMIT|OFFSET)\s+(?!\d+\b)|json_agg\(p ORDER BY/;
+  // A cursor page's keyset condition: a row comparison, `(created_at, id) < (…)`.
+  const keysets = /\(\s*[\w.${}]+\s*,\s*[\w.${}]+\s*\)\s*[<>]=?\s*\(/;
+
   it('writes every LIMIT or OFFSET with a value, and the page-plus-count envelope, only in the paging helper', () => {
-    // A literal (LIMIT 1, the OFFSET 0 planner fence) cuts no page and may be written anywhere.
-    const cuts = /\b(LIMIT|OFFSET)\s+(?!\d+\b)|json_agg\(p ORDER BY/;
     const writers = files.filter((file) => file.name !== HELPER && cuts.test(file.text)).map((file) => file.name);
     expect(writers).toEqual([]);
   });
 
+  it('writes every keyset condition of a cursor page only in the paging helper', () => {
+    const writers = files.filter((file) => file.name !== HELPER && keysets.test(file.text)).map((file) => file.name);
+    expect(writers).toEqual([]);
+  });
+
   it('sees what it forbids', () => {
-    expect(files.find((file) => file.name === HELPER)?.text).toMatch(/LIMIT \$\{/);
+    const helper = files.find((file) => file.name === HELPER)?.text;
+    expect(helper).toMatch(/LIMIT \$\{/);
+    expect(helper).toMatch(keysets);
+    expect('WHERE (r.created_at, r.id) < ($3::timestamptz, $4)').toMatch(keysets);
   });
 });
 
 describe('pagingSql', () => {
-  it('binds the limit and the offset', () => {
+  it('binds the rows it reads, the limit and one more that says whether a page follows, and the offset', () => {
     const params = new SqlParameterList();
     params.add('wks');
     expect(pagingSql({ limit: 25, offset: 50 }, params)).toBe('LIMIT $2 OFFSET $3');
-    expect(params.values).toEqual(['wks', 25, 50]);
+    expect(params.values).toEqual(['wks', 26, 50]);
   });
 
-  it('writes out the limit, and leaves out the first offset, of a statement planned once', () => {
+  it('writes out the rows read, and leaves out the first offset, of a statement planned once', () => {
     const params = new SqlParameterList();
-    expect(pagingSql({ limit: 7, offset: 0 }, params, { plannedOnce: true })).toBe('LIMIT 7');
-    expect(pagingSql({ limit: 7, offset: 14 }, params, { plannedOnce: true })).toBe('LIMIT 7 OFFSET $1');
+    expect(pagingSql({ limit: 7, offset: 0 }, params, { plannedOnce: true })).toBe('LIMIT 8');
+    expect(pagingSql({ limit: 7, offset: 14 }, params, { plannedOnce: true })).toBe('LIMIT 8 OFFSET $1');
+    expect(pagingSql({ limit: 25, offset: 0 }, params, { plannedOnce: true })).toBe('LIMIT 26');
+    expect(pagingSql({ limit: 1, offset: 0 }, params, { plannedOnce: true })).toBe('LIMIT 2');
     expect(params.values).toEqual([14]);
   });
 
@@ -49,4 +62,23 @@ describe('pagingSql', () => {
       expect(() => pagingSql({ limit, offset: 0 }, new SqlParameterList(), { plannedOnce: true })).toThrow(/integer of 1 to 25/);
     },
   );
+});
+
+describe('afterKeySql', () => {
+  const after = { at: '2026-03-01T12:00:00.123456+00:00', id: 'note_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' };
+
+  it('is nothing without a cursor', () => {
+    const params = new SqlParameterList();
+    expect(afterKeySql({ limit: 5, offset: 0 }, ['r.created_at', 'r.id'], params)).toBe('');
+    expect(params.values).toEqual([]);
+  });
+
+  it('compares the row (time, id) below the key, strictly, the key bound with its timestamp as written', () => {
+    const params = new SqlParameterList();
+    params.add('wks');
+    expect(afterKeySql({ limit: 5, offset: 0, after }, ['v.created_at', 'v.record_id'], params)).toBe(
+      ' AND (v.created_at, v.record_id) < ($2::timestamptz, $3)',
+    );
+    expect(params.values).toEqual(['wks', after.at, after.id]);
+  });
 });

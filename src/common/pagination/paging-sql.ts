@@ -1,3 +1,4 @@
+import type { PageKey } from './page-cursor';
 import { MAX_PAGE_SIZE } from './pagination';
 
 /** Binds a value and answers its placeholder (`$n`): record-filters' SqlParameterList. */
@@ -8,24 +9,49 @@ export interface BoundParameters {
 export interface PageWindow {
   limit: number;
   offset: number;
+  /** A cursor's position: the page holds the rows after this key (see afterKeySql). */
+  after?: PageKey;
+}
+
+/**
+ * The rows a page reads: its limit and one more, which only says whether another page follows
+ * (the repository drops it: see endPage). The last page is known as such, even when the total is
+ * a multiple of the limit.
+ */
+export function rowsRead(page: PageWindow): number {
+  return page.limit + 1;
 }
 
 /**
  * The one way a page's rows are cut: every `LIMIT` and `OFFSET` with a value is written here
- * (paging-sql.spec.ts keeps it so), bound as parameters.
+ * (paging-sql.spec.ts keeps it so), bound as parameters. It cuts rowsRead(page) rows.
  *
  * Except in a statement prepared for a generic plan (`plannedOnce`, Transactions.query's
  * `prepare`): PostgreSQL plans a bound LIMIT there as reading a tenth of the table, and a list of
  * 100,000 records then sorts them all instead of walking the index for 25. Its limit, an integer
- * of 1 to MAX_PAGE_SIZE, is written out (at most that many statement texts), and so is the first
- * page's offset, by leaving it out; later offsets stay bound, lest each page be a text of its own.
+ * of 2 to MAX_PAGE_SIZE + 1, is written out (at most that many statement texts), and so is the
+ * first page's offset, by leaving it out (a cursor page's offset is always 0); later offsets stay
+ * bound, lest each page be a text of its own.
  */
 export function pagingSql(page: PageWindow, params: BoundParameters, { plannedOnce = false } = {}): string {
-  if (!plannedOnce) return `LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}`;
+  if (!plannedOnce) return `LIMIT ${params.add(rowsRead(page))} OFFSET ${params.add(page.offset)}`;
   if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > MAX_PAGE_SIZE) {
     throw new Error(`A page limit is an integer of 1 to ${MAX_PAGE_SIZE}, not ${page.limit}`);
   }
-  return `LIMIT ${page.limit}${page.offset === 0 ? '' : ` OFFSET ${params.add(page.offset)}`}`;
+  return `LIMIT ${rowsRead(page)}${page.offset === 0 ? '' : ` OFFSET ${params.add(page.offset)}`}`;
+}
+
+/**
+ * The keyset condition of a cursor page (docs/api.md §3), to append to a WHERE (` AND …`; empty
+ * without a cursor): the rows after the cursor's key in an order of `time DESC, id DESC`, as one
+ * row comparison, which a B-tree index on (…, time DESC, id DESC) answers as where its scan starts,
+ * so that a page costs the same at any depth. The key's timestamp is the text PostgreSQL wrote,
+ * read back to the microsecond, and the id breaks ties: rows of one timestamp are neither skipped
+ * nor repeated.
+ */
+export function afterKeySql(page: PageWindow, [time, id]: [string, string], params: BoundParameters): string {
+  if (!page.after) return '';
+  return ` AND (${time}, ${id}) < (${params.add(page.after.at)}::timestamptz, ${params.add(page.after.id)})`;
 }
 
 /** At most `count` rows, a placeholder already bound: a page's window (offset + limit), a batch. */

@@ -3,6 +3,7 @@ import { ApiError } from '../errors/api-error';
 import { DtoMap, NestedDto } from './dto-shape';
 import { DtoValidationPipe, validateEntry } from './validation.pipe';
 import { costGrowth, repeated } from '../../../test/support/cost-growth';
+import { thrownApiError } from '../../../test/support/errors';
 
 class AddressDto {
   @IsString()
@@ -83,13 +84,7 @@ class FreeMapDto {
 }
 
 function refusalOf(metatype: new () => object, value: unknown): ApiError {
-  try {
-    new DtoValidationPipe().transform(value, { type: 'body', metatype });
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error(`${JSON.stringify(value)} was accepted`);
+  return thrownApiError(() => new DtoValidationPipe().transform(value, { type: 'body', metatype }));
 }
 
 function refusal(value: unknown): ApiError {
@@ -267,7 +262,7 @@ describe('validation pipe: hostile bodies', () => {
   });
 
   it('answers 400 invalid_type when validateEntry is given something other than an object', () => {
-    expect(seen(catchError(() => validateEntry(BodyDto, 'x', 'options')))).toEqual([400, 'invalid_type', 'options']);
+    expect(seen(thrownApiError(() => validateEntry(BodyDto, 'x', 'options')))).toEqual([400, 'invalid_type', 'options']);
   });
 
   it('leaves values and untyped bodies to their handlers', () => {
@@ -278,13 +273,3 @@ describe('validation pipe: hostile bodies', () => {
     expect(pipe.transform(body, { type: 'custom', metatype: BodyDto })).toBe(body);
   });
 });
-
-function catchError(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('accepted');
-}

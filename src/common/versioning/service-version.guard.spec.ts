@@ -1,3 +1,4 @@
+import { thrownApiError } from '../../../test/support/errors';
 import { httpContext } from '../../../test/support/execution-context';
 import { ApiError } from '../errors/api-error';
 import { ServiceVersionGuard } from './service-version.guard';
@@ -5,13 +6,7 @@ import { ServiceVersionGuard } from './service-version.guard';
 const auth = { apiKeyId: 'key_x', workspaceId: 'wks_x', memberId: 'mem_x', memberRole: 'member', scopes: new Set() };
 
 function refusal(request: Record<string, unknown>): ApiError {
-  try {
-    new ServiceVersionGuard().canActivate(httpContext(request));
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('the request was let through');
+  return thrownApiError(() => new ServiceVersionGuard().canActivate(httpContext(request)));
 }
 
 describe('ServiceVersionGuard', () => {

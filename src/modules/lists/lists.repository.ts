@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
+import { endPage, pageBeingAnswered } from '../../common/pagination/pagination';
+import { afterKeySql, pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
 
@@ -57,25 +58,32 @@ export class ListsRepository {
     return row;
   }
 
-  /** A page, newest first, and the count of the workspace's lists (see pageWithCountSql). */
+  /**
+   * A page, newest first, and the count of the workspace's lists (see pageWithCountSql); the page
+   * is ended (endPage) on the paged route's request, of which ListsService passes the window.
+   */
   async page(workspaceId: string, limit: number, offset: number): Promise<{ lists: ListRow[]; total: number }> {
+    const page = pageBeingAnswered(limit, offset);
     const params = new SqlParameterList();
     const workspace = params.add(workspaceId);
+    const after = afterKeySql(page, ['created_at', 'id'], params);
     const [result] = (await this.transactions.query(
       pageWithCountSql(
         `SELECT count(*)::int FROM lists WHERE workspace_id = ${workspace}`,
-        `SELECT ${LIST_COLUMNS} FROM lists WHERE workspace_id = ${workspace}
-          ORDER BY created_at DESC, id DESC ${pagingSql({ limit, offset }, params)}`,
+        `SELECT ${LIST_COLUMNS} FROM lists WHERE workspace_id = ${workspace}${after}
+          ORDER BY created_at DESC, id DESC ${pagingSql(page, params)}`,
         ['created_at', 'id'],
       ),
       params.values,
     )) as { total: number; rows: (ListRow & { created_at: string })[] }[];
-    return { lists: result.rows.map((row) => ({ ...row, created_at: new Date(row.created_at) })), total: result.total };
+    const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
+    return { lists: rows.map((row) => ({ ...row, created_at: new Date(row.created_at) })), total: result.total };
   }
 
   /**
    * The list and a page of its members' record ids, most recently added first (docs/api.md §3),
-   * with their count: one statement. Undefined when the workspace has no such list.
+   * with their count: one statement. Undefined when the workspace has no such list. A cursor's
+   * page starts after its key (`added_at`, `record_id`); the page is ended as `page` says.
    */
   async membersPage(
     workspaceId: string,
@@ -83,23 +91,26 @@ export class ListsRepository {
     limit: number,
     offset: number,
   ): Promise<{ list: ListRow; recordIds: string[]; total: number } | undefined> {
+    const page = pageBeingAnswered(limit, offset);
     const params = new SqlParameterList();
     const [list, workspace] = [params.add(listId), params.add(workspaceId)];
+    const after = afterKeySql(page, ['added_at', 'record_id'], params);
     const [row] = (await this.transactions.query(
       `SELECT l.id, l.name, l.object_type, l.created_at, page.total, page.rows
          FROM lists l
         CROSS JOIN LATERAL (${pageWithCountSql(
           `SELECT count(*)::int FROM list_members WHERE list_id = l.id`,
-          `SELECT record_id, added_at FROM list_members WHERE list_id = l.id
-            ORDER BY added_at DESC, record_id DESC ${pagingSql({ limit, offset }, params)}`,
+          `SELECT record_id, added_at FROM list_members WHERE list_id = l.id${after}
+            ORDER BY added_at DESC, record_id DESC ${pagingSql(page, params)}`,
           ['added_at', 'record_id'],
         )}) page
         WHERE l.id = ${list} AND l.workspace_id = ${workspace}`,
       params.values,
-    )) as (ListRow & { total: number; rows: { record_id: string }[] })[];
+    )) as (ListRow & { total: number; rows: { record_id: string; added_at: string }[] })[];
     if (!row) return undefined;
     const { total, rows, ...found } = row;
-    return { list: found, recordIds: rows.map((member) => member.record_id), total };
+    const members = endPage(page, rows, (member) => ({ at: member.added_at, id: member.record_id }));
+    return { list: found, recordIds: members.map((member) => member.record_id), total };
   }
 
   /** Answers the records that were members, in the order given. */

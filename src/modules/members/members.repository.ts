@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { PageRequest } from '../../common/pagination/pagination';
+import { endPage, type PageRequest } from '../../common/pagination/pagination';
 import { MemberEntity } from '../../database/entities/member.entity';
-import { pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
+import { afterKeySql, pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { filterSql, SqlParameterList } from '../../records/record-filters';
 import type { LinkTargetOwner } from '../../records/link-targets';
@@ -94,7 +94,8 @@ export class MembersRepository implements LinkTargetOwner {
 
   /**
    * Newest first, with the record filters of docs/api.md §8. The count and the page are one
-   * statement, so they come from one snapshot: a page never outgrows its `totalCount`.
+   * statement, so they come from one snapshot: a page never outgrows its `totalCount`. The page is
+   * ended (endPage).
    */
   async page(workspaceId: string, page: PageRequest): Promise<{ members: MemberEntity[]; total: number }> {
     const params = new SqlParameterList();
@@ -104,12 +105,13 @@ export class MembersRepository implements LinkTargetOwner {
       pageWithCountSql(
         `SELECT count(*)::int FROM ${MEMBERS_AS_RECORDS} WHERE ${where}`,
         `SELECT r.id, r.email, r.first_name, r.last_name, r.role, r.created_at, r.updated_at
-           FROM ${MEMBERS_AS_RECORDS} WHERE ${where}
+           FROM ${MEMBERS_AS_RECORDS} WHERE ${where}${afterKeySql(page, ['r.created_at', 'r.id'], params)}
           ORDER BY r.created_at DESC, r.id DESC ${pagingSql(page, params)}`,
         ['created_at', 'id'],
       ),
       params.values,
     )) as [{ total: number; rows: MemberPageRow[] }];
-    return { members: result.rows.map(fromPageRow), total: result.total };
+    const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
+    return { members: rows.map(fromPageRow), total: result.total };
   }
 }
