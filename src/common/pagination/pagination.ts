@@ -11,7 +11,6 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiExtraModels, ApiOkResponse, type ApiQueryOptions, getSchemaPath } from '@nestjs/swagger';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Request } from 'express';
 import { map, Observable } from 'rxjs';
@@ -189,19 +188,6 @@ export function endPage<Row>(page: PageRequest, rows: Row[], keyOf: (row: Row) =
   return shown;
 }
 
-/** The page request of the paged route being answered (see pageBeingAnswered). */
-const answered = new AsyncLocalStorage<PageRequest>();
-
-/**
- * The page request of the paged route being answered, for a repository that was handed only its
- * `limit` and `offset` (ListsService passes those): it must read the cursor's position from it and
- * end the page on it. Outside a paged route, or for another window, a request of that window alone.
- */
-export function pageBeingAnswered(limit: number, offset: number): PageRequest {
-  const page = answered.getStore();
-  return page && page.limit === limit && page.offset === offset ? page : { limit, offset, filters: Object.create(null) };
-}
-
 /**
  * The list a request reads, as a cursor names it: its route's path with the route's parameters
  * put in (`/v1/lists/lst_…/accounts`), whatever letter case or trailing slash the request used.
@@ -217,8 +203,8 @@ function routeOf(request: Request): string {
 type PagedRequest = Request & { page?: PageRequest };
 
 /**
- * The interceptor `@Paginated` puts on its handler: it parses the page request, runs the handler
- * with it, and wraps the result, with the cursor of the page after it.
+ * The interceptor `@Paginated` puts on its handler: it parses the page request (the handler's
+ * `@Page()`), and wraps the result, with the cursor of the page after it.
  */
 @Injectable()
 export class PaginationInterceptor implements NestInterceptor {
@@ -230,7 +216,7 @@ export class PaginationInterceptor implements NestInterceptor {
     const route = routeOf(request);
     const page = parsePageRequest(queryOf(request), options, route);
     request.page = page;
-    return answered.run(page, () => next.handle()).pipe(
+    return next.handle().pipe(
       map((result: PageResult<unknown>) => {
         if (page.next === undefined) throw new Error(`The page of ${route} was not ended (endPage): it has no next cursor`);
         const nextCursor = page.next && encodeListCursor(route, page, page.next);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { endPage, pageBeingAnswered } from '../../common/pagination/pagination';
+import { endPage } from '../../common/pagination/pagination';
+import type { PageRequest } from '../../common/pagination/pagination';
 import { afterKeySql, pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
@@ -58,12 +59,8 @@ export class ListsRepository {
     return row;
   }
 
-  /**
-   * A page, newest first, and the count of the workspace's lists (see pageWithCountSql); the page
-   * is ended (endPage) on the paged route's request, of which ListsService passes the window.
-   */
-  async page(workspaceId: string, limit: number, offset: number): Promise<{ lists: ListRow[]; total: number }> {
-    const page = pageBeingAnswered(limit, offset);
+  /** A page, newest first, and the count of the workspace's lists (see pageWithCountSql); the page is ended (endPage) on `page`. */
+  async page(workspaceId: string, page: PageRequest): Promise<{ lists: ListRow[]; total: number }> {
     const params = new SqlParameterList();
     const workspace = params.add(workspaceId);
     const after = afterKeySql(page, ['created_at', 'id'], params);
@@ -88,10 +85,8 @@ export class ListsRepository {
   async membersPage(
     workspaceId: string,
     listId: string,
-    limit: number,
-    offset: number,
+    page: PageRequest,
   ): Promise<{ list: ListRow; recordIds: string[]; total: number } | undefined> {
-    const page = pageBeingAnswered(limit, offset);
     const params = new SqlParameterList();
     const [list, workspace] = [params.add(listId), params.add(workspaceId)];
     const after = afterKeySql(page, ['added_at', 'record_id'], params);

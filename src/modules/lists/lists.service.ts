@@ -130,7 +130,7 @@ export class ListsService {
   }
 
   async list(caller: AuthContext, page: PageRequest): Promise<PageResult<ListDto>> {
-    const { lists, total } = await this.lists.page(caller.workspaceId, page.limit, page.offset);
+    const { lists, total } = await this.lists.page(caller.workspaceId, page);
     return { data: lists.map((list) => this.toDto(list)), totalCount: total };
   }
 
@@ -141,7 +141,7 @@ export class ListsService {
     memberType: ListMemberType,
     page: PageRequest,
   ): Promise<PageResult<EntityEnvelopeDto>> {
-    const found = isIdOf('list', listId) ? await this.lists.membersPage(caller.workspaceId, listId, page.limit, page.offset) : undefined;
+    const found = isIdOf('list', listId) ? await this.lists.membersPage(caller.workspaceId, listId, page) : undefined;
     if (!found) throw notFound();
     const { list, recordIds, total } = found;
     if (list.object_type !== memberType) {
