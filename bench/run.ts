@@ -54,7 +54,9 @@ interface Load {
   method?: 'GET' | 'POST';
   /** Requested in turn. */
   paths: string[];
+  /** The body of each request: a value, or made per request (so that each update changes something). */
   body?: unknown;
+  bodyOf?: (index: number) => unknown;
   connections?: number;
 }
 
@@ -149,7 +151,11 @@ async function drive(db: Client, server: BenchServer, load: Load, seconds: numbe
           {
             method: load.method ?? 'GET',
             body: load.body === undefined ? undefined : JSON.stringify(load.body),
-            setupRequest: (request) => ({ ...request, path: load.paths[next++ % load.paths.length] }),
+            setupRequest: (request) => {
+              const index = next++;
+              const body = load.bodyOf ? JSON.stringify(load.bodyOf(index)) : request.body;
+              return { ...request, path: load.paths[index % load.paths.length], body };
+            },
           },
         ],
       }),
@@ -397,7 +403,8 @@ runBench(async (folder) => {
     workspace: writes,
     method: 'POST',
     paths: notePaths(writes),
-    body: { fields: { $title: 'Updated by the bench' } },
+    // A new title each time: an update that changes nothing writes nothing (docs/api.md §12).
+    bodyOf: (index) => ({ fields: { $title: `Updated by the bench ${index}` } }),
   };
   // The budgets are those of the service on Express under Nest, the stack its users chose.
   const versus: Versus[] = [

@@ -17,6 +17,7 @@ import { AdminModule } from './modules/admin/admin.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { CrmModule } from './modules/crm/crm.module';
 import { EventsModule } from './modules/events/events.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { FilesModule } from './modules/files/files.module';
 import { HealthModule } from './modules/health/health.module';
 import { ListsModule } from './modules/lists/lists.module';
@@ -69,6 +70,7 @@ export class AppModule {
         ListsModule,
         MeetingsModule,
         EventsModule,
+        WebhooksModule,
       ],
       providers: [
         AuthFailureLimiter,

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       s3: undefined,
       fileSweepIntervalSeconds: 300,
       eventRetentionDays: 30,
+      webhooks: { retrySchedule: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], disableAfterHours: 120, allowPrivateNetworks: false },
       shutdownTimeoutSeconds: 10,
     });
     expect(config.isProduction).toBe(false);
@@ -72,6 +73,9 @@ describe('loadConfig', () => {
       S3_FORCE_PATH_STYLE: 'true',
       FILE_SWEEP_INTERVAL_SECONDS: '0',
       EVENT_RETENTION_DAYS: '7',
+      WEBHOOK_RETRY_SCHEDULE: '0, 1,2',
+      WEBHOOK_DISABLE_AFTER_HOURS: '3',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       SHUTDOWN_TIMEOUT_SECONDS: '25',
     });
     expect({ ...config }).toEqual({
@@ -100,6 +104,7 @@ describe('loadConfig', () => {
       },
       fileSweepIntervalSeconds: 0,
       eventRetentionDays: 7,
+      webhooks: { retrySchedule: [0, 1, 2], disableAfterHours: 3, allowPrivateNetworks: true },
       shutdownTimeoutSeconds: 25,
     });
     expect(config.isProduction).toBe(true);

@@ -27,6 +27,7 @@ export class AppConfig {
   readonly fileSweepIntervalSeconds: number;
   /** How long change events are kept before they are removed. */
   readonly eventRetentionDays: number;
+  readonly webhooks: WebhookSettings;
   readonly logLevel: string;
   readonly trustProxy: boolean;
   /** On SIGTERM, how long requests in flight may take before their connections are closed. */
@@ -51,7 +52,28 @@ export interface S3Settings {
   forcePathStyle: boolean;
 }
 
+export interface WebhookSettings {
+  /** Seconds before each attempt of a delivery, the first included; each gets ±10 % jitter. */
+  retrySchedule: number[];
+  /** An endpoint whose every attempt has failed for this long is disabled. */
+  disableAfterHours: number;
+  /** Lets endpoint URLs reach loopback, private, link-local, multicast and unspecified addresses (self-hosting, tests). */
+  allowPrivateNetworks: boolean;
+}
+
 export class ConfigError extends Error {}
+
+const DEFAULT_RETRY_SCHEDULE = '0,5,300,1800,7200,18000,36000,36000';
+
+/** Comma-separated whole seconds, 1 to 50 of them, each at most a week. */
+function retrySchedule(env: NodeJS.ProcessEnv): number[] {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE || DEFAULT_RETRY_SCHEDULE;
+  const delays = raw.split(',').map((part) => (/^\s*\d{1,7}\s*$/.test(part) ? Number(part) : NaN));
+  if (delays.length > 50 || delays.some((delay) => !(delay <= 7 * 24 * 3600))) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be 1 to 50 comma-separated delays in whole seconds (each at most a week), got "${raw}"`);
+  }
+  return delays;
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -147,6 +169,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     s3: s3Settings(env),
     fileSweepIntervalSeconds: integer(env, 'FILE_SWEEP_INTERVAL_SECONDS', 300, 0, 24 * 3600),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    webhooks: {
+      retrySchedule: retrySchedule(env),
+      disableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
+      allowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
+    },
     logLevel,
     trustProxy: flag(env, 'TRUST_PROXY'),
     shutdownTimeoutSeconds: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 10, 0, 600),

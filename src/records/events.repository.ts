@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { firstRowsSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import type { SqlParameters } from './field-types/field-type';
@@ -32,18 +32,29 @@ export interface EventRow {
   member_id: string | null;
 }
 
+/**
+ * What else an append writes, in its statement, for the events it appends: the webhooks module
+ * inserts the first delivery attempt of each event for every endpoint subscribed to it, so that
+ * deliveries are enqueued in the transaction of their events (docs/api.md §13).
+ */
+export interface EventDeliveries {
+  /** The body of a data-modifying WITH entry; `recorded` names the appended events (`id`, `type`) of the workspace bound as `workspace`. */
+  deliveriesSql(recorded: string, workspace: string): string;
+}
+
+export const EVENT_DELIVERIES = Symbol('EventDeliveries');
+
 /** SQL of the key of a workspace's append lock (see EventsRepository). */
 function appendLockKeySql(workspace: string): string {
   return `hashtextextended('events:' || ${workspace}, 0)`;
 }
 
 /**
- * SQL that appends `events` of one workspace (`workspace`, bound): a statement of its own, or the
- * body of a WITH of another that makes the change in the same statement (RecordsRepository.insert).
- * Each row's position is taken after the workspace's append lock is held shared (the lock's
- * subquery is read before any row is made), in the order given.
+ * SQL that appends `events` of one workspace (`workspace`, bound), answering each one's `id` and
+ * `type`. Each row's position is taken after the workspace's append lock is held shared (the
+ * lock's subquery is read before any row is made), in the order given.
  */
-export function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParameters): string {
+function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParameters): string {
   const column = (pick: (event: NewEvent) => string | null | undefined) => params.add(events.map((event) => pick(event) ?? null));
   return `INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data, changes, member_id)
     SELECT nextval('event_positions'), e.id, ${workspace}, e.type, e.entity_type, e.entity_id,
@@ -53,7 +64,8 @@ export function appendEventsSql(workspace: string, events: NewEvent[], params: S
                   ${column((e) => e.entityId)}::text[], ${column((e) => e.data)}::text[], ${column((e) => e.changes)}::text[],
                   ${column((e) => e.memberId)}::text[])
            WITH ORDINALITY AS e(id, type, entity_type, entity_id, data, changes, member_id, ordinal)
-     ORDER BY e.ordinal`;
+     ORDER BY e.ordinal
+    RETURNING id, type`;
 }
 
 /**
@@ -70,14 +82,29 @@ export function appendEventsSql(workspace: string, events: NewEvent[], params: S
  */
 @Injectable()
 export class EventsRepository {
-  constructor(private readonly transactions: Transactions) {}
+  constructor(
+    private readonly transactions: Transactions,
+    @Optional() @Inject(EVENT_DELIVERIES) private readonly deliveries?: EventDeliveries,
+  ) {}
+
+  /**
+   * WITH entries that append `events` of one workspace (`workspace`, bound) and what goes with
+   * them (EventDeliveries): a statement of their own (append), or part of another's WITH that
+   * makes the change in the same statement (RecordsRepository.insert). Their names are
+   * `recorded` and `delivering`.
+   */
+  appendSql(workspace: string, events: NewEvent[], params: SqlParameters): string {
+    const recorded = `recorded AS (${appendEventsSql(workspace, events, params)})`;
+    return this.deliveries ? `${recorded},\n delivering AS (${this.deliveries.deliveriesSql('recorded', workspace)})` : recorded;
+  }
 
   /** Appends events of one workspace in the ambient transaction. */
   async append(workspaceId: string, events: NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     const params = new SqlParameterList();
     const workspace = params.add(workspaceId);
-    await this.transactions.query(appendEventsSql(workspace, events, params), params.values, { prepare: 'events-append' });
+    const text = `WITH ${this.appendSql(workspace, events, params)} SELECT count(*) FROM recorded`;
+    await this.transactions.query(text, params.values, { prepare: 'events-append' });
   }
 
   /**
@@ -122,10 +149,20 @@ export class EventsRepository {
     return { events, head };
   }
 
+  /** The event `id` of the workspace, as stored. */
+  async find(workspaceId: string, id: string): Promise<EventRow | undefined> {
+    const [row] = await this.transactions.query<EventRow>(
+      `SELECT position::text AS position, id, type, entity_type, entity_id, occurred_at, data, changes, member_id
+         FROM events WHERE id = $1 AND workspace_id = $2`,
+      [id, workspaceId],
+    );
+    return row;
+  }
+
   /** Removes up to `batch` events that occurred before `before`; answers how many. */
   async prune(before: Date, batch: number): Promise<number> {
     const rows = await this.transactions.query(
-      `DELETE FROM events WHERE position IN (SELECT position FROM events WHERE occurred_at < $1 ${firstRowsSql('$2')}) RETURNING 1`,
+      `DELETE FROM events WHERE (workspace_id, position) IN (SELECT workspace_id, position FROM events WHERE occurred_at < $1 ${firstRowsSql('$2')}) RETURNING 1`,
       [before, batch],
     );
     return rows.length;

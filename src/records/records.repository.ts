@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import { endPage, type PageRequest } from '../common/pagination/pagination';
 import { afterKeySql, firstRowsSql, pageWithCountSql, pagingSql, rowsRead } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
-import { appendEventsSql, NewEvent } from './events.repository';
+import { EventsRepository, NewEvent } from './events.repository';
 import { hostKeySql } from './field-types/url-hosts';
 import type { ObjectTypeDefinition } from './object-type';
 import { filterSql, SqlParameterList } from './record-filters';
@@ -193,7 +193,10 @@ function recordWriteRefusal(error: unknown): never {
  */
 @Injectable()
 export class RecordsRepository {
-  constructor(private readonly transactions: Transactions) {}
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly events: EventsRepository,
+  ) {}
 
   async find(workspaceId: string, type: ObjectTypeDefinition, id: string): Promise<RecordRow | undefined> {
     return (await this.findMany(workspaceId, type, [id]))[0];
@@ -296,7 +299,7 @@ export class RecordsRepository {
            SELECT ${workspace}, ${objectType}, coalesce((SELECT slot FROM free_slot), floor(random() * ${SLOT_RANGE})::int), 1 FROM record
            ON CONFLICT (workspace_id, object_type, slot) DO UPDATE SET count = record_counts.count + 1),
          linked AS (${insertLinksSql(workspace, id, links, params)})${events.length > 0 ? `,
-         recorded AS (${appendEventsSql(workspace, events, params)})` : ''}
+         ${this.events.appendSql(workspace, events, params)}` : ''}
          SELECT r.*,
                 (SELECT coalesce(json_agg(json_build_array(l.side, l.link, l.other) ORDER BY l.created_at, l.other), '[]'::json)
                    FROM linked l) AS links

@@ -19,6 +19,8 @@ const OWNERS: [table: string, entity: string | undefined, owners: string[]][] = 
   ['list_members', undefined, ['modules/lists/lists.repository.ts']],
   ['files', undefined, ['modules/files/files.repository.ts']],
   ['events', undefined, ['records/events.repository.ts']],
+  ['webhook_endpoints', undefined, ['modules/webhooks/webhooks.repository.ts']],
+  ['webhook_deliveries', undefined, ['modules/webhooks/webhooks.repository.ts']],
 ];
 
 describe('every table of the records domain has one owner', () => {

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { ApiKeyEntity } from '../../database/entities/api-key.entity';
 import type { MemberRole } from '../../database/entities/member.entity';
 import { Transactions } from '../../database/transactions';
+import type { AuthContext } from './auth-context';
+import { expandScopes } from './scopes';
 
 /** An active key, with what a request needs of its member and workspace. */
 export interface ApiKeyHolder {
@@ -29,9 +31,28 @@ interface HolderRow {
  * Prepared (see Transactions.query). It reads the key's member and workspace too, because
  * splitting it would cost every request a round trip.
  */
-const HOLDER_LOOKUP = `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
-    FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
-   WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+const HOLDER_COLUMNS = `k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
+    FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id`;
+const HOLDER_LOOKUP = `SELECT ${HOLDER_COLUMNS} WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+
+/** Who calls with the key: what the authentication guard sets on a request. */
+export function authContextOf({ scopes, ...holder }: ApiKeyHolder): AuthContext {
+  return { ...holder, scopes: new Set(expandScopes(scopes)) };
+}
+
+function toHolder(row: HolderRow | undefined): ApiKeyHolder | undefined {
+  return (
+    row && {
+      apiKeyId: row.id,
+      workspaceId: row.workspace_id,
+      memberId: row.member_id,
+      scopes: row.scopes,
+      memberRole: row.role,
+      memberEmail: row.email,
+      metadataVersion: row.metadata_version,
+    }
+  );
+}
 
 /** The `api_keys` table. Keys are found by their SHA-256; the key itself is never stored. */
 @Injectable()
@@ -41,17 +62,13 @@ export class ApiKeysRepository {
   /** Runs on every `/v1` request, before any transaction exists. */
   async findActiveByHash(keyHash: string): Promise<ApiKeyHolder | undefined> {
     const [row] = await this.transactions.query<HolderRow>(HOLDER_LOOKUP, [keyHash], { prepare: 'auth-key-lookup' });
-    return (
-      row && {
-        apiKeyId: row.id,
-        workspaceId: row.workspace_id,
-        memberId: row.member_id,
-        scopes: row.scopes,
-        memberRole: row.role,
-        memberEmail: row.email,
-        metadataVersion: row.metadata_version,
-      }
-    );
+    return toHolder(row);
+  }
+
+  /** The active key `id` with its member and workspace, as a request by it would be authenticated (a webhook endpoint's reader). */
+  async findActiveById(id: string): Promise<ApiKeyHolder | undefined> {
+    const [row] = await this.transactions.query<HolderRow>(`SELECT ${HOLDER_COLUMNS} WHERE k.id = $1 AND k.revoked_at IS NULL`, [id]);
+    return toHolder(row);
   }
 
   async insert(key: ApiKeyEntity): Promise<void> {

@@ -4,11 +4,10 @@ import type { Request } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { looksLikeApiKey, hashSecret, secretsEqual } from './api-key-secret';
-import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeysRepository, authContextOf } from './api-keys.repository';
 import { AuthContext, AuthenticatedRequest } from './auth-context';
 import { AUTH_MODE, AuthMode } from './auth.decorators';
 import { AuthFailureLimiter } from './auth-failure-limiter';
-import { expandScopes } from './scopes';
 
 function bearerToken(request: Request): string | undefined {
   const header = request.headers.authorization;
@@ -55,8 +54,6 @@ export class AuthGuard implements CanActivate {
 
   private async lookUp(secret: string): Promise<AuthContext | undefined> {
     const holder = await this.apiKeys.findActiveByHash(hashSecret(secret));
-    if (!holder) return undefined;
-    const { scopes, ...caller } = holder;
-    return { ...caller, scopes: new Set(expandScopes(scopes)) };
+    return holder && authContextOf(holder);
   }
 }

@@ -28,6 +28,8 @@ export const SCOPES = [
   'objects:create',
   'objects:update',
   'events:read',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -13,6 +13,7 @@ import { RecordFieldsSize1763809200000 } from './1763809200000-record-fields-siz
 import { WebsiteHostIndex1763812800000 } from './1763812800000-website-host-index';
 import { FileCommits1763816400000 } from './1763816400000-file-commits';
 import { Events1764158400000 } from './1764158400000-events';
+import { Webhooks1764162000000 } from './1764162000000-webhooks';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   WebsiteHostIndex1763812800000,
   FileCommits1763816400000,
   Events1764158400000,
+  Webhooks1764162000000,
 ];

@@ -5,5 +5,5 @@ import { EventPruner } from './event-pruner';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 
-@Module({ imports: [MeetingsModule, FilesModule], controllers: [EventsController], providers: [EventsService, EventPruner] })
+@Module({ imports: [MeetingsModule, FilesModule], controllers: [EventsController], providers: [EventsService, EventPruner], exports: [EventsService] })
 export class EventsModule {}

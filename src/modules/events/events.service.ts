@@ -83,7 +83,7 @@ export class EventsService {
   ) {}
 
   async feed(caller: AuthContext, query: ParsedUrlQuery): Promise<EventPageDto> {
-    const readable = await this.readableEventTypes(caller);
+    const readable = await this.eventTypesOf(caller);
     const request = this.readRequest(caller, query, readable);
     const entityTypes = [...new Set([...readable.values()].filter((entry) => entry.readable).map((entry) => entry.entityType))];
     const { events, head } = await this.events.read(
@@ -101,14 +101,14 @@ export class EventsService {
       limit: request.limit,
       readAt: full ? events[events.length - 1].occurred_at.getTime() : Date.now(),
     };
-    return { object: 'list', data: await this.present(caller, events), nextCursor: encodeFeedCursor(next) };
+    return { object: 'list', data: await this.presentTo(caller, events), nextCursor: encodeFeedCursor(next) };
   }
 
   /**
    * Every event type of the workspace, with whether the caller's key may read it: `types` naming
    * an unknown one is refused, one it may not read is a missing scope.
    */
-  private async readableEventTypes(caller: AuthContext): Promise<Map<string, { entityType: string; readable: boolean }>> {
+  async eventTypesOf(caller: AuthContext): Promise<Map<string, { entityType: string; readable: boolean }>> {
     const types = new Map<string, { entityType: string; readable: boolean }>();
     const add = (entityType: string, actions: string[], scope: Scope) => {
       for (const action of actions) types.set(`${entityType}.${action}`, { entityType, readable: caller.scopes.has(scope) });
@@ -152,7 +152,7 @@ export class EventsService {
    * out, and a redacted meeting's changes naming only relationships its redacted data shows (its
    * fields need no such care: the one a meeting's update may change, `$privacySetting`, shows).
    */
-  private async present(caller: AuthContext, rows: EventRow[]): Promise<EventDto[]> {
+  async presentTo(caller: AuthContext, rows: EventRow[]): Promise<EventDto[]> {
     const meetingRows = rows.filter((row) => row.entity_type === 'meeting');
     const meetings = await this.meetings.presentAll(caller, meetingRows.map((row) => row.data as unknown as EntityEnvelopeDto));
     const redacted = new Map<EventRow, MeetingDto>(meetingRows.map((row, index) => [row, meetings[index]]));

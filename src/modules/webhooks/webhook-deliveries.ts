@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { randomInt } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { ApiKeysRepository, authContextOf } from '../../common/auth/api-keys.repository';
+import { AppConfig } from '../../config/app-config';
+import { Transactions } from '../../database/transactions';
+import { EventsRepository } from '../../records/events.repository';
+import { EventsService } from '../events/events.service';
+import { postTo, SendOutcome } from './webhook-sender';
+import { resolveWebhookUrl } from './webhook-url';
+import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
+
+/** `delay` seconds ± 10 %, in milliseconds. */
+function jittered(delaySeconds: number): number {
+  const spread = Math.round(delaySeconds * 100);
+  return delaySeconds * 1000 + (spread > 0 ? randomInt(-spread, spread + 1) : 0);
+}
+
+/** The Standard Webhooks signature header: one `v1,…` per secret in use, space-separated. */
+export function signatureOf(endpoint: WebhookEndpointRow, eventId: string, at: Date, body: string): string {
+  const secrets = [endpoint.secret];
+  if (endpoint.previous_secret && endpoint.previous_secret_until && endpoint.previous_secret_until > at) secrets.push(endpoint.previous_secret);
+  return secrets.map((secret) => new Webhook(secret).sign(eventId, at, body)).join(' ');
+}
+
+/**
+ * Makes one attempt of a delivery (docs/api.md §13), as the job queue asks: reads the event as
+ * the endpoint's member may read it now, checks where the URL points, POSTs it signed, and records
+ * the outcome with what follows (the next attempt, due on WEBHOOK_RETRY_SCHEDULE, or the endpoint
+ * disabled) in one transaction. The attempt is claimed for this instance first (see WebhookQueue).
+ */
+@Injectable()
+export class WebhookDeliveries {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly webhooks: WebhooksRepository,
+    private readonly events: EventsRepository,
+    private readonly feed: EventsService,
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async attempt(deliveryId: string, instanceId: string): Promise<void> {
+    const claimed = await this.transactions.run(() => this.webhooks.claimAttempt(deliveryId, instanceId));
+    if (!claimed) return;
+    const { delivery, endpoint } = claimed;
+    const attemptedAt = new Date();
+    const refused = (error: string): SendOutcome => ({ status: null, durationMs: 0, error, retryAfterSeconds: null });
+    if (endpoint.status !== 'ENABLED') return this.record(delivery, endpoint, refused('the endpoint is disabled'), attemptedAt, { final: true });
+    const body = await this.bodyFor(endpoint, delivery.event_id);
+    if (typeof body !== 'string') return this.record(delivery, endpoint, refused(body.refused), attemptedAt, { final: true });
+    const url = new URL(endpoint.url);
+    const resolution = await resolveWebhookUrl(url, this.config.webhooks.allowPrivateNetworks);
+    if ('refused' in resolution) return this.record(delivery, endpoint, refused(resolution.refused), attemptedAt);
+    const sentAt = new Date();
+    const headers = {
+      'webhook-id': delivery.event_id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': signatureOf(endpoint, delivery.event_id, sentAt, body),
+      'user-agent': 'workspace-records-webhooks/1',
+    };
+    return this.record(delivery, endpoint, await postTo(url, resolution, headers, body), sentAt);
+  }
+
+  /**
+   * The event as the endpoint's key would read it from the feed now, as JSON; or why it may not
+   * have it: the key is revoked or its member removed, the key may not read the type, the event is
+   * no longer kept, or it is a transcript file the member may not see.
+   */
+  private async bodyFor(endpoint: WebhookEndpointRow, eventId: string): Promise<string | { refused: string }> {
+    const holder = await this.apiKeys.findActiveById(endpoint.api_key_id);
+    if (!holder) return { refused: "the endpoint's API key is revoked or its member removed" };
+    const reader = authContextOf(holder);
+    const event = await this.events.find(endpoint.workspace_id, eventId);
+    if (!event) return { refused: 'the event is no longer kept' };
+    if ((await this.feed.eventTypesOf(reader)).get(event.type)?.readable !== true) {
+      return { refused: `the endpoint's API key may not read ${event.type} events` };
+    }
+    const [presented] = await this.feed.presentTo(reader, [event]);
+    if (!presented) return { refused: "the endpoint's member may not see this file" };
+    return JSON.stringify(presented);
+  }
+
+  /**
+   * Records the attempt and what follows it: a success ends the endpoint's failing streak; a
+   * failure is retried on the schedule (a longer Retry-After wins), unless it is `final`, the
+   * receiver answered 410 Gone, or the endpoint has failed for WEBHOOK_DISABLE_AFTER_HOURS, which
+   * disable it.
+   */
+  private async record(
+    delivery: DeliveryRow,
+    endpoint: WebhookEndpointRow,
+    outcome: SendOutcome,
+    attemptedAt: Date,
+    { final = false } = {},
+  ): Promise<void> {
+    const succeeded = outcome.error === null;
+    const { retrySchedule, disableAfterHours } = this.config.webhooks;
+    await this.transactions.run(async () => {
+      const failingSince = final ? endpoint.failing_since : await this.webhooks.recordStreak(endpoint.id, succeeded);
+      let disabledReason: string | undefined;
+      if (!succeeded && !final && outcome.status === 410) disabledReason = 'the receiver answered 410 Gone';
+      if (!succeeded && !final && failingSince && attemptedAt.getTime() - failingSince.getTime() >= disableAfterHours * 3600_000) {
+        disabledReason = `every attempt failed for ${disableAfterHours} hours`;
+      }
+      let next: Date | null = null;
+      if (!succeeded && !final && !disabledReason && delivery.attempt < retrySchedule.length) {
+        const delay = Math.max(jittered(retrySchedule[delivery.attempt]), (outcome.retryAfterSeconds ?? 0) * 1000);
+        next = new Date(Date.now() + delay);
+      }
+      const recorded = await this.webhooks.finishAttempt(delivery.id, { ...outcome, succeeded, responseStatus: outcome.status, attemptedAt }, next);
+      if (!recorded) return;
+      if (next) await this.webhooks.insertAttempt(endpoint.id, delivery.event_id, delivery.attempt + 1, next);
+      if (disabledReason) await this.webhooks.disableEndpoint(endpoint.id, disabledReason);
+    });
+  }
+}

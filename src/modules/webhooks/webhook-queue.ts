@@ -1,0 +1,94 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Logger as QueueLogger, run, runMigrations, type Runner } from 'graphile-worker';
+import { PeriodicTask } from '../../common/background/periodic-task';
+import { AppConfig } from '../../config/app-config';
+import { SessionLock, SessionLocks } from '../../database/session-locks';
+import { Transactions } from '../../database/transactions';
+import { WebhookDeliveries } from './webhook-deliveries';
+import { WebhooksRepository } from './webhooks.repository';
+
+/** Attempts one instance makes at once: most of an attempt is waiting on a receiver. */
+const CONCURRENCY = 8;
+/** An attempt ends within the 15 s timeout: a claim this old whose instance is gone was cut off. */
+const STALE_CLAIM_MS = 60_000;
+const RECOVERY_INTERVAL_MS = 30_000;
+
+const livenessLock = (instanceId: string) => `webhook-queue-instance:${instanceId}`;
+
+/**
+ * Webhook deliveries on graphile-worker, a PostgreSQL-backed job queue, in every instance (the
+ * embedded default too): its schema is installed at start-up, and each PENDING attempt is a job
+ * (enqueued by the trigger on `webhook_deliveries`, in the transaction that made the attempt due),
+ * which one instance runs at a time.
+ *
+ * graphile-worker hands a job whose worker died to another only after four hours. So each
+ * instance holds a session-level lock named after it for its life, and marks the attempts it
+ * makes as claimed by it (WebhookDeliveries); every 30 s, an instance that finds an attempt
+ * claimed for over a minute by an instance whose lock is free (a process that died: PostgreSQL
+ * released the lock with its connection) records that attempt as failed and makes the next one
+ * due at once. The old job, when the queue releases it, finds its attempt no longer PENDING.
+ */
+@Injectable()
+export class WebhookQueue implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('WebhookQueue');
+  private readonly instanceId = randomUUID();
+  private readonly recovery = new PeriodicTask(() => this.recoverAbandoned(), this.logger, 'webhook attempt recovery');
+  private runner?: Runner;
+  private liveness?: SessionLock;
+
+  constructor(
+    private readonly deliveries: WebhookDeliveries,
+    private readonly webhooks: WebhooksRepository,
+    private readonly transactions: Transactions,
+    private readonly locks: SessionLocks,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const connectionString = this.config.databaseUrl!;
+    const logger = new QueueLogger(() => (level: string, message: string) => {
+      if (level === 'error') this.logger.error(message);
+      else if (level === 'warning') this.logger.warn(message);
+    });
+    await runMigrations({ connectionString, logger });
+    this.liveness = await this.locks.claim(livenessLock(this.instanceId));
+    this.runner = await run({
+      connectionString,
+      concurrency: CONCURRENCY,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      logger,
+      taskList: {
+        webhook_delivery: async (payload) => {
+          await this.deliveries.attempt(String((payload as { deliveryId: unknown }).deliveryId), this.instanceId);
+        },
+      },
+    });
+    this.recovery.start(RECOVERY_INTERVAL_MS);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.recovery.stop();
+    // Lets the attempts under way finish (they end within their timeout) and releases the queue's jobs.
+    await this.runner?.stop();
+    await this.liveness?.release();
+  }
+
+  /** Finds attempts that instances which stopped had under way, and makes them again; answers how many. */
+  async recoverAbandoned(): Promise<number> {
+    let recovered = 0;
+    const claimants = await this.webhooks.staleClaimants(new Date(Date.now() - STALE_CLAIM_MS));
+    for (const instanceId of claimants) {
+      if (instanceId === this.instanceId) continue;
+      const lock = await this.locks.claim(livenessLock(instanceId));
+      if (!lock) continue;
+      try {
+        recovered += await this.transactions.run(() => this.webhooks.requeueClaimsOf(instanceId));
+      } finally {
+        await lock.release();
+      }
+    }
+    return recovered;
+  }
+}

@@ -1,0 +1,75 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+
+/** A 2xx within this is a success (docs/api.md §13); the request is cut off at it. */
+export const DELIVERY_TIMEOUT_MS = 15_000;
+/** How much of a response body is read (and dropped) before the connection is closed. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface SendOutcome {
+  /** The receiver's status, or null when it gave none (refused, timed out, reset). */
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  /** A 429's or 503's Retry-After, in seconds. */
+  retryAfterSeconds: number | null;
+}
+
+/** Retry-After in seconds (RFC 9110 §10.2.3: seconds, or an HTTP date); null when absent or unreadable. */
+export function retryAfterSeconds(value: string | undefined, now = Date.now()): number | null {
+  if (value === undefined) return null;
+  if (/^\d{1,10}$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/**
+ * POSTs `body` to `url`, connecting to `address` and only there (the address the SSRF check let
+ * through: the host name is never resolved again), with the URL's host name kept for the Host
+ * header and TLS. No redirect is followed, no connection is reused, and the whole exchange is cut
+ * off after DELIVERY_TIMEOUT_MS.
+ */
+export function postTo(
+  url: URL,
+  address: { address: string; family: 4 | 6 },
+  headers: Record<string, string>,
+  body: string,
+): Promise<SendOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const pinned: LookupFunction = (_hostname, options, callback) => {
+    if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [address]);
+    else callback(null, address.address, address.family);
+  };
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<SendOutcome>((resolve) => {
+    const request = send(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      lookup: pinned,
+      agent: false,
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+    });
+    const failed = (error: Error & { code?: string }) =>
+      resolve({ status: null, durationMs: elapsed(), error: error.name === 'AbortError' || error.code === 'ABORT_ERR' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `${error.code ?? error.name}: ${error.message}`.slice(0, 500), retryAfterSeconds: null });
+    request.on('error', failed);
+    request.on('response', (response: IncomingMessage) => {
+      let read = 0;
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) response.destroy();
+      });
+      const done = () => {
+        const status = response.statusCode ?? null;
+        const succeeded = status !== null && status >= 200 && status < 300;
+        const retryAfter = status === 429 || status === 503 ? retryAfterSeconds(response.headers['retry-after']) : null;
+        resolve({ status, durationMs: elapsed(), error: succeeded ? null : `the receiver answered ${status}`, retryAfterSeconds: retryAfter });
+      };
+      response.on('end', done);
+      response.on('close', done);
+      response.on('error', () => done());
+    });
+    request.end(body);
+  });
+}

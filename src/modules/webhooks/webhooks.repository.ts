@@ -1,0 +1,315 @@
+import { Injectable } from '@nestjs/common';
+import { afterKeySql, pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
+import { endPage } from '../../common/pagination/pagination';
+import type { PageRequest } from '../../common/pagination/pagination';
+import { Transactions } from '../../database/transactions';
+import type { EventDeliveries } from '../../records/events.repository';
+import { SqlParameterList } from '../../records/record-filters';
+
+export type WebhookStatus = 'ENABLED' | 'DISABLED';
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+export interface WebhookEndpointRow {
+  id: string;
+  workspace_id: string;
+  member_id: string;
+  api_key_id: string;
+  url: string;
+  event_types: string[];
+  description: string | null;
+  status: WebhookStatus;
+  disabled_reason: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DeliveryRow {
+  /** A bigint, as text. */
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempt: number;
+  status: DeliveryStatus;
+  scheduled_at: Date;
+  attempted_at: Date | null;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  next_attempt_at: Date | null;
+}
+
+/** What an attempt came to, as the delivery log keeps it. */
+export interface AttemptOutcome {
+  succeeded: boolean;
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  attemptedAt: Date;
+}
+
+const ENDPOINT_COLUMNS = `id, workspace_id, member_id, api_key_id, url, event_types, description, status, disabled_reason, secret,
+  previous_secret, previous_secret_until, failing_since, created_at, updated_at`;
+const DELIVERY_COLUMNS = `id::text AS id, endpoint_id, event_id, attempt, status, scheduled_at, attempted_at, response_status, duration_ms,
+  error, next_attempt_at`;
+
+/**
+ * SQL of `webhook_endpoints` and `webhook_deliveries` (one row per attempt; see the Webhooks
+ * migration). Also EventDeliveries: the events' append inserts the first attempt of each event
+ * for every enabled endpoint that subscribes to its type, in the statement that appends it, and
+ * the trigger on `webhook_deliveries` enqueues it on the job queue.
+ */
+@Injectable()
+export class WebhooksRepository implements EventDeliveries {
+  constructor(private readonly transactions: Transactions) {}
+
+  /** EventDeliveries: `recorded` names a relation of the events just appended (`id`, `type`) of the workspace bound as `workspace`. */
+  deliveriesSql(recorded: string, workspace: string): string {
+    return `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
+      SELECT w.id, e.id, 1, 'PENDING', statement_timestamp(), statement_timestamp()
+        FROM ${recorded} e
+        JOIN webhook_endpoints w ON w.workspace_id = ${workspace} AND w.status = 'ENABLED'
+                                AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types))`;
+  }
+
+  async insertEndpoint(endpoint: {
+    id: string;
+    workspaceId: string;
+    memberId: string;
+    apiKeyId: string;
+    url: string;
+    eventTypes: string[];
+    description: string | null;
+    secret: string;
+  }): Promise<WebhookEndpointRow> {
+    const [row] = await this.transactions.query<WebhookEndpointRow>(
+      `INSERT INTO webhook_endpoints (id, workspace_id, member_id, api_key_id, url, event_types, description, status, secret, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'ENABLED', $8, statement_timestamp(), statement_timestamp())
+       RETURNING ${ENDPOINT_COLUMNS}`,
+      [endpoint.id, endpoint.workspaceId, endpoint.memberId, endpoint.apiKeyId, endpoint.url, endpoint.eventTypes, endpoint.description, endpoint.secret],
+    );
+    return row;
+  }
+
+  async findEndpoint(workspaceId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+    const [row] = await this.transactions.query<WebhookEndpointRow>(
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND workspace_id = $2`,
+      [id, workspaceId],
+    );
+    return row;
+  }
+
+  /** A page of the workspace's endpoints, newest first, with their count (see pageWithCountSql). */
+  async pageEndpoints(workspaceId: string, page: PageRequest): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
+    const params = new SqlParameterList();
+    const workspace = params.add(workspaceId);
+    const after = afterKeySql(page, ['created_at', 'id'], params);
+    const [result] = await this.transactions.query<{ total: number; rows: (WebhookEndpointRow & { created_at: string; updated_at: string })[] }>(
+      pageWithCountSql(
+        `SELECT count(*)::int FROM webhook_endpoints WHERE workspace_id = ${workspace}`,
+        `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ${workspace}${after}
+          ORDER BY created_at DESC, id DESC ${pagingSql(page, params)}`,
+        ['created_at', 'id'],
+      ),
+      params.values,
+    );
+    const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
+    return { rows: rows.map((row) => revive(row)), total: result.total };
+  }
+
+  /**
+   * Changes what is given (undefined keeps it) and stamps the update; a status set to ENABLED
+   * clears `disabled_reason` and the failing streak. Undefined when not found.
+   */
+  async updateEndpoint(
+    workspaceId: string,
+    id: string,
+    change: { url?: string; eventTypes?: string[]; description?: string | null; status?: WebhookStatus; disabledReason?: string | null },
+  ): Promise<WebhookEndpointRow | undefined> {
+    const [row] = await this.transactions.query<WebhookEndpointRow>(
+      `UPDATE webhook_endpoints
+          SET url = coalesce($3, url), event_types = coalesce($4, event_types),
+              description = CASE WHEN $5 THEN $6 ELSE description END,
+              status = coalesce($7, status),
+              disabled_reason = CASE WHEN $7 = 'ENABLED' THEN NULL WHEN $7 = 'DISABLED' THEN $8 ELSE disabled_reason END,
+              failing_since = CASE WHEN $7 = 'ENABLED' THEN NULL ELSE failing_since END,
+              updated_at = statement_timestamp()
+        WHERE id = $1 AND workspace_id = $2
+        RETURNING ${ENDPOINT_COLUMNS}`,
+      [
+        id,
+        workspaceId,
+        change.url ?? null,
+        change.eventTypes ?? null,
+        change.description !== undefined,
+        change.description ?? null,
+        change.status ?? null,
+        change.disabledReason ?? null,
+      ],
+    );
+    return row;
+  }
+
+  async deleteEndpoint(workspaceId: string, id: string): Promise<boolean> {
+    const rows = await this.transactions.query(`DELETE FROM webhook_endpoints WHERE id = $1 AND workspace_id = $2 RETURNING 1`, [id, workspaceId]);
+    return rows.length > 0;
+  }
+
+  /** A new secret; the current one signs beside it until `previousUntil`. Undefined when not found. */
+  async rotateSecret(workspaceId: string, id: string, secret: string, previousUntil: Date): Promise<WebhookEndpointRow | undefined> {
+    const [row] = await this.transactions.query<WebhookEndpointRow>(
+      `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = $4, secret = $3, updated_at = statement_timestamp()
+        WHERE id = $1 AND workspace_id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
+      [id, workspaceId, secret, previousUntil],
+    );
+    return row;
+  }
+
+  /** Disables an endpoint the service gave up on, saying why; nothing when a person did it first. */
+  async disableEndpoint(id: string, reason: string): Promise<void> {
+    await this.transactions.query(
+      `UPDATE webhook_endpoints SET status = 'DISABLED', disabled_reason = $2, updated_at = statement_timestamp()
+        WHERE id = $1 AND status = 'ENABLED'`,
+      [id, reason],
+    );
+  }
+
+  /**
+   * After an attempt: a success ends the endpoint's failing streak; a failure starts one if none
+   * runs. Answers when the streak began (null after a success).
+   */
+  async recordStreak(endpointId: string, succeeded: boolean): Promise<Date | null> {
+    const [row] = await this.transactions.query<{ failing_since: Date | null }>(
+      `UPDATE webhook_endpoints SET failing_since = CASE WHEN $2 THEN NULL ELSE coalesce(failing_since, statement_timestamp()) END
+        WHERE id = $1 RETURNING failing_since`,
+      [endpointId, succeeded],
+    );
+    return row?.failing_since ?? null;
+  }
+
+  /** The attempts of an endpoint, newest first, with their count. */
+  async pageDeliveries(endpointId: string, page: PageRequest): Promise<{ rows: DeliveryRow[]; total: number }> {
+    const params = new SqlParameterList();
+    const endpoint = params.add(endpointId);
+    const after = afterKeySql(page, ['created_at', 'id'], params);
+    const [result] = await this.transactions.query<{ total: number; rows: (DeliveryRow & { created_at: string })[] }>(
+      pageWithCountSql(
+        `SELECT count(*)::int FROM webhook_deliveries WHERE endpoint_id = ${endpoint}`,
+        `SELECT ${DELIVERY_COLUMNS}, created_at FROM webhook_deliveries WHERE endpoint_id = ${endpoint}${after}
+          ORDER BY created_at DESC, id DESC ${pagingSql(page, params)}`,
+        ['created_at', 'id'],
+      ),
+      params.values,
+    );
+    const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
+    return { rows: rows.map(reviveDelivery), total: result.total };
+  }
+
+  /** A new first-of-its-kind attempt of `eventId` to the endpoint, due now (a redelivery): the trigger enqueues it. */
+  async insertAttempt(endpointId: string, eventId: string, attempt: number, scheduledAt: Date): Promise<DeliveryRow> {
+    const [row] = await this.transactions.query<DeliveryRow>(
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
+       VALUES ($1, $2, $3, 'PENDING', $4, statement_timestamp()) RETURNING ${DELIVERY_COLUMNS}`,
+      [endpointId, eventId, attempt, scheduledAt],
+    );
+    return row;
+  }
+
+  /** Whether the endpoint was ever sent `eventId` (any attempt): what it may be sent again. */
+  async wasDelivered(endpointId: string, eventId: string): Promise<boolean> {
+    const rows = await this.transactions.query(`SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2 LIMIT 1`, [
+      endpointId,
+      eventId,
+    ]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Claims a PENDING attempt for this instance, in the ambient transaction (the row stays locked
+   * until it ends), with its endpoint. Undefined when it is no longer PENDING or its endpoint is
+   * gone: a job run twice, or an endpoint deleted meanwhile, makes no attempt.
+   */
+  async claimAttempt(id: string, instanceId: string): Promise<{ delivery: DeliveryRow; endpoint: WebhookEndpointRow } | undefined> {
+    const [row] = await this.transactions.query<DeliveryRow & { endpoint: WebhookEndpointRow }>(
+      `UPDATE webhook_deliveries d SET claimed_by = $2, claimed_at = statement_timestamp()
+         FROM webhook_endpoints w
+        WHERE d.id = $1 AND d.status = 'PENDING' AND w.id = d.endpoint_id
+        RETURNING d.id::text AS id, d.endpoint_id, d.event_id, d.attempt, d.status, d.scheduled_at, d.attempted_at, d.response_status,
+                  d.duration_ms, d.error, d.next_attempt_at, to_json(w) AS endpoint`,
+      [id, instanceId],
+      { locks: true },
+    );
+    if (!row) return undefined;
+    const { endpoint, ...delivery } = row;
+    return { delivery: reviveDelivery(delivery), endpoint: revive(endpoint as WebhookEndpointRow & { created_at: string; updated_at: string }) };
+  }
+
+  /** Records an attempt's outcome (once: only while it is PENDING) and when the next one is due, if one is. */
+  async finishAttempt(id: string, outcome: AttemptOutcome, nextAttemptAt: Date | null): Promise<boolean> {
+    const rows = await this.transactions.query(
+      `UPDATE webhook_deliveries
+          SET status = $2, response_status = $3, duration_ms = $4, error = $5, attempted_at = $6, next_attempt_at = $7
+        WHERE id = $1 AND status = 'PENDING' RETURNING 1`,
+      [id, outcome.succeeded ? 'SUCCEEDED' : 'FAILED', outcome.responseStatus, outcome.durationMs, outcome.error, outcome.attemptedAt, nextAttemptAt],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * The instances holding attempts claimed before `before` that are still PENDING: an attempt
+   * ends within seconds, so such a claim is an instance that stopped mid-attempt, or a slow one.
+   */
+  async staleClaimants(before: Date): Promise<string[]> {
+    const rows = await this.transactions.query<{ claimed_by: string }>(
+      `SELECT DISTINCT claimed_by FROM webhook_deliveries WHERE status = 'PENDING' AND claimed_at < $1`,
+      [before],
+    );
+    return rows.map((row) => row.claimed_by);
+  }
+
+  /**
+   * The PENDING attempts a stopped instance had claimed: each is marked FAILED (its outcome is
+   * unknown) and followed by the next attempt, due now. Answers how many.
+   */
+  async requeueClaimsOf(instanceId: string): Promise<number> {
+    const rows = await this.transactions.query(
+      `WITH abandoned AS (
+         UPDATE webhook_deliveries SET status = 'FAILED', attempted_at = claimed_at, next_attempt_at = statement_timestamp(),
+                error = 'the instance making this attempt stopped before it was recorded'
+          WHERE claimed_by = $1 AND status = 'PENDING'
+          RETURNING endpoint_id, event_id, attempt)
+       INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
+       SELECT endpoint_id, event_id, attempt + 1, 'PENDING', statement_timestamp(), statement_timestamp() FROM abandoned
+       RETURNING 1`,
+      [instanceId],
+    );
+    return rows.length;
+  }
+}
+
+/** Rows read through json_agg or to_json carry their timestamps as text. */
+function revive(row: WebhookEndpointRow & { created_at: Date | string; updated_at: Date | string }): WebhookEndpointRow {
+  const date = (value: Date | string | null) => (value === null ? null : new Date(value));
+  return {
+    ...row,
+    created_at: date(row.created_at)!,
+    updated_at: date(row.updated_at)!,
+    previous_secret_until: date(row.previous_secret_until),
+    failing_since: date(row.failing_since),
+  };
+}
+
+function reviveDelivery(row: DeliveryRow & { created_at?: unknown }): DeliveryRow {
+  const date = (value: Date | string | null) => (value === null ? null : new Date(value));
+  const { created_at: _createdAt, ...delivery } = row;
+  return {
+    ...delivery,
+    id: String(delivery.id),
+    scheduled_at: date(delivery.scheduled_at)!,
+    attempted_at: date(delivery.attempted_at),
+    next_attempt_at: date(delivery.next_attempt_at),
+  };
+}
