@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   relationship: 'rel',
   option: 'opt',
   event: 'evt',
+  webhook: 'whk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -162,6 +162,7 @@ async function seedWorkspace(http: TestAgent, name: WorkspaceName): Promise<Work
     apiKey: [spare.id],
     // No route takes an event id: events are read only through the feed.
     event: [],
+    webhook: [],
   };
   const privateTokens = [
     ...Object.values(ids).flat(),

@@ -41,7 +41,7 @@ export class WebhookDeliveries {
   ) {}
 
   async attempt(deliveryId: string, instanceId: string): Promise<void> {
-    const claimed = await this.transactions.run(() => this.webhooks.claimAttempt(deliveryId, instanceId));
+    const claimed = await this.webhooks.claimAttempt(deliveryId, instanceId);
     if (!claimed) return;
     const { delivery, endpoint } = claimed;
     const attemptedAt = new Date();
@@ -82,10 +82,11 @@ export class WebhookDeliveries {
   }
 
   /**
-   * Records the attempt and what follows it: a success ends the endpoint's failing streak; a
-   * failure is retried on the schedule (a longer Retry-After wins), unless it is `final`, the
-   * receiver answered 410 Gone, or the endpoint has failed for WEBHOOK_DISABLE_AFTER_HOURS, which
-   * disable it.
+   * Records the attempt and what follows it: a success ends the endpoint's failing streak (one
+   * statement); a failure is retried on the schedule (a longer Retry-After wins), unless it is
+   * `final`, the receiver answered 410 Gone, or the endpoint has failed for
+   * WEBHOOK_DISABLE_AFTER_HOURS, which disable it (with the next attempt or the disabling, in one
+   * transaction).
    */
   private async record(
     delivery: DeliveryRow,
@@ -95,21 +96,26 @@ export class WebhookDeliveries {
     { final = false } = {},
   ): Promise<void> {
     const succeeded = outcome.error === null;
+    const attempt = { ...outcome, succeeded, responseStatus: outcome.status, attemptedAt };
+    if (succeeded) {
+      await this.webhooks.finishAttempt(delivery.id, endpoint.id, attempt, null, null);
+      return;
+    }
     const { retrySchedule, disableAfterHours } = this.config.webhooks;
+    // An attempt that could not be made says nothing of the receiver: the streak is left as it was.
+    const failingSince = final ? endpoint.failing_since : (endpoint.failing_since ?? attemptedAt);
+    let disabledReason: string | undefined;
+    if (!final && outcome.status === 410) disabledReason = 'the receiver answered 410 Gone';
+    if (!final && failingSince && attemptedAt.getTime() - failingSince.getTime() >= disableAfterHours * 3600_000) {
+      disabledReason = `every attempt failed for ${disableAfterHours} hours`;
+    }
+    let next: Date | null = null;
+    if (!final && !disabledReason && delivery.attempt < retrySchedule.length) {
+      const delay = Math.max(jittered(retrySchedule[delivery.attempt]), (outcome.retryAfterSeconds ?? 0) * 1000);
+      next = new Date(Date.now() + delay);
+    }
     await this.transactions.run(async () => {
-      const failingSince = final ? endpoint.failing_since : await this.webhooks.recordStreak(endpoint.id, succeeded);
-      let disabledReason: string | undefined;
-      if (!succeeded && !final && outcome.status === 410) disabledReason = 'the receiver answered 410 Gone';
-      if (!succeeded && !final && failingSince && attemptedAt.getTime() - failingSince.getTime() >= disableAfterHours * 3600_000) {
-        disabledReason = `every attempt failed for ${disableAfterHours} hours`;
-      }
-      let next: Date | null = null;
-      if (!succeeded && !final && !disabledReason && delivery.attempt < retrySchedule.length) {
-        const delay = Math.max(jittered(retrySchedule[delivery.attempt]), (outcome.retryAfterSeconds ?? 0) * 1000);
-        next = new Date(Date.now() + delay);
-      }
-      const recorded = await this.webhooks.finishAttempt(delivery.id, { ...outcome, succeeded, responseStatus: outcome.status, attemptedAt }, next);
-      if (!recorded) return;
+      if (!(await this.webhooks.finishAttempt(delivery.id, endpoint.id, attempt, next, failingSince))) return;
       if (next) await this.webhooks.insertAttempt(endpoint.id, delivery.event_id, delivery.attempt + 1, next);
       if (disabledReason) await this.webhooks.disableEndpoint(endpoint.id, disabledReason);
     });

@@ -177,19 +177,6 @@ export class WebhooksRepository implements EventDeliveries {
     );
   }
 
-  /**
-   * After an attempt: a success ends the endpoint's failing streak; a failure starts one if none
-   * runs. Answers when the streak began (null after a success).
-   */
-  async recordStreak(endpointId: string, succeeded: boolean): Promise<Date | null> {
-    const [row] = await this.transactions.query<{ failing_since: Date | null }>(
-      `UPDATE webhook_endpoints SET failing_since = CASE WHEN $2 THEN NULL ELSE coalesce(failing_since, statement_timestamp()) END
-        WHERE id = $1 RETURNING failing_since`,
-      [endpointId, succeeded],
-    );
-    return row?.failing_since ?? null;
-  }
-
   /** The attempts of an endpoint, newest first, with their count. */
   async pageDeliveries(endpointId: string, page: PageRequest): Promise<{ rows: DeliveryRow[]; total: number }> {
     const params = new SqlParameterList();
@@ -228,34 +215,54 @@ export class WebhooksRepository implements EventDeliveries {
   }
 
   /**
-   * Claims a PENDING attempt for this instance, in the ambient transaction (the row stays locked
-   * until it ends), with its endpoint. Undefined when it is no longer PENDING or its endpoint is
-   * gone: a job run twice, or an endpoint deleted meanwhile, makes no attempt.
+   * Claims a PENDING attempt for this instance, with its endpoint, in one statement. Undefined
+   * when it is no longer PENDING or its endpoint is gone: a job run twice, or an endpoint deleted
+   * meanwhile, makes no attempt.
    */
   async claimAttempt(id: string, instanceId: string): Promise<{ delivery: DeliveryRow; endpoint: WebhookEndpointRow } | undefined> {
     const [row] = await this.transactions.query<DeliveryRow & { endpoint: WebhookEndpointRow }>(
-      `UPDATE webhook_deliveries d SET claimed_by = $2, claimed_at = statement_timestamp()
-         FROM webhook_endpoints w
-        WHERE d.id = $1 AND d.status = 'PENDING' AND w.id = d.endpoint_id
-        RETURNING d.id::text AS id, d.endpoint_id, d.event_id, d.attempt, d.status, d.scheduled_at, d.attempted_at, d.response_status,
-                  d.duration_ms, d.error, d.next_attempt_at, to_json(w) AS endpoint`,
+      `WITH claimed AS (
+         UPDATE webhook_deliveries SET claimed_by = $2, claimed_at = statement_timestamp()
+          WHERE id = $1 AND status = 'PENDING'
+          RETURNING ${DELIVERY_COLUMNS})
+       SELECT c.*, to_json(w) AS endpoint FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
       [id, instanceId],
-      { locks: true },
+      { prepare: 'webhook-claim' },
     );
     if (!row) return undefined;
     const { endpoint, ...delivery } = row;
     return { delivery: reviveDelivery(delivery), endpoint: revive(endpoint as WebhookEndpointRow & { created_at: string; updated_at: string }) };
   }
 
-  /** Records an attempt's outcome (once: only while it is PENDING) and when the next one is due, if one is. */
-  async finishAttempt(id: string, outcome: AttemptOutcome, nextAttemptAt: Date | null): Promise<boolean> {
-    const rows = await this.transactions.query(
-      `UPDATE webhook_deliveries
-          SET status = $2, response_status = $3, duration_ms = $4, error = $5, attempted_at = $6, next_attempt_at = $7
-        WHERE id = $1 AND status = 'PENDING' RETURNING 1`,
-      [id, outcome.succeeded ? 'SUCCEEDED' : 'FAILED', outcome.responseStatus, outcome.durationMs, outcome.error, outcome.attemptedAt, nextAttemptAt],
+  /**
+   * Records an attempt's outcome (once: only while it is PENDING) and when the next one is due, if
+   * one is, with the endpoint's failing streak (`failingSince`: when it began, null after a
+   * success), in one statement; answers whether it recorded it.
+   */
+  async finishAttempt(id: string, endpointId: string, outcome: AttemptOutcome, nextAttemptAt: Date | null, failingSince: Date | null): Promise<boolean> {
+    const [{ recorded }] = await this.transactions.query<{ recorded: boolean }>(
+      `WITH finished AS (
+         UPDATE webhook_deliveries
+            SET status = $3, response_status = $4, duration_ms = $5, error = $6, attempted_at = $7, next_attempt_at = $8
+          WHERE id = $1 AND status = 'PENDING' RETURNING 1),
+       streak AS (
+         UPDATE webhook_endpoints SET failing_since = $9
+          WHERE id = $2 AND EXISTS (SELECT 1 FROM finished) AND failing_since IS DISTINCT FROM $9)
+       SELECT EXISTS (SELECT 1 FROM finished) AS recorded`,
+      [
+        id,
+        endpointId,
+        outcome.succeeded ? 'SUCCEEDED' : 'FAILED',
+        outcome.responseStatus,
+        outcome.durationMs,
+        outcome.error,
+        outcome.attemptedAt,
+        nextAttemptAt,
+        failingSince,
+      ],
+      { prepare: 'webhook-finish' },
     );
-    return rows.length > 0;
+    return recorded;
   }
 
   /**
