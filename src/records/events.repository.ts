@@ -155,6 +155,7 @@ export class EventsRepository {
       `SELECT position::text AS position, id, type, entity_type, entity_id, occurred_at, data, changes, member_id
          FROM events WHERE id = $1 AND workspace_id = $2`,
       [id, workspaceId],
+      { prepare: 'events-find' },
     );
     return row;
   }
