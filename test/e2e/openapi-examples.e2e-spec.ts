@@ -38,7 +38,8 @@ function openMapsWithoutExample(value: unknown, at: string, found: string[] = []
  * order a person meets them: the operator's examples make a workspace, a member, a key and the
  * `project` type, and every /v1 create and update then succeeds with its pre-filled body. The
  * only edits are the ones a person makes: ids in the path, and the id-shaped placeholders of
- * required relationships (and of the key's member) replaced with ids of their own.
+ * required relationships (and of the key's member, and of the event a webhook redelivers) replaced
+ * with ids of their own.
  */
 describe('OpenAPI examples: every pre-filled request body succeeds as documented', () => {
   let t: TestApp;
@@ -173,6 +174,18 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     await execute('POST /v1/files/{id}/complete');
     await execute('POST /v1/files');
     await execute('POST /v1/files/{id}/cancel');
+
+    const webhook = (await execute('POST /v1/webhooks')).body as { id: string };
+    await execute('POST /v1/webhooks/{id}');
+    // A note created is an event the endpoint is sent; a person reads its id off the endpoint's deliveries.
+    await execute('POST /v1/notes');
+    const deliveries = await t.http.get(`/v1/webhooks/${webhook.id}/deliveries`).set(headers);
+    validator.assert(deliveries);
+    placeholders.set(exampleIdOf('event'), (deliveries.body as { data: { eventId: string }[] }).data[0].eventId);
+    await execute('POST /v1/webhooks/{id}/redeliver');
+    await execute('POST /v1/webhooks/{id}/rotate-secret');
+    // No more attempts to the example's documentation address once this suite is done with it.
+    expect((await t.http.delete(`/v1/webhooks/${webhook.id}`).set(headers)).status).toBe(200);
 
     const withBodies = [...operations].filter(([, operation]) => operation.requestBody?.content['application/json']);
     expect(withBodies.map(([route]) => route).filter((route) => !executed.has(route))).toEqual([]);
