@@ -124,7 +124,10 @@ export class WebhookDto {
   })
   disabledReason: string | null;
 
-  @ApiProperty({ example: exampleIdOf('member'), description: 'The member whose API key created the endpoint: its events are read as that key reads them' })
+  @ApiProperty({
+    example: exampleIdOf('member'),
+    description: 'The member whose API key created the endpoint: its events are read as that key reads them',
+  })
   memberId: string;
 
   @ApiProperty({ format: 'date-time' })

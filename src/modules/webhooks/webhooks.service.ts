@@ -167,16 +167,20 @@ export class WebhooksService {
   }
 
   async delete(caller: AuthContext, id: string): Promise<WebhookDto> {
-    const row = isIdOf('webhook', id) ? await this.transactions.run(() => this.webhooks.deleteEndpoint(caller.workspaceId, id)) : undefined;
+    // One statement: the endpoint and (by cascade) its delivery log.
+    const row = isIdOf('webhook', id) ? await this.webhooks.deleteEndpoint(caller.workspaceId, id) : undefined;
     if (!row) throw notFound();
     return toDto(row);
   }
 
-  /** A new secret; the one it replaces keeps signing beside it for 24 hours (a second rotation ends that at once). */
+  /**
+   * A new secret; the one it replaces keeps signing beside it for 24 hours. Rotating again within
+   * them makes the secret just replaced the one beside the new one: the older one stops at once.
+   */
   async rotateSecret(caller: AuthContext, id: string): Promise<WebhookWithSecretDto> {
     const secret = newSecret();
     const until = new Date(Date.now() + PREVIOUS_SECRET_MS);
-    const row = isIdOf('webhook', id) ? await this.transactions.run(() => this.webhooks.rotateSecret(caller.workspaceId, id, secret, until)) : undefined;
+    const row = isIdOf('webhook', id) ? await this.webhooks.rotateSecret(caller.workspaceId, id, secret, until) : undefined;
     if (!row) throw notFound();
     return { ...toDto(row), secret };
   }
@@ -238,7 +242,11 @@ export class WebhooksService {
   private async checkCallerReads(caller: AuthContext, types: string[]): Promise<void> {
     const unreadable = unreadableOf(await this.feed.eventTypesOf(caller), types);
     if (unreadable.length > 0) {
-      throw new ApiError(403, 'insufficient_scope', `This webhook is sent ${named(unreadable)} events, which this key may not read: it may not change its url`);
+      throw new ApiError(
+        403,
+        'insufficient_scope',
+        `This webhook is sent ${named(unreadable)} events, which this key may not read: it may not change its url`,
+      );
     }
   }
 
