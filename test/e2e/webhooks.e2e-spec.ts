@@ -4,15 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { newId } from '../../src/common/ids';
-import { runMigrations } from '../../src/database/migrate';
 import { signatureOf } from '../../src/modules/webhooks/webhook-deliveries';
 import { WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository';
 import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
 import { OpenApiValidator } from '../support/openapi';
-import { scratchDatabase } from '../support/scratch-database';
-import { createTestApp, TestApp, v1Headers } from '../support/test-app';
+import { createIsolatedTestApp } from '../support/scratch-database';
+import { TestApp, v1Headers } from '../support/test-app';
 import { until } from '../support/until';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -21,8 +20,9 @@ const RETRY_SCHEDULE = '0,2,2';
 /** A public address (TEST-NET-3, RFC 5737): accepted without WEBHOOK_ALLOW_PRIVATE_NETWORKS, and no DNS needed. */
 const PUBLIC_URL = 'https://203.0.113.10/hooks';
 /**
- * The main suite's endpoints subscribe to a type its tests never cause, so that they make no
- * delivery attempts (to a documentation address) on the database the run shares.
+ * The main suite's endpoints subscribe to a type its tests never cause, and a test that subscribes
+ * one to another type deletes it, so that they make no delivery attempts on the database the run
+ * shares (see createIsolatedTestApp).
  */
 const QUIET_TYPES = ['task.created'];
 const PRIVATE_URLS = [
@@ -72,6 +72,7 @@ describe('webhooks', () => {
     expect(response.status).toBe(200);
     return response.body as Endpoint;
   };
+  const discard = async (id: string) => expect((await del(`/v1/webhooks/${id}`)).status).toBe(200);
   const note = async (key = suite.ws.key): Promise<string> => {
     const response = await post('/v1/notes', { fields: { $title: 'Kick-off' } }, key);
     expect(response.status).toBe(200);
@@ -129,7 +130,9 @@ describe('webhooks', () => {
     it('stores the URL as parsed (host in lower case), the event types once each, and an empty description as none', async () => {
       const webhook = await create({ url: 'HTTPS://203.0.113.10:8443/Hooks?x=1', eventTypes: ['task.created', 'task.created'], description: '' });
       expect(webhook).toMatchObject({ url: 'https://203.0.113.10:8443/Hooks?x=1', eventTypes: ['task.created'], description: null });
-      expect(await create({ eventTypes: ['*'], description: null })).toMatchObject({ eventTypes: ['*'], description: null });
+      const everything = await create({ eventTypes: ['*'], description: null });
+      expect(everything).toMatchObject({ eventTypes: ['*'], description: null });
+      await discard(everything.id);
     });
 
     it('lists every endpoint of the workspace to every key with webhooks:read, newest first, paged with cursors', async () => {
@@ -309,6 +312,7 @@ describe('webhooks', () => {
       const allowed = await create({ eventTypes: ['note.updated'] }, notesOnly);
       expect(allowed.eventTypes).toEqual(['note.updated']);
       expectError(await post(`/v1/webhooks/${allowed.id}`, { eventTypes: ['task.created'] }, notesOnly), 403, 'insufficient_scope');
+      await discard(allowed.id);
     });
 
     it('refuses a key that may not read what an endpoint is sent to point it at another URL (403); other changes need webhooks:write only', async () => {
@@ -328,6 +332,7 @@ describe('webhooks', () => {
       expectError(await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['task.created'] }), 422, 'invalid_value', 'eventTypes');
       expectError(await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['*'] }), 422, 'invalid_value', 'eventTypes');
       expect((await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['note.created', 'note.updated'] })).status).toBe(200);
+      await discard(webhook.id);
     });
 
     it('answers 404 for an unknown id, an id of another kind or shape, on every route', async () => {
@@ -437,7 +442,6 @@ describe('webhooks', () => {
    * addresses) would take these attempts, and this app theirs.
    */
   describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
-    const database = scratchDatabase('records_webhooks');
     let t: TestApp;
     let openapi: OpenApiValidator;
     let ws: TestWorkspace;
@@ -469,9 +473,7 @@ describe('webhooks', () => {
     const at = (path: string) => received.filter((request) => request.path === path);
 
     beforeAll(async () => {
-      await database.create();
-      await runMigrations(database.url);
-      t = await createTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE, DATABASE_URL: database.url } });
+      t = await createIsolatedTestApp('records_webhooks', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE } });
       openapi = new OpenApiValidator(t.document);
       ws = await createWorkspace(t.http);
       receiver = createServer((request, response) => {
@@ -492,7 +494,6 @@ describe('webhooks', () => {
       receiver?.closeAllConnections();
       receiver?.close();
       await t?.close();
-      await database.drop();
     });
 
     it.each(PRIVATE_URLS)('accepts %s', async (url) => {
