@@ -35,6 +35,7 @@ const API_TAGS: [name: string, description: string][] = [
   ['Opportunities', 'Deals, each of one account.'],
   ['Members', 'The people of the workspace; every API key belongs to one.'],
   ['Events', 'The change feed: every change to the workspace, oldest first, along cursors that never skip one.'],
+  ['Webhooks', 'Endpoints the workspace’s events are pushed to, signed (Standard Webhooks), with their delivery attempts.'],
   ['Operations', 'Health, readiness and metrics.'],
   ['Operator', 'Workspaces, members, API keys and custom object types, with ADMIN_TOKEN.'],
 ];

@@ -93,13 +93,13 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
     expectDocumented(await withKey('/v1/lists', LIST, 'k'.repeat(256)), 400, 'idempotency_key_too_long');
   });
 
-  it('every POST under /v1 lists what its Idempotency-Key can answer; every /v1 and operator operation, a lost database', () => {
+  it('every write under /v1 lists what its Idempotency-Key can answer; every /v1 and operator operation, a lost database', () => {
     const problems: string[] = [];
     for (const name of documentOperations(suite.t.document).keys()) {
       const [method, path] = name.split(' ');
       const target = path.replace(/\{[^}]+\}/g, 'x');
       const expected: [number, string][] = /^\/(v1|admin)\//.test(path) ? [[503, 'database_unavailable']] : [];
-      if (method === 'POST' && path.startsWith('/v1/')) {
+      if ((method === 'POST' || method === 'DELETE') && path.startsWith('/v1/')) {
         expected.push([409, 'idempotency_conflict'], [422, 'idempotency_key_reused'], [400, 'idempotency_key_too_long']);
       }
       for (const [status, code] of expected) {

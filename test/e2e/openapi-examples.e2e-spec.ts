@@ -6,7 +6,8 @@ import { codesOf, ERROR_TYPES, isErrorStatus } from '../../src/common/errors/err
 import { exampleIdOf } from '../../src/common/ids';
 import { PROJECT_TYPE_EXAMPLE } from '../../src/modules/objects/project-type.example';
 import { documentOperations, OpenApiValidator } from '../support/openapi';
-import { adminHeaders, createTestApp, TestApp, v1Headers } from '../support/test-app';
+import { createIsolatedTestApp } from '../support/scratch-database';
+import { adminHeaders, TestApp, v1Headers } from '../support/test-app';
 
 type MediaType = { schema?: unknown; example?: unknown; examples?: Record<string, { summary?: string; value: unknown }> };
 type Parameter = { name: string; in: string; schema?: { example?: unknown }; style?: string; explode?: boolean };
@@ -38,7 +39,8 @@ function openMapsWithoutExample(value: unknown, at: string, found: string[] = []
  * order a person meets them: the operator's examples make a workspace, a member, a key and the
  * `project` type, and every /v1 create and update then succeeds with its pre-filled body. The
  * only edits are the ones a person makes: ids in the path, and the id-shaped placeholders of
- * required relationships (and of the key's member) replaced with ids of their own.
+ * required relationships (and of the key's member, and of the event a webhook redelivers) replaced
+ * with ids of their own.
  */
 describe('OpenAPI examples: every pre-filled request body succeeds as documented', () => {
   let t: TestApp;
@@ -46,7 +48,8 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
   let operations: Map<string, Operation>;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // Its webhook example makes deliveries: on a database of its own (see createIsolatedTestApp).
+    t = await createIsolatedTestApp('records_examples');
     validator = new OpenApiValidator(t.document);
     operations = operationsOf(t.document);
   });
@@ -173,6 +176,16 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     await execute('POST /v1/files/{id}/complete');
     await execute('POST /v1/files');
     await execute('POST /v1/files/{id}/cancel');
+
+    const webhook = (await execute('POST /v1/webhooks')).body as { id: string };
+    await execute('POST /v1/webhooks/{id}');
+    // A note created is an event the endpoint is sent; a person reads its id off the endpoint's deliveries.
+    await execute('POST /v1/notes');
+    const deliveries = await t.http.get(`/v1/webhooks/${webhook.id}/deliveries`).set(headers);
+    validator.assert(deliveries);
+    placeholders.set(exampleIdOf('event'), (deliveries.body as { data: { eventId: string }[] }).data[0].eventId);
+    await execute('POST /v1/webhooks/{id}/redeliver');
+    await execute('POST /v1/webhooks/{id}/rotate-secret');
 
     const withBodies = [...operations].filter(([, operation]) => operation.requestBody?.content['application/json']);
     expect(withBodies.map(([route]) => route).filter((route) => !executed.has(route))).toEqual([]);

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { createTestApp, TestApp } from '../support/test-app';
+import { createIsolatedTestApp } from '../support/scratch-database';
+import type { TestApp } from '../support/test-app';
 import { budgetFromEnv, budgetTimeoutMs, describeOutcome, Exchange, fuzz } from './fuzz-runner';
 import { FuzzWorld, seedWorld } from './fuzz-world';
 import { operationsOf } from './openapi-operations';
@@ -50,7 +51,8 @@ describe('fuzz: requests generated from the OpenAPI document', () => {
 
   beforeAll(async () => {
     serverLog = new ServerLog();
-    t = await createTestApp({ env: { LOG_LEVEL: 'error' } });
+    // Its requests can enable the seeded webhooks and cause deliveries: on a database of its own (see createIsolatedTestApp).
+    t = await createIsolatedTestApp('records_fuzz', { env: { LOG_LEVEL: 'error' } });
     await t.app.listen(0, '127.0.0.1');
     baseUrl = new URL(`http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`);
     world = await seedWorld(t.http);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ID_PREFIXES } from '../../src/common/ids';
 import { PROJECT_CREATE_EXAMPLE, PROJECT_SLUG, PROJECT_TYPE_EXAMPLE } from '../../src/modules/objects/project-type.example';
+import { EXAMPLE_WEBHOOK_URL } from '../../src/modules/webhooks/webhooks.dto';
 import type TestAgent from 'supertest/lib/agent';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
 import { adminHeaders, TEST_ADMIN_TOKEN, v1Headers } from '../support/test-app';
@@ -147,6 +148,10 @@ async function seedWorkspace(http: TestAgent, name: WorkspaceName): Promise<Work
     { fields: { title: marker, score: 1, phase: 'plan' }, relationships: { client: account.id, people: [contact.id] } },
     'custom record',
   );
+  // Disabled, so that the records the fuzzer writes make no delivery attempts unless it enables it.
+  const webhook = await post('/v1/webhooks', { url: EXAMPLE_WEBHOOK_URL, eventTypes: ['note.created'], description: marker }, 'webhook');
+  await post(`/v1/webhooks/${webhook.id}`, { status: 'DISABLED' }, 'disable webhook');
+  const [event] = (await ok<{ data: { id: string }[] }>(http.get('/v1/events?limit=1').set(headers), 'read the feed')).data;
   const ids: Record<IdKind, string[]> = {
     account: [account.id, otherAccount.id],
     contact: [contact.id],
@@ -160,9 +165,9 @@ async function seedWorkspace(http: TestAgent, name: WorkspaceName): Promise<Work
     record: [record.id],
     workspace: [workspace.workspaceId],
     apiKey: [spare.id],
-    // No route takes an event id: events are read only through the feed.
-    event: [],
-    webhook: [],
+    // An event of the workspace, which its webhook was never sent: a redelivery's eventId.
+    event: [event.id],
+    webhook: [webhook.id],
   };
   const privateTokens = [
     ...Object.values(ids).flat(),

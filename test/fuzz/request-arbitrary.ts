@@ -651,6 +651,7 @@ export function idKindOfParameter(route: string, name: string): IdKind {
     objects: 'record',
     uploads: 'file',
     downloads: 'file',
+    webhooks: 'webhook',
   };
   const kind = segment === undefined ? undefined : bySegment[segment];
   if (!kind) throw new Error(`fuzz: no id kind for {${name}} of ${route}; add the route to idKindOfParameter`);

@@ -10,6 +10,7 @@ import { createWorkspace, TestWorkspace } from '../support/factories';
 import { HttpCall, httpCall, keepSending } from '../support/http-call';
 import { OwnPostgres } from '../support/own-postgres';
 import { createTestApp, TestApp } from '../support/test-app';
+import { until } from '../support/until';
 
 const WRITERS = 16;
 /** The pool's size (data-source-options.ts): this many requests can be inside PostgreSQL at once. */
@@ -21,14 +22,6 @@ interface Strike {
   inFlight: HttpCall[];
   readiness: HttpCall;
   faultAt: number;
-}
-
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
 }
 
 /**

@@ -76,7 +76,7 @@ export function Endpoint(options: {
   ];
   if (options.response) decorators.push(ApiOkResponse({ type: options.response }));
   if (write) {
-    // Every /v1 write is a POST (docs/api.md §5); only they pay for the idempotency interceptor.
+    // Every /v1 write is a POST or a DELETE (docs/api.md §5); only they pay for the idempotency interceptor.
     decorators.push(
       UseInterceptors(IdempotencyInterceptor),
       ApiHeader({

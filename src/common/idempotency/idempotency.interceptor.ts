@@ -60,9 +60,9 @@ function conflict(): ApiError {
 }
 
 /**
- * `Idempotency-Key` on every POST under `/v1` (docs/api.md §5). The request runs in one transaction
- * that first takes a transaction-scoped advisory lock on (API key, Idempotency-Key): a duplicate
- * arriving while the first runs cannot take it and gets 409. The first success's response is
+ * `Idempotency-Key` on every write under `/v1`, a POST or a DELETE (docs/api.md §5). The request
+ * runs in one transaction that first takes a transaction-scoped advisory lock on (API key,
+ * Idempotency-Key): a duplicate arriving while the first runs cannot take it and gets 409. The first success's response is
  * inserted in that same transaction, so the write and its stored response commit or vanish
  * together, across instances and crashes; errors roll back and leave nothing stored.
  *
@@ -83,7 +83,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<Request>();
-    if (request.method !== 'POST' || !isAuthenticated(request)) return next.handle();
+    if ((request.method !== 'POST' && request.method !== 'DELETE') || !isAuthenticated(request)) return next.handle();
     const key = readKey(request);
     if (key === undefined) return next.handle();
     const response = context.switchToHttp().getResponse<Response>();

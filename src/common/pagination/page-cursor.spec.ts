@@ -88,6 +88,15 @@ describe('list cursors (docs/api.md §3)', () => {
     expect([error.status, error.code, error.param, error.message]).toEqual([400, 'invalid_parameter', 'cursor', expect.any(String)]);
   });
 
+  it('take a serial number for the key on a list keyed by serials, and only there', () => {
+    const serial = altered({ after: [AFTER.at, '9007199254740993'] });
+    expect(resumeListCursor(serial, beside({ serialKeys: true })).after.id).toBe('9007199254740993');
+    expect(refusal(serial).param).toBe('cursor');
+    for (const key of [AFTER.id, '0', '-1', '1.5', '1'.repeat(19), "1' OR 1=1 --"]) {
+      expect({ key, code: refusal(altered({ after: [AFTER.at, key] }), beside({ serialKeys: true })).code }).toEqual({ key, code: 'invalid_parameter' });
+    }
+  });
+
   it.each([
     ['Z for UTC', '2026-03-01T12:00:00Z'],
     ['another offset', '2026-03-01T17:30:00.5+05:30'],

@@ -44,7 +44,12 @@ interface Beside {
   /** At most this many filters (0 on a route that takes none). */
   maxFilters: number;
   maxLimit: number;
+  /** The list's rows are keyed by a bigint serial (as text), not an id (see PaginatedOptions.serialKeys). */
+  serialKeys?: boolean;
 }
+
+/** A serial key as text: below 10^18, so within a bigint. */
+const SERIAL_KEY = /^[1-9]\d{0,17}$/;
 
 /**
  * A timestamp as PostgreSQL writes timestamptz in JSON: `2026-03-01T12:00:00.123456+00:00`
@@ -95,7 +100,7 @@ const isFilterValue = (value: unknown): value is string | string[] =>
   typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
 
 /** The cursor's own members, each of its own type; undefined for anything else. */
-function listCursorOf(payload: unknown, maxFilters: number, maxLimit: number): ListCursor | undefined {
+function listCursorOf(payload: unknown, { maxFilters, maxLimit, serialKeys = false }: Beside): ListCursor | undefined {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
   const { route, limit, filters, filtersDigest: digest, after, ...unknown } = payload as Partial<ListCursor>;
   const wellFormed =
@@ -114,7 +119,7 @@ function listCursorOf(payload: unknown, maxFilters: number, maxLimit: number): L
     Array.isArray(after) &&
     after.length === 2 &&
     isTimestampText(after[0]) &&
-    isAnyId(after[1]);
+    (serialKeys ? typeof after[1] === 'string' && SERIAL_KEY.test(after[1]) : isAnyId(after[1]));
   return wellFormed ? (payload as ListCursor) : undefined;
 }
 
@@ -125,7 +130,7 @@ function listCursorOf(payload: unknown, maxFilters: number, maxLimit: number): L
  */
 export function resumeListCursor(text: string, beside: Beside): ResumedPage {
   const refused = (message: string) => ApiError.invalidParameter('cursor', message);
-  const cursor = listCursorOf(decodeCursor(text), beside.maxFilters, beside.maxLimit);
+  const cursor = listCursorOf(decodeCursor(text), beside);
   if (!cursor) throw refused('cursor is not a cursor this service gave');
   if (cursor.route !== beside.route) throw refused(`cursor is a cursor of ${cursor.route}, not of this list`);
   if (beside.limit !== undefined && beside.limit !== cursor.limit) {

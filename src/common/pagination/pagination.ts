@@ -58,6 +58,11 @@ interface PaginatedOptions {
    * OpenAPI document offers as one exploded object parameter (Swagger UI edits it as JSON).
    */
   filters?: Record<string, string>;
+  /**
+   * The list's rows are keyed by a bigint serial, not an id (a webhook's delivery attempts): a
+   * cursor's key is then such a number, and a crafted one holding anything else is refused.
+   */
+  serialKeys?: boolean;
 }
 
 /** The filters as the document offers them (see PaginatedOptions.filters). */
@@ -172,6 +177,7 @@ export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOption
     filters,
     maxFilters: options.filters ? MAX_FILTERS : 0,
     maxLimit: MAX_PAGE_SIZE,
+    serialKeys: options.serialKeys,
   });
   return { ...resumed, offset: 0 };
 }

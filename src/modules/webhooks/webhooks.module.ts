@@ -4,7 +4,9 @@ import { AuthModule } from '../auth/auth.module';
 import { EventsModule } from '../events/events.module';
 import { WebhookDeliveries } from './webhook-deliveries';
 import { WebhookQueue } from './webhook-queue';
+import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
+import { WebhooksService } from './webhooks.service';
 
 /**
  * Webhook endpoints and deliveries (docs/api.md §13). Global for one provider: the events' append
@@ -13,7 +15,8 @@ import { WebhooksRepository } from './webhooks.repository';
 @Global()
 @Module({
   imports: [EventsModule, AuthModule],
-  providers: [WebhooksRepository, WebhookDeliveries, WebhookQueue, { provide: EVENT_DELIVERIES, useExisting: WebhooksRepository }],
+  controllers: [WebhooksController],
+  providers: [WebhooksRepository, WebhooksService, WebhookDeliveries, WebhookQueue, { provide: EVENT_DELIVERIES, useExisting: WebhooksRepository }],
   exports: [EVENT_DELIVERIES],
 })
 export class WebhooksModule {}

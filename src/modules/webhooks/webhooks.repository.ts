@@ -75,6 +75,7 @@ export class WebhooksRepository implements EventDeliveries {
                                 AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types))`;
   }
 
+  /** `created_at` is kept in milliseconds, the precision the API shows and the list is ordered by (docs/api.md §3). */
   async insertEndpoint(endpoint: {
     id: string;
     workspaceId: string;
@@ -87,17 +88,23 @@ export class WebhooksRepository implements EventDeliveries {
   }): Promise<WebhookEndpointRow> {
     const [row] = await this.transactions.query<WebhookEndpointRow>(
       `INSERT INTO webhook_endpoints (id, workspace_id, member_id, api_key_id, url, event_types, description, status, secret, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'ENABLED', $8, statement_timestamp(), statement_timestamp())
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'ENABLED', $8, date_trunc('milliseconds', statement_timestamp()),
+               date_trunc('milliseconds', statement_timestamp()))
        RETURNING ${ENDPOINT_COLUMNS}`,
       [endpoint.id, endpoint.workspaceId, endpoint.memberId, endpoint.apiKeyId, endpoint.url, endpoint.eventTypes, endpoint.description, endpoint.secret],
     );
     return row;
   }
 
-  async findEndpoint(workspaceId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+  /**
+   * The endpoint; with `lock`, its row stays locked until the ambient transaction ends, so that an
+   * update, a redelivery and a delete of one endpoint take turns. Undefined when not found.
+   */
+  async findEndpoint(workspaceId: string, id: string, { lock = false } = {}): Promise<WebhookEndpointRow | undefined> {
     const [row] = await this.transactions.query<WebhookEndpointRow>(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND workspace_id = $2`,
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND workspace_id = $2${lock ? ' FOR UPDATE' : ''}`,
       [id, workspaceId],
+      { locks: lock },
     );
     return row;
   }
@@ -153,9 +160,13 @@ export class WebhooksRepository implements EventDeliveries {
     return row;
   }
 
-  async deleteEndpoint(workspaceId: string, id: string): Promise<boolean> {
-    const rows = await this.transactions.query(`DELETE FROM webhook_endpoints WHERE id = $1 AND workspace_id = $2 RETURNING 1`, [id, workspaceId]);
-    return rows.length > 0;
+  /** Deletes the endpoint and its delivery log; answers the endpoint as it was, undefined when not found. */
+  async deleteEndpoint(workspaceId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+    const [row] = await this.transactions.query<WebhookEndpointRow>(
+      `DELETE FROM webhook_endpoints WHERE id = $1 AND workspace_id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
+      [id, workspaceId],
+    );
+    return row;
   }
 
   /** A new secret; the current one signs beside it until `previousUntil`. Undefined when not found. */
@@ -205,13 +216,16 @@ export class WebhooksRepository implements EventDeliveries {
     return row;
   }
 
-  /** Whether the endpoint was ever sent `eventId` (any attempt): what it may be sent again. */
-  async wasDelivered(endpointId: string, eventId: string): Promise<boolean> {
-    const rows = await this.transactions.query(`SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2 LIMIT 1`, [
-      endpointId,
-      eventId,
-    ]);
-    return rows.length > 0;
+  /**
+   * The highest attempt number of `eventId` to the endpoint; undefined when it was never sent that
+   * event, which it may then not be sent again (a redelivery).
+   */
+  async highestAttempt(endpointId: string, eventId: string): Promise<number | undefined> {
+    const [row] = await this.transactions.query<{ attempt: number | null }>(
+      `SELECT max(attempt) AS attempt FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2`,
+      [endpointId, eventId],
+    );
+    return row.attempt ?? undefined;
   }
 
   /**

@@ -1,0 +1,270 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { ApiKeysRepository, authContextOf } from '../../common/auth/api-keys.repository';
+import { ApiError } from '../../common/errors/api-error';
+import { PreparedWrites } from '../../common/idempotency/prepared-writes';
+import { isIdOf, newId } from '../../common/ids';
+import type { PageRequest, PageResult } from '../../common/pagination/pagination';
+import { AppConfig } from '../../config/app-config';
+import { Transactions } from '../../database/transactions';
+import { EventsRepository } from '../../records/events.repository';
+import { EventsService } from '../events/events.service';
+import { MAX_WEBHOOK_URL_LENGTH, readWebhookUrl, resolveWebhookUrl } from './webhook-url';
+import {
+  ALL_EVENT_TYPES,
+  CreateWebhookDto,
+  RedeliverWebhookDto,
+  UpdateWebhookDto,
+  WebhookDeliveryDto,
+  WebhookDto,
+  WebhookWithSecretDto,
+} from './webhooks.dto';
+import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
+
+/** How long a rotated-out secret keeps signing beside the new one. */
+const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
+
+type EventTypes = Map<string, { entityType: string; readable: boolean }>;
+
+/** A malformed id, another workspace's endpoint and an unknown one are all a plain 404. */
+function notFound(): ApiError {
+  return ApiError.notFound('Webhook');
+}
+
+/** A Standard Webhooks secret: `whsec_` and the base64 of 24 random bytes. */
+function newSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+/** The URL as it is stored and shown: parsed and written back (host in lower case), at most 2,048 characters. */
+function urlOf(value: unknown): string {
+  const { href } = readWebhookUrl(value);
+  if (href.length > MAX_WEBHOOK_URL_LENGTH) {
+    throw ApiError.invalidValue('url', `url holds at most ${MAX_WEBHOOK_URL_LENGTH} characters once normalised (percent-encoded)`);
+  }
+  return href;
+}
+
+/** The types of `types` (every type of the workspace for `*`) that the reader of `known` may not read. */
+function unreadableOf(known: EventTypes, types: string[]): string[] {
+  const wanted = types.includes(ALL_EVENT_TYPES) ? [...known.keys()] : types;
+  return wanted.filter((type) => known.get(type)?.readable !== true);
+}
+
+function named(types: string[]): string {
+  return types.length > 3 ? `${types.slice(0, 3).join(', ')} and ${types.length - 3} more` : types.join(', ');
+}
+
+function toDto(row: WebhookEndpointRow): WebhookDto {
+  return {
+    id: row.id,
+    object: 'webhook',
+    url: row.url,
+    eventTypes: row.event_types,
+    description: row.description,
+    status: row.status,
+    disabledReason: row.disabled_reason,
+    memberId: row.member_id,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function toDeliveryDto(row: DeliveryRow): WebhookDeliveryDto {
+  const next = row.status === 'PENDING' ? row.scheduled_at : row.next_attempt_at;
+  return {
+    eventId: row.event_id,
+    attempt: row.attempt,
+    status: row.status,
+    responseStatus: row.response_status,
+    durationMs: row.duration_ms,
+    error: row.error,
+    attemptedAt: row.attempted_at?.toISOString() ?? null,
+    nextAttemptAt: next?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Webhook endpoints (docs/api.md §13): what the workspace's keys with `webhooks:*` manage. The
+ * deliveries themselves are WebhookDeliveries'; a redelivery here only makes an attempt due.
+ */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly writes: PreparedWrites,
+    private readonly webhooks: WebhooksRepository,
+    private readonly feed: EventsService,
+    private readonly events: EventsRepository,
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Checks the URL, the event types and where the URL points (DNS, outside any transaction: the
+   * route prepares outside it), then writes the endpoint, owned by the caller's member and key.
+   */
+  async create(caller: AuthContext, body: CreateWebhookDto): Promise<WebhookWithSecretDto> {
+    const url = urlOf(body.url);
+    const eventTypes = await this.subscribable(caller, body.eventTypes);
+    await this.checkReachable(url);
+    const secret = newSecret();
+    // What the commit returns is the response (stored with the write under an Idempotency-Key).
+    return this.writes.commit(async () => {
+      const row = await this.webhooks.insertEndpoint({
+        id: newId('webhook'),
+        workspaceId: caller.workspaceId,
+        memberId: caller.memberId,
+        apiKeyId: caller.apiKeyId,
+        url,
+        eventTypes,
+        description: body.description || null,
+        secret,
+      });
+      return { ...toDto(row), secret };
+    });
+  }
+
+  async list(caller: AuthContext, page: PageRequest): Promise<PageResult<WebhookDto>> {
+    const { rows, total } = await this.webhooks.pageEndpoints(caller.workspaceId, page);
+    return { data: rows.map(toDto), totalCount: total };
+  }
+
+  async get(caller: AuthContext, id: string): Promise<WebhookDto> {
+    return toDto(await this.find(caller, id));
+  }
+
+  /**
+   * Changes what the body gives; what equals the endpoint's value changes nothing, and an update
+   * that changes nothing writes nothing (`updatedAt` stays). A changed URL is checked as on create,
+   * and its caller must be able to read every event type the endpoint is sent (else a key could
+   * point another key's subscription at a receiver of its own). New event types must be readable
+   * by the caller (403) and by the endpoint's own key, which its events are read as (422).
+   */
+  async update(caller: AuthContext, id: string, body: UpdateWebhookDto): Promise<WebhookDto> {
+    const url = body.url === undefined ? undefined : urlOf(body.url);
+    const eventTypes = body.eventTypes && (await this.subscribable(caller, body.eventTypes));
+    const before = await this.find(caller, id);
+    if (url !== undefined && url !== before.url) await this.checkReachable(url);
+    return this.writes.commit(async () => {
+      const row = await this.webhooks.findEndpoint(caller.workspaceId, id, { lock: true });
+      if (!row) throw notFound();
+      const change: Parameters<WebhooksRepository['updateEndpoint']>[2] = {};
+      if (url !== undefined && url !== row.url) change.url = url;
+      if (eventTypes && eventTypes.join('\n') !== row.event_types.join('\n')) change.eventTypes = eventTypes;
+      const description = body.description === undefined ? undefined : body.description || null;
+      if (description !== undefined && description !== row.description) change.description = description;
+      if (body.status !== undefined && body.status !== row.status) {
+        change.status = body.status;
+        if (body.status === 'DISABLED') change.disabledReason = `disabled through the API by member ${caller.memberId}`;
+      }
+      if (Object.keys(change).length === 0) return toDto(row);
+      if (change.url && !eventTypes) await this.checkCallerReads(caller, row.event_types);
+      if (change.eventTypes) await this.checkOwnerReads(row, change.eventTypes);
+      return toDto((await this.webhooks.updateEndpoint(caller.workspaceId, id, change))!);
+    });
+  }
+
+  async delete(caller: AuthContext, id: string): Promise<WebhookDto> {
+    // One statement: the endpoint and (by cascade) its delivery log.
+    const row = isIdOf('webhook', id) ? await this.webhooks.deleteEndpoint(caller.workspaceId, id) : undefined;
+    if (!row) throw notFound();
+    return toDto(row);
+  }
+
+  /**
+   * A new secret; the one it replaces keeps signing beside it for 24 hours. Rotating again within
+   * them makes the secret just replaced the one beside the new one: the older one stops at once.
+   */
+  async rotateSecret(caller: AuthContext, id: string): Promise<WebhookWithSecretDto> {
+    const secret = newSecret();
+    const until = new Date(Date.now() + PREVIOUS_SECRET_MS);
+    const row = isIdOf('webhook', id) ? await this.webhooks.rotateSecret(caller.workspaceId, id, secret, until) : undefined;
+    if (!row) throw notFound();
+    return { ...toDto(row), secret };
+  }
+
+  async deliveries(caller: AuthContext, id: string, page: PageRequest): Promise<PageResult<WebhookDeliveryDto>> {
+    const endpoint = await this.find(caller, id);
+    const { rows, total } = await this.webhooks.pageDeliveries(endpoint.id, page);
+    return { data: rows.map(toDeliveryDto), totalCount: total };
+  }
+
+  /**
+   * One more attempt of an event the endpoint was sent before, due now: numbered after the
+   * endpoint's last attempt of it, and followed by retries on failure as any attempt is. Only to
+   * an ENABLED endpoint (409), and only while the event is kept (404).
+   */
+  async redeliver(caller: AuthContext, id: string, body: RedeliverWebhookDto): Promise<WebhookDeliveryDto> {
+    if (!isIdOf('webhook', id)) throw notFound();
+    return this.transactions.run(async () => {
+      const endpoint = await this.webhooks.findEndpoint(caller.workspaceId, id, { lock: true });
+      if (!endpoint) throw notFound();
+      if (endpoint.status !== 'ENABLED') {
+        throw new ApiError(409, 'invalid_state', 'This webhook is DISABLED: enable it (status ENABLED) before redelivering');
+      }
+      const highest = isIdOf('event', body.eventId) ? await this.webhooks.highestAttempt(endpoint.id, body.eventId) : undefined;
+      if (highest === undefined) throw new ApiError(404, 'not_found', 'This webhook was never sent that event');
+      if (!(await this.events.find(caller.workspaceId, body.eventId))) {
+        throw new ApiError(404, 'not_found', `That event is no longer kept: events are kept for ${this.config.eventRetentionDays} days`);
+      }
+      return toDeliveryDto(await this.webhooks.insertAttempt(endpoint.id, body.eventId, highest + 1, new Date()));
+    });
+  }
+
+  private async find(caller: AuthContext, id: string): Promise<WebhookEndpointRow> {
+    const row = isIdOf('webhook', id) ? await this.webhooks.findEndpoint(caller.workspaceId, id) : undefined;
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /**
+   * `requested` without repeats: event types of the workspace (422 for another) that the caller
+   * may read (403), or `*` alone, which needs every type to be readable.
+   */
+  private async subscribable(caller: AuthContext, requested: string[]): Promise<string[]> {
+    const types = [...new Set(requested)];
+    if (types.includes(ALL_EVENT_TYPES) && types.length > 1) {
+      throw ApiError.invalidValue('eventTypes', '* stands for every event type: it stands alone');
+    }
+    const known = await this.feed.eventTypesOf(caller);
+    const unknown = types.find((type) => type !== ALL_EVENT_TYPES && !known.has(type));
+    if (unknown !== undefined) throw ApiError.invalidValue('eventTypes', `${unknown} is not an event type of this workspace`);
+    const unreadable = unreadableOf(known, types);
+    if (unreadable.length > 0) {
+      throw new ApiError(403, 'insufficient_scope', `This key may not read ${named(unreadable)} events, so it may not subscribe to them`);
+    }
+    return types;
+  }
+
+  /** A caller that points an endpoint elsewhere must be able to read what it is sent. */
+  private async checkCallerReads(caller: AuthContext, types: string[]): Promise<void> {
+    const unreadable = unreadableOf(await this.feed.eventTypesOf(caller), types);
+    if (unreadable.length > 0) {
+      throw new ApiError(
+        403,
+        'insufficient_scope',
+        `This webhook is sent ${named(unreadable)} events, which this key may not read: it may not change its url`,
+      );
+    }
+  }
+
+  /** The endpoint's key (its events are read as that key) must be able to read new types, unless it is revoked. */
+  private async checkOwnerReads(endpoint: WebhookEndpointRow, types: string[]): Promise<void> {
+    const owner = await this.apiKeys.findActiveById(endpoint.api_key_id);
+    const unreadable = owner ? unreadableOf(await this.feed.eventTypesOf(authContextOf(owner)), types) : [];
+    if (unreadable.length > 0) {
+      throw ApiError.invalidValue(
+        'eventTypes',
+        `This webhook's events are read as the API key that created it, which may not read ${named(unreadable)} events`,
+      );
+    }
+  }
+
+  /** SSRF: the URL's host must resolve, and only to addresses an endpoint may reach (docs/api.md §13). */
+  private async checkReachable(url: string): Promise<void> {
+    const resolution = await resolveWebhookUrl(new URL(url), this.config.webhooks.allowPrivateNetworks);
+    if ('refused' in resolution) throw ApiError.invalidValue('url', `url is refused: ${resolution.refused}`);
+  }
+}
