@@ -1,4 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { QueryFailedError } from 'typeorm';
 import { firstRowsSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import type { SqlParameters } from './field-types/field-type';
@@ -43,6 +46,12 @@ export interface EventDeliveries {
 }
 
 export const EVENT_DELIVERIES = Symbol('EventDeliveries');
+
+/** How long a feed reader waits in the append lock's queue before it steps out and tries again (see readHead). */
+const READER_LOCK_WAIT_MS = 20;
+const MAX_HEAD_ATTEMPTS = 100;
+/** SQLSTATE of a lock not granted within lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /** SQL of the key of a workspace's append lock (see EventsRepository). */
 function appendLockKeySql(workspace: string): string {
@@ -125,12 +134,7 @@ export class EventsRepository {
     limit: number,
   ): Promise<{ events: EventRow[]; head: string }> {
     if (this.transactions.active) throw new Error('The feed is read outside any transaction: its lock must be released at once');
-    const [{ head }] = await this.transactions.query<{ head: string }>(
-      `SELECT pg_advisory_xact_lock(${appendLockKeySql('$1')}) IS NULL AS locked,
-              coalesce((SELECT max(position) FROM events WHERE workspace_id = $1), 0)::text AS head`,
-      [workspaceId],
-      { prepare: 'events-head' },
-    );
+    const head = await this.readHead(workspaceId);
     const params = new SqlParameterList();
     const types = params.add(filter.types);
     const occurredFrom = params.add(filter.occurredFrom ?? null);
@@ -147,6 +151,34 @@ export class EventsRepository {
       { prepare: 'events-read' },
     );
     return { events, head };
+  }
+
+  /**
+   * The head (see read). The reader waits for the lock at most READER_LOCK_WAIT_MS at a time, then
+   * steps out of the lock's queue and tries again: while it waits, writers asking for the lock
+   * queue behind it, and one of them may hold what a holder of the lock waits for (a create holds
+   * the lock from the middle of its statement, whose next step may wait on a row another
+   * transaction holds until its own append): PostgreSQL would end that cycle only after a second,
+   * by aborting one of them, possibly a write.
+   */
+  private async readHead(workspaceId: string): Promise<string> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        // set_config comes first in the list: the wait it bounds is the lock's, in the same implicit transaction.
+        const [{ head }] = await this.transactions.query<{ head: string }>(
+          `SELECT set_config('lock_timeout', '${READER_LOCK_WAIT_MS}ms', true) AS bounded,
+                  pg_advisory_xact_lock(${appendLockKeySql('$1')}) IS NULL AS locked,
+                  coalesce((SELECT max(position) FROM events WHERE workspace_id = $1), 0)::text AS head`,
+          [workspaceId],
+          { prepare: 'events-head' },
+        );
+        return head;
+      } catch (error) {
+        const code = error instanceof QueryFailedError ? (error.driverError as { code?: string }).code : undefined;
+        if (code !== LOCK_NOT_AVAILABLE || attempt === MAX_HEAD_ATTEMPTS) throw error;
+        await sleep(randomInt(1, 2 * READER_LOCK_WAIT_MS));
+      }
+    }
   }
 
   /** The event `id` of the workspace, as stored. */

@@ -144,6 +144,8 @@ describe('the change feed under concurrent writers', () => {
       const post = (path: string, body: object) => app.http.post(path).set(v1Headers(workspace.key)).send(body);
       const account = (await post('/v1/accounts', { fields: { $name: `Writer ${index}` } })).body.id as string;
       while (Date.now() < deadline) {
+        // A create of one statement (it holds the append lock from its middle) beside ones of a transaction.
+        expect((await post('/v1/notes', { fields: { $title: `plain ${index}` } })).status).toBe(200);
         const note = await post('/v1/notes', { fields: { $title: `n${index}` }, relationships: { $account: account } });
         expect(note.status).toBe(200);
         expect((await post(`/v1/notes/${note.body.id}`, { fields: { $content: `edited ${next()}` } })).status).toBe(200);

@@ -361,6 +361,17 @@ describe('webhooks', () => {
       expectError(await post(`/v1/webhooks/${webhook.id}/redeliver`, { eventId: 7 }), 400, 'invalid_type', 'eventId');
     });
 
+    it('redelivers an event it subscribes to that it was never sent, such as one older than the endpoint, as its first attempt', async () => {
+      await note();
+      const older = await lastEventId();
+      const webhook = await create({ eventTypes: ['note.created'] });
+      const response = await post(`/v1/webhooks/${webhook.id}/redeliver`, { eventId: older });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ eventId: older, attempt: 1, status: 'PENDING' });
+      // Its address is unroutable: deleted, the endpoint is sent nothing by whichever app takes the job.
+      expect((await del(`/v1/webhooks/${webhook.id}`)).status).toBe(200);
+    });
+
     it('refuses to redeliver to a DISABLED endpoint (409)', async () => {
       const webhook = await create();
       await post(`/v1/webhooks/${webhook.id}`, { status: 'DISABLED' });

@@ -29,7 +29,7 @@ describe('toApiError', () => {
     expect(leaks(error)).not.toMatch(/secret_table|members_workspace_email_key|ada@example\.com|INSERT|driver/);
   });
 
-  it.each(['40001', '40P01'])('maps SQLSTATE %s (serialization failure, deadlock) to 409 conflict', (code) => {
+  it.each(['40001', '40P01', '55P03'])('maps SQLSTATE %s (serialization failure, deadlock, lock not available) to 409 conflict', (code) => {
     const error = toApiError(queryFailed(code))!;
     expect([error.status, error.code]).toEqual([409, 'conflict']);
     expect(leaks(error)).not.toMatch(/secret_table|driver/);

@@ -80,7 +80,8 @@ export function toApiError(error: unknown): ApiError | undefined {
     if (code === '22021' || code === '22P05') {
       return new ApiError(422, 'invalid_value', 'A text value contains a character that cannot be stored (NUL)');
     }
-    if (code === '40001' || code === '40P01') {
+    // A serialization failure, a deadlock, a lock not granted in time (a feed read that kept meeting writers).
+    if (code === '40001' || code === '40P01' || code === '55P03') {
       return new ApiError(409, 'conflict', 'The request conflicted with a concurrent one; retry it');
     }
   }

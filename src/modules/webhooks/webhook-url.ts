@@ -7,7 +7,8 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 /**
  * Addresses an endpoint may not reach unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is set: loopback,
  * private, link-local, multicast and unspecified (and the IPv4 ranges that also reach the host or
- * its network: "this network", shared address space, broadcast).
+ * its network: "this network", shared address space, broadcast; and IPv6 site-local, the private
+ * range before unique local addresses).
  */
 const PRIVATE_NETWORKS = new BlockList();
 for (const [network, prefix] of [
@@ -28,18 +29,45 @@ for (const [network, prefix] of [
   ['::1', 128],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10],
   ['ff00::', 8],
 ] as const) {
   PRIVATE_NETWORKS.addSubnet(network, prefix, 'ipv6');
+}
+
+/** The 8 groups of an IPv6 address, as numbers (`::` expanded, a dotted IPv4 tail read as two groups). */
+function ipv6Groups(address: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const text = dotted ? address.slice(0, dotted.index) + (((+dotted[1] << 8) | +dotted[2]).toString(16) + ':' + ((+dotted[3] << 8) | +dotted[4]).toString(16)) : address;
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const part = (piece: string | undefined) => (piece ? piece.split(':').map((group) => parseInt(group, 16)) : []);
+  const [front, back] = [part(head), part(tail)];
+  return tail === undefined ? front : [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+/**
+ * The IPv4 address an IPv6 address reaches, in the forms that carry one: IPv4-mapped
+ * (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, deprecated, still routed by some stacks),
+ * NAT64 (`64:ff9b::/96`) and 6to4 (`2002:aabb:ccdd::/48`).
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const groups = ipv6Groups(address);
+  const ipv4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  if (zeros(0, 5) && (groups[5] === 0xffff || groups[5] === 0) && !(groups[5] === 0 && groups[6] === 0)) return ipv4(groups[6], groups[7]);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return ipv4(groups[6], groups[7]);
+  if (groups[0] === 0x2002) return ipv4(groups[1], groups[2]);
+  return undefined;
 }
 
 /** Whether `address` (an IP address) is one an endpoint may not reach by default. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return PRIVATE_NETWORKS.check(address, 'ipv4');
-  // An IPv4-mapped IPv6 address (::ffff:127.0.0.1) reaches the IPv4 address it holds.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return PRIVATE_NETWORKS.check(mapped, 'ipv4');
+  if (family !== 6) return true;
+  // An IPv6 address that carries an IPv4 one reaches it.
+  const carried = embeddedIpv4(address);
+  if (carried !== undefined) return PRIVATE_NETWORKS.check(carried, 'ipv4');
   return PRIVATE_NETWORKS.check(address, 'ipv6');
 }
 

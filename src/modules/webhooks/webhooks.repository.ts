@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { afterKeySql, pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
 import { endPage } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
+import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import type { EventDeliveries } from '../../records/events.repository';
 import { SqlParameterList } from '../../records/record-filters';
@@ -64,12 +65,21 @@ const DELIVERY_COLUMNS = `id::text AS id, endpoint_id, event_id, attempt, status
  */
 @Injectable()
 export class WebhooksRepository implements EventDeliveries {
-  constructor(private readonly transactions: Transactions) {}
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly config: AppConfig,
+  ) {}
 
-  /** EventDeliveries: `recorded` names a relation of the events just appended (`id`, `type`) of the workspace bound as `workspace`. */
+  /**
+   * EventDeliveries: `recorded` names a relation of the events just appended (`id`, `type`) of the
+   * workspace bound as `workspace`. The first attempt is due after the schedule's first delay, ±10 %.
+   */
   deliveriesSql(recorded: string, workspace: string): string {
+    // A whole number of seconds from the settings, written out: the statement's text stays one per process.
+    const firstDelay = this.config.webhooks.retrySchedule[0];
     return `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
-      SELECT w.id, e.id, 1, 'PENDING', statement_timestamp(), statement_timestamp()
+      SELECT w.id, e.id, 1, 'PENDING', statement_timestamp() + make_interval(secs => ${firstDelay} * (0.9 + random() * 0.2)),
+             statement_timestamp()
         FROM ${recorded} e
         JOIN webhook_endpoints w ON w.workspace_id = ${workspace} AND w.status = 'ENABLED'
                                 AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types))`;

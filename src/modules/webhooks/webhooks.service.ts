@@ -192,9 +192,10 @@ export class WebhooksService {
   }
 
   /**
-   * One more attempt of an event the endpoint was sent before, due now: numbered after the
-   * endpoint's last attempt of it, and followed by retries on failure as any attempt is. Only to
-   * an ENABLED endpoint (409), and only while the event is kept (404).
+   * One more attempt of an event of the workspace whose type the endpoint subscribes to, due now
+   * (docs/api.md §13): numbered after the endpoint's last attempt of it (1 when it was never sent,
+   * say an event older than the endpoint), and followed by retries on failure as any attempt is.
+   * Only to an ENABLED endpoint (409), and only while the event is kept (404).
    */
   async redeliver(caller: AuthContext, id: string, body: RedeliverWebhookDto): Promise<WebhookDeliveryDto> {
     if (!isIdOf('webhook', id)) throw notFound();
@@ -204,12 +205,15 @@ export class WebhooksService {
       if (endpoint.status !== 'ENABLED') {
         throw new ApiError(409, 'invalid_state', 'This webhook is DISABLED: enable it (status ENABLED) before redelivering');
       }
-      const highest = isIdOf('event', body.eventId) ? await this.webhooks.highestAttempt(endpoint.id, body.eventId) : undefined;
-      if (highest === undefined) throw new ApiError(404, 'not_found', 'This webhook was never sent that event');
-      if (!(await this.events.find(caller.workspaceId, body.eventId))) {
-        throw new ApiError(404, 'not_found', `That event is no longer kept: events are kept for ${this.config.eventRetentionDays} days`);
+      const event = isIdOf('event', body.eventId) ? await this.events.find(caller.workspaceId, body.eventId) : undefined;
+      if (!event) {
+        throw new ApiError(404, 'not_found', `No event ${body.eventId.slice(0, 40)} of this workspace is kept (events are kept ${this.config.eventRetentionDays} days)`);
       }
-      return toDeliveryDto(await this.webhooks.insertAttempt(endpoint.id, body.eventId, highest + 1, new Date()));
+      if (!endpoint.event_types.includes(ALL_EVENT_TYPES) && !endpoint.event_types.includes(event.type)) {
+        throw new ApiError(404, 'not_found', `This webhook does not subscribe to ${event.type} events`);
+      }
+      const highest = (await this.webhooks.highestAttempt(endpoint.id, event.id)) ?? 0;
+      return toDeliveryDto(await this.webhooks.insertAttempt(endpoint.id, event.id, highest + 1, new Date()));
     });
   }
 
