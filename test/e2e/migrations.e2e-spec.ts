@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { runMigrations } from '../../src/database/migrate';
 import { createWorkspace } from '../support/factories';
-import { createTestApp, testDatabaseUrl, v1Headers } from '../support/test-app';
+import { ScratchDatabase } from '../support/scratch-database';
+import { createTestApp, v1Headers } from '../support/test-app';
 
 /**
  * `npm run migration:revert` is how an operator backs a release out: every migration's `down` must
@@ -12,19 +11,8 @@ import { createTestApp, testDatabaseUrl, v1Headers } from '../support/test-app';
  * finds a clean slate.
  */
 describe('migrations', () => {
-  const name = `records_migrations_${randomBytes(4).toString('hex')}`;
-  const serverUrl = testDatabaseUrl();
-  const url = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString();
-
-  const onServer = async (sql: string) => {
-    const client = new Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const database = new ScratchDatabase('records_migrations');
+  const { url } = database;
 
   /** Notes, a link and a custom type written through the API on `url`; the created note's id. */
   const writeThroughTheApi = async (): Promise<string> => {
@@ -43,8 +31,8 @@ describe('migrations', () => {
     }
   };
 
-  beforeAll(() => onServer(`CREATE DATABASE ${name}`));
-  afterAll(() => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  beforeAll(() => database.create({ migrate: false }));
+  afterAll(() => database.drop());
 
   it('reverts every migration on a database in use, leaving nothing behind, and applies them all again', async () => {
     const applied = await runMigrations(url);

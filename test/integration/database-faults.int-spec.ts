@@ -6,6 +6,7 @@ import { Client } from 'pg';
 import { toApiError } from '../../src/common/errors/to-api-error';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { Transactions } from '../../src/database/transactions';
+import { until } from '../support/concurrency';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import { HttpCall, httpCall, keepSending } from '../support/http-call';
 import { OwnPostgres } from '../support/own-postgres';
@@ -21,14 +22,6 @@ interface Strike {
   inFlight: HttpCall[];
   readiness: HttpCall;
   faultAt: number;
-}
-
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
 }
 
 /**

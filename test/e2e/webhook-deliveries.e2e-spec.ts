@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { Transactions } from '../../src/database/transactions';
+import { WebhookEndpointRow, WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository';
+import { apiSuite } from '../support/api-suite';
+import { until } from '../support/concurrency';
+import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
+import { ScratchDatabase } from '../support/scratch-database';
+import { TestApp, v1Headers } from '../support/test-app';
+import { uploadFile } from '../support/transcripts';
+import { newWebhookSecret, ReceivedWebhook, WebhookReceiver } from '../support/webhook-receiver';
+
+const HOUR = 3_600_000;
+const past = (hoursAgo: number) => new Date(Date.now() - hoursAgo * HOUR).toISOString();
+/** Six attempts, a second apart after the first: retries come quickly enough to watch. */
+const RETRY_SCHEDULE = '0,1,1,1,1,1';
+const APP_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE };
+
+/** Who an endpoint reads events as: a member of a workspace, and that member's key. */
+interface Owner {
+  workspaceId: string;
+  memberId: string;
+  apiKeyId: string;
+}
+
+/** One row of the delivery log, as stored. */
+interface Attempt {
+  event_id: string;
+  attempt: number;
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+  response_status: number | null;
+  error: string | null;
+  scheduled_at: Date;
+  attempted_at: Date | null;
+  next_attempt_at: Date | null;
+  claimed_by: string | null;
+}
+
+interface FeedEvent {
+  id: string;
+  type: string;
+  entityId: string;
+  data: any;
+  changes?: { fields: string[]; relationships: string[] };
+}
+
+/**
+ * Webhook deliveries end to end: the service's job queue makes each attempt and POSTs it to a
+ * receiver listening on 127.0.0.1 (test/support/webhook-receiver.ts), which verifies each
+ * request's signature as a customer's would. Endpoints are made through the repository (their
+ * routes are not this suite's).
+ *
+ * Every app runs the webhook queue on its database, with its own settings: on the run's shared
+ * database, another suite's app (private networks refused, the default schedule) could make this
+ * suite's attempts. So the suite has a database of its own, and the app that refuses private
+ * networks another one.
+ */
+describe('webhook deliveries to a real receiver', () => {
+  const receivers: WebhookReceiver[] = [];
+  // Registered before the suite's app closes (after-all hooks run in the order they are declared):
+  // a receiver holding answers (the slow one) would otherwise keep the queue's shutdown waiting.
+  afterAll(async () => {
+    for (const receiver of receivers) await receiver.close();
+  });
+  const database = new ScratchDatabase('records_webhooks');
+  beforeAll(() => database.create());
+  const suite = apiSuite({ env: { ...APP_ENV, DATABASE_URL: database.url } });
+  afterAll(() => database.drop());
+
+  const http = () => suite.t.http;
+  const post = (path: string, body: unknown, key: string) => suite.t.http.post(path).set(v1Headers(key)).send(body as object);
+  const get = (path: string, key: string) => suite.t.http.get(path).set(v1Headers(key));
+  const ok = <T extends { status: number; body: any }>(response: T): T => {
+    if (response.status !== 200) throw new Error(`${response.status} ${JSON.stringify(response.body)}`);
+    return response;
+  };
+  const owner = (ws: TestWorkspace): Owner => ({ workspaceId: ws.workspaceId, memberId: ws.memberId, apiKeyId: ws.apiKeyId });
+
+  async function startReceiver(): Promise<WebhookReceiver> {
+    const receiver = await WebhookReceiver.start(newWebhookSecret());
+    receivers.push(receiver);
+    return receiver;
+  }
+
+  /** An endpoint (ENABLED, as a create makes it) of `owner`'s key, subscribed to `eventTypes`, sending to `receiver`. */
+  async function addEndpoint(app: TestApp, by: Owner, receiver: WebhookReceiver, eventTypes: string[], url = receiver.url): Promise<WebhookEndpointRow> {
+    return app.app.get(Transactions).run(() =>
+      app.app.get(WebhooksRepository).insertEndpoint({
+        id: `whk_test_${randomBytes(8).toString('hex')}`,
+        ...by,
+        url,
+        eventTypes,
+        description: null,
+        secret: receiver.secret,
+      }),
+    );
+  }
+
+  async function withReceiver(by: Owner, eventTypes: string[]): Promise<{ endpoint: WebhookEndpointRow; receiver: WebhookReceiver }> {
+    const receiver = await startReceiver();
+    return { endpoint: await addEndpoint(suite.t, by, receiver, eventTypes), receiver };
+  }
+
+  async function attemptsOf(endpointId: string, app = suite.t): Promise<Attempt[]> {
+    return app.app.get(DataSource).query(
+      `SELECT event_id, attempt, status, response_status, error, scheduled_at, attempted_at, next_attempt_at, claimed_by
+         FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_id, attempt`,
+      [endpointId],
+    );
+  }
+
+  /** Resolves once no attempt of the endpoint is due or under way. */
+  async function settled(endpointId: string, timeoutMs = 20_000, app = suite.t): Promise<Attempt[]> {
+    let attempts: Attempt[] = [];
+    await until(
+      `the attempts of ${endpointId} to end`,
+      async () => (attempts = await attemptsOf(endpointId, app)).every((attempt) => attempt.status !== 'PENDING'),
+      timeoutMs,
+    );
+    return attempts;
+  }
+
+  /** Every event the key may read, oldest first, page after page. */
+  async function feedOf(key: string): Promise<FeedEvent[]> {
+    const events: FeedEvent[] = [];
+    let page = ok(await get('/v1/events?limit=100', key)).body;
+    while (page.data.length > 0) {
+      events.push(...page.data);
+      page = ok(await get(`/v1/events?cursor=${page.nextCursor}`, key)).body;
+    }
+    return events;
+  }
+
+  const deliveredOnce = (receiver: WebhookReceiver, count: number) => () => new Set(receiver.delivered.map((hook) => hook.id)).size >= count;
+
+  /** The receiver's delivered requests by webhook-id, failing if one came twice. */
+  function deliveredById(receiver: WebhookReceiver): Map<string, ReceivedWebhook> {
+    const byId = new Map<string, ReceivedWebhook>();
+    for (const hook of receiver.delivered) {
+      expect({ id: hook.id, again: byId.has(hook.id) }).toEqual({ id: hook.id, again: false });
+      byId.set(hook.id, hook);
+    }
+    return byId;
+  }
+
+  it('delivers each event to every endpoint subscribed to its type, signed, as the feed shows it to the endpoint key, meetings redacted for its member', async () => {
+    const ws = await createWorkspace(http());
+    // A member who neither created nor attends the meeting: METADATA access to it; and a key that reads no accounts, lists or files.
+    const outsider = await createMember(http(), ws.workspaceId);
+    const outsiderKey = await createKey(http(), ws.workspaceId, outsider.id, ['notes:read', 'meetings:read', 'events:read']);
+
+    const everything = await withReceiver(owner(ws), ['*']);
+    const notesCreated = await withReceiver(owner(ws), ['note.created']);
+    const disabled = await withReceiver(owner(ws), ['*']);
+    await suite.t.app.get(Transactions).run(() =>
+      suite.t.app.get(WebhooksRepository).updateEndpoint(ws.workspaceId, disabled.endpoint.id, { status: 'DISABLED', disabledReason: 'paused by the test' }),
+    );
+    const member = await withReceiver({ workspaceId: ws.workspaceId, memberId: outsider.id, apiKeyId: outsiderKey.id }, ['*']);
+
+    const note = ok(await post('/v1/notes', { fields: { $title: 'Kick-off' } }, ws.key)).body;
+    ok(await post(`/v1/notes/${note.id}`, { fields: { $title: 'Kick-off, moved' } }, ws.key));
+    ok(await post('/v1/notes', { fields: { $title: 'Retro' } }, ws.key));
+    const account = ok(await post('/v1/accounts', { fields: { $name: 'Acme' } }, ws.key)).body;
+    ok(await post('/v1/lists', { fields: { $name: 'Targets', $objectType: 'account' }, relationships: { $accounts: [account.id] } }, ws.key));
+    const meeting = ok(
+      await post(
+        '/v1/meetings',
+        { fields: { $title: 'Board', $startDate: past(3), $endDate: past(2), $description: 'secret agenda', $privacySetting: 'METADATA' } },
+        ws.key,
+      ),
+    ).body;
+    const transcript = await uploadFile(http(), ws.key);
+    ok(await post(`/v1/meetings/${meeting.id}`, { relationships: { $transcript: { replace: transcript } } }, ws.key));
+
+    const feed = await feedOf(ws.key);
+    expect(feed.map((event) => event.type).sort()).toEqual(
+      ['account.created', 'file.completed', 'list.created', 'list.member_added', 'meeting.created', 'meeting.updated', 'note.created', 'note.created', 'note.updated'].sort(),
+    );
+    const memberFeed = await feedOf(outsiderKey.key);
+    expect(memberFeed.map((event) => event.type)).toEqual(['note.created', 'note.updated', 'note.created', 'meeting.created', 'meeting.updated']);
+
+    await until('every event to reach the endpoint subscribed to all', deliveredOnce(everything.receiver, feed.length));
+    await until("the member's events to reach its endpoint", deliveredOnce(member.receiver, memberFeed.length));
+    await until('the note.created events to reach their endpoint', deliveredOnce(notesCreated.receiver, 2));
+    for (const { endpoint } of [everything, notesCreated, member]) await settled(endpoint.id);
+
+    // Each request verified against the endpoint's secret (else the receiver answered 401), webhook-id the event's id, the body the event as the feed shows it to the endpoint's key.
+    for (const [{ receiver }, events] of [
+      [everything, feed],
+      [notesCreated, feed.filter((event) => event.type === 'note.created')],
+      [member, memberFeed],
+    ] as const) {
+      expect(receiver.rejected).toEqual([]);
+      const byId = deliveredById(receiver);
+      expect([...byId.keys()].sort()).toEqual(events.map((event) => event.id).sort());
+      for (const event of events) {
+        const hook = byId.get(event.id)!;
+        expect(hook.payload).toEqual(event);
+        expect(hook.type).toBe(event.type);
+        expect(hook.headers['content-type']).toBe('application/json');
+      }
+    }
+
+    // The meeting as the outsider's GET shows it: redacted, its transcript link named neither in its data nor in the update's changes.
+    const [memberMeetingCreated, memberMeetingUpdated] = ['meeting.created', 'meeting.updated'].map(
+      (type) => member.receiver.delivered.find((hook) => hook.type === type)!.payload,
+    );
+    const outsiderRead = ok(await get(`/v1/meetings/${meeting.id}`, outsiderKey.key)).body;
+    expect(outsiderRead).toMatchObject({ accessLevel: 'METADATA', fields: { $description: { value: null } } });
+    expect(memberMeetingUpdated.data).toEqual(outsiderRead);
+    expect(memberMeetingUpdated.changes).toEqual({ fields: [], relationships: [] });
+    expect(memberMeetingCreated.data).toEqual({ ...outsiderRead, updatedAt: memberMeetingCreated.data.updatedAt });
+    // The creator's endpoint got it in full.
+    const fullUpdate = everything.receiver.delivered.find((hook) => hook.type === 'meeting.updated')!.payload;
+    expect(fullUpdate.data).toEqual(ok(await get(`/v1/meetings/${meeting.id}`, ws.key)).body);
+    expect(fullUpdate.data).toMatchObject({ accessLevel: 'FULL', relationships: { $transcript: { values: [transcript] } } });
+    expect(fullUpdate.changes).toEqual({ fields: [], relationships: ['$transcript'] });
+
+    // What an endpoint's key may not read is attempted once, never sent, and recorded as failed for that reason.
+    const refused = (await attemptsOf(member.endpoint.id)).filter((attempt) => attempt.status === 'FAILED');
+    expect(refused.map((attempt) => attempt.error).sort()).toEqual(
+      ['account.created', 'file.completed', 'list.created', 'list.member_added'].map((type) => `the endpoint's API key may not read ${type} events`),
+    );
+    expect(refused.every((attempt) => attempt.attempt === 1 && attempt.next_attempt_at === null)).toBe(true);
+
+    // The note.created endpoint has no attempt of any other type; the disabled one none at all, and no connection.
+    expect((await attemptsOf(notesCreated.endpoint.id)).map((attempt) => attempt.event_id).sort()).toEqual(
+      feed.filter((event) => event.type === 'note.created').map((event) => event.id).sort(),
+    );
+    expect(notesCreated.receiver.received.map((hook) => hook.type)).toEqual(['note.created', 'note.created']);
+    expect(await attemptsOf(disabled.endpoint.id)).toEqual([]);
+    expect(disabled.receiver.connections).toBe(0);
+  });
+});
