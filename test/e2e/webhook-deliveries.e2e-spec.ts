@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Transactions } from '../../src/database/transactions';
 import { WebhookEndpointRow, WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository';
 import { apiSuite } from '../support/api-suite';
-import { until } from '../support/concurrency';
+import { concurrently, sleep, until } from '../support/concurrency';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
 import { ScratchDatabase } from '../support/scratch-database';
 import { TestApp, v1Headers } from '../support/test-app';
@@ -96,17 +97,23 @@ describe('webhook deliveries to a real receiver', () => {
     );
   }
 
-  async function withReceiver(by: Owner, eventTypes: string[]): Promise<{ endpoint: WebhookEndpointRow; receiver: WebhookReceiver }> {
+  async function withReceiver(by: Owner, eventTypes: string[], app = suite.t): Promise<{ endpoint: WebhookEndpointRow; receiver: WebhookReceiver }> {
     const receiver = await startReceiver();
-    return { endpoint: await addEndpoint(suite.t, by, receiver, eventTypes), receiver };
+    return { endpoint: await addEndpoint(app, by, receiver, eventTypes), receiver };
   }
 
-  async function attemptsOf(endpointId: string, app = suite.t): Promise<Attempt[]> {
-    return app.app.get(DataSource).query(
-      `SELECT event_id, attempt, status, response_status, error, scheduled_at, attempted_at, next_attempt_at, claimed_by
-         FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_id, attempt`,
-      [endpointId],
-    );
+  /** The endpoint's delivery log, through the app, or on the database at a URL (of an app that has closed). */
+  async function attemptsOf(endpointId: string, from: TestApp | string = suite.t): Promise<Attempt[]> {
+    const sql = `SELECT event_id, attempt, status, response_status, error, scheduled_at, attempted_at, next_attempt_at, claimed_by
+                   FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_id, attempt`;
+    if (typeof from !== 'string') return from.app.get(DataSource).query(sql, [endpointId]);
+    const client = new Client({ connectionString: from });
+    await client.connect();
+    try {
+      return (await client.query<Attempt>(sql, [endpointId])).rows;
+    } finally {
+      await client.end();
+    }
   }
 
   /** Resolves once no attempt of the endpoint is due or under way. */
@@ -230,5 +237,123 @@ describe('webhook deliveries to a real receiver', () => {
     expect(notesCreated.receiver.received.map((hook) => hook.type)).toEqual(['note.created', 'note.created']);
     expect(await attemptsOf(disabled.endpoint.id)).toEqual([]);
     expect(disabled.receiver.connections).toBe(0);
+  });
+
+  /** The attempts of each event, in order. */
+  function byEvent(attempts: Attempt[]): Map<string, Attempt[]> {
+    const grouped = new Map<string, Attempt[]>();
+    for (const attempt of attempts) grouped.set(attempt.event_id, [...(grouped.get(attempt.event_id) ?? []), attempt]);
+    return grouped;
+  }
+
+  /** Fails unless each event's attempts are numbered 1, 2, … and each failed one names when the next was due (its scheduled time). */
+  function expectChained(attempts: Attempt[]): void {
+    for (const [eventId, chain] of byEvent(attempts)) {
+      expect({ eventId, numbers: chain.map((attempt) => attempt.attempt) }).toEqual({ eventId, numbers: chain.map((_attempt, index) => index + 1) });
+      for (const [index, attempt] of chain.slice(0, -1).entries()) {
+        expect({ eventId, attempt: attempt.attempt, status: attempt.status, next: attempt.next_attempt_at?.getTime() }).toEqual({
+          eventId,
+          attempt: attempt.attempt,
+          status: 'FAILED',
+          next: chain[index + 1].scheduled_at.getTime(),
+        });
+      }
+    }
+  }
+
+  it('delivers what was written while the receiver was down once it is back; the log shows the failed attempts, then the one that succeeded', async () => {
+    const ws = await createWorkspace(http());
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
+    await receiver.down();
+    const notes = await concurrently(5, async (i) => ok(await post('/v1/notes', { fields: { $title: `while down ${i}` } }, ws.key)).body);
+    await until(
+      'two failed attempts of each event',
+      async () => [...byEvent(await attemptsOf(endpoint.id)).values()].filter((chain) => chain.filter((a) => a.status === 'FAILED').length >= 2).length === 5,
+    );
+    expect(receiver.received).toEqual([]);
+    await receiver.up();
+
+    await until('every event to be delivered', deliveredOnce(receiver, 5));
+    const attempts = await settled(endpoint.id);
+    expectChained(attempts);
+    const chains = [...byEvent(attempts).values()];
+    expect(chains).toHaveLength(5);
+    for (const chain of chains) {
+      const failed = chain.slice(0, -1);
+      expect(failed.length).toBeGreaterThanOrEqual(2);
+      for (const attempt of failed) {
+        expect(attempt.error).toMatch(/ECONNREFUSED/);
+        expect(attempt.response_status).toBeNull();
+        // The schedule's 1 s, ± 10 %.
+        expect(attempt.next_attempt_at!.getTime() - attempt.attempted_at!.getTime()).toBeGreaterThanOrEqual(900);
+      }
+      expect(chain.at(-1)).toMatchObject({ status: 'SUCCEEDED', response_status: 204, error: null, next_attempt_at: null });
+    }
+    const delivered = deliveredById(receiver);
+    const feed = await feedOf(ws.key);
+    expect([...delivered.keys()].sort()).toEqual(feed.map((event) => event.id).sort());
+    expect(feed.map((event) => event.entityId).sort()).toEqual(notes.map((note) => note.id).sort());
+  });
+
+  it('sends every attempt of an event with the same webhook-id and body, signed anew, and records each answer', async () => {
+    const ws = await createWorkspace(http());
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
+    receiver.answerNext({ status: 500 }, { status: 502 });
+    ok(await post('/v1/notes', { fields: { $title: 'third time lucky' } }, ws.key));
+    await until('the event to be delivered', deliveredOnce(receiver, 1));
+    const attempts = await settled(endpoint.id);
+    const [event] = await feedOf(ws.key);
+    expect(receiver.rejected).toEqual([]);
+    expect(receiver.received.map((hook) => [hook.id, hook.status, hook.body])).toEqual([
+      [event.id, 500, JSON.stringify(event)],
+      [event.id, 502, JSON.stringify(event)],
+      [event.id, 204, JSON.stringify(event)],
+    ]);
+    expectChained(attempts);
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status, attempt.error])).toEqual([
+      [1, 'FAILED', 500, 'the receiver answered 500'],
+      [2, 'FAILED', 502, 'the receiver answered 502'],
+      [3, 'SUCCEEDED', 204, null],
+    ]);
+  });
+
+  it('waits at least a 503 Retry-After before the next attempt, longer than the schedule says; a 503 without one follows the schedule', async () => {
+    const ws = await createWorkspace(http());
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
+    receiver.answerNext({ status: 503, headers: { 'Retry-After': '3' } });
+    ok(await post('/v1/notes', { fields: { $title: 'come back later' } }, ws.key));
+    await until('the event to be delivered', deliveredOnce(receiver, 1), 20_000);
+    receiver.answerNext({ status: 503 });
+    ok(await post('/v1/notes', { fields: { $title: 'come back soon' } }, ws.key));
+    await until('the second event to be delivered', deliveredOnce(receiver, 2), 20_000);
+
+    const [told, untold] = [receiver.received.slice(0, 2), receiver.received.slice(2)];
+    expect(told.map((hook) => hook.status)).toEqual([503, 204]);
+    expect(told[1].receivedAt - told[0].receivedAt).toBeGreaterThanOrEqual(3000);
+    expect(untold.map((hook) => hook.status)).toEqual([503, 204]);
+    const chains = [...byEvent(await settled(endpoint.id)).values()].sort((a, b) => a[0].scheduled_at.getTime() - b[0].scheduled_at.getTime());
+    const waited = chains.map(([first]) => first.next_attempt_at!.getTime() - first.attempted_at!.getTime());
+    expect(waited[0]).toBeGreaterThanOrEqual(3000);
+    expect(waited[1]).toBeGreaterThanOrEqual(900);
+    expect(waited[1]).toBeLessThan(2500);
+  });
+
+  it('disables the endpoint when the receiver answers 410 Gone, and makes no further attempt', async () => {
+    const ws = await createWorkspace(http());
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
+    receiver.answer({ status: 410 });
+    ok(await post('/v1/notes', { fields: { $title: 'gone' } }, ws.key));
+    const repository = suite.t.app.get(WebhooksRepository);
+    await until('the endpoint to be disabled', async () => (await repository.findEndpoint(ws.workspaceId, endpoint.id))!.status === 'DISABLED');
+    expect(await repository.findEndpoint(ws.workspaceId, endpoint.id)).toMatchObject({ status: 'DISABLED', disabled_reason: 'the receiver answered 410 Gone' });
+
+    ok(await post('/v1/notes', { fields: { $title: 'after it went' } }, ws.key));
+    // Longer than the schedule's retry delay, with the queue's poll interval.
+    await sleep(3000);
+    expect(receiver.received.map((hook) => hook.status)).toEqual([410]);
+    expect(receiver.connections).toBe(1);
+    expect((await settled(endpoint.id)).map((attempt) => [attempt.attempt, attempt.status, attempt.response_status, attempt.next_attempt_at])).toEqual([
+      [1, 'FAILED', 410, null],
+    ]);
   });
 });
