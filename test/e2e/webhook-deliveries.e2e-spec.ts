@@ -7,7 +7,7 @@ import { apiSuite } from '../support/api-suite';
 import { concurrently, sleep, until } from '../support/concurrency';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
 import { ScratchDatabase } from '../support/scratch-database';
-import { TestApp, v1Headers } from '../support/test-app';
+import { createTestApp, TestApp, v1Headers } from '../support/test-app';
 import { uploadFile } from '../support/transcripts';
 import { newWebhookSecret, ReceivedWebhook, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -63,6 +63,12 @@ describe('webhook deliveries to a real receiver', () => {
   afterAll(async () => {
     for (const receiver of receivers) await receiver.close();
   });
+  /** Apps of a test's own, each on a database of its own, closed (once) and dropped after it. */
+  const ownApps: { t: TestApp; database: ScratchDatabase; closed?: Promise<void> }[] = [];
+  const closeOwn = (own: (typeof ownApps)[number]) => (own.closed ??= own.t.close());
+  afterAll(async () => {
+    for (const own of ownApps) await closeOwn(own).finally(() => own.database.drop());
+  });
   const database = new ScratchDatabase('records_webhooks');
   beforeAll(() => database.create());
   const suite = apiSuite({ env: { ...APP_ENV, DATABASE_URL: database.url } });
@@ -76,6 +82,15 @@ describe('webhook deliveries to a real receiver', () => {
     return response;
   };
   const owner = (ws: TestWorkspace): Owner => ({ workspaceId: ws.workspaceId, memberId: ws.memberId, apiKeyId: ws.apiKeyId });
+
+  /** An app with `env` on a new database of its own: its queue makes only its own attempts. */
+  async function ownApp(env: Record<string, string>): Promise<{ t: TestApp; url: string; close: () => Promise<void> }> {
+    const own = new ScratchDatabase('records_webhooks_own');
+    await own.create();
+    const entry = { t: await createTestApp({ env: { ...env, DATABASE_URL: own.url } }), database: own } as (typeof ownApps)[number];
+    ownApps.push(entry);
+    return { t: entry.t, url: own.url, close: () => closeOwn(entry) };
+  }
 
   async function startReceiver(): Promise<WebhookReceiver> {
     const receiver = await WebhookReceiver.start(newWebhookSecret());
@@ -354,6 +369,20 @@ describe('webhook deliveries to a real receiver', () => {
     expect(receiver.connections).toBe(1);
     expect((await settled(endpoint.id)).map((attempt) => [attempt.attempt, attempt.status, attempt.response_status, attempt.next_attempt_at])).toEqual([
       [1, 'FAILED', 410, null],
+    ]);
+  });
+
+  it('lets the attempts under way finish when an instance shuts down, and records them', async () => {
+    const own = await ownApp(APP_ENV);
+    const ws = await createWorkspace(own.t.http);
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created'], own.t);
+    receiver.answer({ status: 204, delayMs: 1500 });
+    ok(await own.t.http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: 'sent as it stops' } }));
+    await until('the attempt to be under way', () => receiver.inFlight === 1);
+    await own.close();
+    expect(receiver.delivered).toHaveLength(1);
+    expect((await attemptsOf(endpoint.id, own.url)).map((attempt) => [attempt.attempt, attempt.status, attempt.response_status])).toEqual([
+      [1, 'SUCCEEDED', 204],
     ]);
   });
 });
