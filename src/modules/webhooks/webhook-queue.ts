@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Logger as QueueLogger, run, runMigrations, type Runner } from 'graphile-worker';
 import { PeriodicTask } from '../../common/background/periodic-task';
@@ -30,7 +30,7 @@ const livenessLock = (instanceId: string) => `webhook-queue-instance:${instanceI
  * due at once. The old job, when the queue releases it, finds its attempt no longer PENDING.
  */
 @Injectable()
-export class WebhookQueue implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WebhookQueue');
   private readonly instanceId = randomUUID();
   private readonly recovery = new PeriodicTask(() => this.recoverAbandoned(), this.logger, 'webhook attempt recovery');
@@ -68,7 +68,12 @@ export class WebhookQueue implements OnApplicationBootstrap, OnApplicationShutdo
     this.recovery.start(RECOVERY_INTERVAL_MS);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Before any module's onApplicationShutdown: the pool (TypeORM's, closed in its own) and the
+   * session of the liveness lock (SessionLocks') must outlive the attempts under way, which record
+   * their outcome. Both modules are global, as this one is, and Nest gives no order among them.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.recovery.stop();
     // Lets the attempts under way finish (they end within their timeout) and releases the queue's jobs.
     await this.runner?.stop();
