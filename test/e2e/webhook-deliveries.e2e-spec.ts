@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Transactions } from '../../src/database/transactions';
@@ -63,11 +64,11 @@ describe('webhook deliveries to a real receiver', () => {
   afterAll(async () => {
     for (const receiver of receivers) await receiver.close();
   });
-  /** Apps of a test's own, each on a database of its own, closed (once) and dropped after it. */
-  const ownApps: { t: TestApp; database: ScratchDatabase; closed?: Promise<void> }[] = [];
-  const closeOwn = (own: (typeof ownApps)[number]) => (own.closed ??= own.t.close());
+  /** Apps besides the suite's, closed once (by their test, else here), and the databases made for them dropped. */
+  const otherApps: { t: TestApp; madeFor?: ScratchDatabase; closed?: Promise<void> }[] = [];
+  const closeOther = (other: (typeof otherApps)[number]) => (other.closed ??= other.t.close());
   afterAll(async () => {
-    for (const own of ownApps) await closeOwn(own).finally(() => own.database.drop());
+    for (const other of otherApps) await closeOther(other).finally(() => other.madeFor?.drop());
   });
   const database = new ScratchDatabase('records_webhooks');
   beforeAll(() => database.create());
@@ -83,13 +84,17 @@ describe('webhook deliveries to a real receiver', () => {
   };
   const owner = (ws: TestWorkspace): Owner => ({ workspaceId: ws.workspaceId, memberId: ws.memberId, apiKeyId: ws.apiKeyId });
 
-  /** An app with `env` on a new database of its own: its queue makes only its own attempts. */
-  async function ownApp(env: Record<string, string>): Promise<{ t: TestApp; url: string; close: () => Promise<void> }> {
-    const own = new ScratchDatabase('records_webhooks_own');
-    await own.create();
-    const entry = { t: await createTestApp({ env: { ...env, DATABASE_URL: own.url } }), database: own } as (typeof ownApps)[number];
-    ownApps.push(entry);
-    return { t: entry.t, url: own.url, close: () => closeOwn(entry) };
+  /**
+   * Another app with `env`: on the suite's database (a second instance), or on a new one of its
+   * own (`own`), whose queue makes only the attempts of that app.
+   */
+  async function anotherApp(env: Record<string, string>, { own = false } = {}): Promise<{ t: TestApp; url: string; close: () => Promise<void> }> {
+    const madeFor = own ? new ScratchDatabase('records_webhooks_own') : undefined;
+    await madeFor?.create();
+    const url = madeFor?.url ?? database.url;
+    const entry: (typeof otherApps)[number] = { t: await createTestApp({ env: { ...env, DATABASE_URL: url } }), madeFor };
+    otherApps.push(entry);
+    return { t: entry.t, url, close: () => closeOther(entry) };
   }
 
   async function startReceiver(): Promise<WebhookReceiver> {
@@ -373,7 +378,7 @@ describe('webhook deliveries to a real receiver', () => {
   });
 
   it('lets the attempts under way finish when an instance shuts down, and records them', async () => {
-    const own = await ownApp(APP_ENV);
+    const own = await anotherApp(APP_ENV, { own: true });
     const ws = await createWorkspace(own.t.http);
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created'], own.t);
     receiver.answer({ status: 204, delayMs: 1500 });
@@ -384,5 +389,105 @@ describe('webhook deliveries to a real receiver', () => {
     expect((await attemptsOf(endpoint.id, own.url)).map((attempt) => [attempt.attempt, attempt.status, attempt.response_status])).toEqual([
       [1, 'SUCCEEDED', 204],
     ]);
+  });
+
+  it('keeps creates as fast while every attempt the queue can make waits on a receiver that takes 10 s to answer', async () => {
+    const ws = await createWorkspace(http());
+    /** p50 and max of `count` creates made one after another, in ms. */
+    const timeCreates = async (label: string, count = 30) => {
+      const durations: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const started = performance.now();
+        ok(await post('/v1/notes', { fields: { $title: `${label} ${i}` } }, ws.key));
+        durations.push(Math.round(performance.now() - started));
+      }
+      const sorted = [...durations].sort((a, b) => a - b);
+      return { p50: sorted[Math.floor(count / 2)], max: sorted[count - 1], durations };
+    };
+    const before = await timeCreates('no delivery');
+
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
+    receiver.answer({ status: 204, delayMs: 10_000 });
+    await concurrently(16, (i) => post('/v1/notes', { fields: { $title: `burst ${i}` } }, ws.key).then(ok));
+    // The queue runs 8 attempts at once (webhook-queue.ts): all of them wait on the receiver.
+    await until('every attempt the queue runs to wait on the receiver', () => receiver.inFlight >= 8);
+    const during = await timeCreates('while deliveries wait');
+    // Still waiting: every create above was measured while the receiver held them.
+    expect({ inFlight: receiver.inFlight, delivered: receiver.delivered.length }).toEqual({ inFlight: 8, delivered: 0 });
+
+    // A create that waited on a receiver would take seconds; a loaded machine's slowest create, a fraction of one.
+    expect({ before, during, slow: during.durations.filter((ms) => ms >= 1000) }).toMatchObject({ slow: [] });
+    expect(during.p50).toBeLessThan(before.p50 + 250);
+
+    await suite.t.app.get(Transactions).run(() => suite.t.app.get(WebhooksRepository).updateEndpoint(ws.workspaceId, endpoint.id, { status: 'DISABLED' }));
+    await receiver.close();
+    await settled(endpoint.id);
+  });
+
+  it('refuses at delivery an endpoint whose URL reaches 127.0.0.1, when private networks are not allowed: no connection, the attempt failed naming the address', async () => {
+    const refusing = await anotherApp({ WEBHOOK_RETRY_SCHEDULE: '0,1' }, { own: true });
+    const ws = await createWorkspace(refusing.t.http);
+    const receiver = await startReceiver();
+    const port = receiver.port;
+    // Each spelling of the receiver's address, and the name that resolves to it, stored as it was given.
+    const urls: [string, RegExp][] = [
+      [`http://127.0.0.1:${port}/hooks`, /^the host resolves to 127\.0\.0\.1, /],
+      [`http://localhost:${port}/hooks`, /^the host resolves to (127\.0\.0\.1|::1), /],
+      [`http://127.1:${port}/hooks`, /^the host resolves to 127\.0\.0\.1, /],
+      [`http://0x7f000001:${port}/hooks`, /^the host resolves to 127\.0\.0\.1, /],
+      [`http://[::ffff:127.0.0.1]:${port}/hooks`, /^the host resolves to ::ffff:7f00:1, /],
+      [`http://0.0.0.0:${port}/hooks`, /^the host resolves to 0\.0\.0\.0, /],
+    ];
+    const dataSource = refusing.t.app.get(DataSource);
+    const endpoints: string[] = [];
+    for (const [url] of urls) {
+      const id = `whk_test_${randomBytes(8).toString('hex')}`;
+      await dataSource.query(
+        `INSERT INTO webhook_endpoints (id, workspace_id, member_id, api_key_id, url, event_types, status, secret, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, '{note.created}', 'ENABLED', $6, now(), now())`,
+        [id, ws.workspaceId, ws.memberId, ws.apiKeyId, url, receiver.secret],
+      );
+      endpoints.push(id);
+    }
+    ok(await refusing.t.http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: 'to a private address' } }));
+
+    for (const [index, [url, refusal]] of urls.entries()) {
+      const attempts = await settled(endpoints[index], 20_000, refusing.t);
+      // Both attempts of the schedule were made, and refused.
+      expect({ url, attempts: attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status]) }).toEqual({
+        url,
+        attempts: [
+          [1, 'FAILED', null],
+          [2, 'FAILED', null],
+        ],
+      });
+      for (const attempt of attempts) expect({ url, error: attempt.error }).toEqual({ url, error: expect.stringMatching(refusal) });
+    }
+    expect(receiver.connections).toBe(0);
+  });
+
+  it('delivers a burst of 200 events completely with two instances, making each attempt once', async () => {
+    const second = await anotherApp(APP_ENV);
+    const ws = await createWorkspace(http());
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
+    const instances = [suite.t, second.t];
+    await concurrently(8, async (worker) => {
+      for (let i = worker; i < 200; i += 8) {
+        ok(await instances[i % 2].http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: `burst ${i}` } }));
+      }
+    });
+    await until('200 events to be delivered', deliveredOnce(receiver, 200), 60_000);
+    const attempts = await settled(endpoint.id);
+    await second.close();
+
+    // Every first attempt succeeded, so there was nothing to retry: each event came once, or an attempt was made twice.
+    const feed = await feedOf(ws.key);
+    expect(feed).toHaveLength(200);
+    expect(receiver.rejected).toEqual([]);
+    expect(receiver.received.map((hook) => hook.id).sort()).toEqual(feed.map((event) => event.id).sort());
+    expect(attempts).toHaveLength(200);
+    expect(attempts.filter((attempt) => attempt.attempt !== 1 || attempt.status !== 'SUCCEEDED')).toEqual([]);
+    // Both instances made attempts.
+    expect(new Set(attempts.map((attempt) => attempt.claimed_by)).size).toBe(2);
   });
 });
