@@ -1,0 +1,145 @@
+import { Client } from 'pg';
+import request from 'supertest';
+import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
+import { concurrently, sleep, until } from '../support/concurrency';
+import { createWorkspace, TestWorkspace } from '../support/factories';
+import { httpCall, keepSending } from '../support/http-call';
+import { ScratchDatabase } from '../support/scratch-database';
+import { ServiceProcess } from '../support/service-process';
+import { TEST_ADMIN_TOKEN } from '../support/test-app';
+import { newWebhookSecret, WebhookReceiver } from '../support/webhook-receiver';
+
+/** What WebhookQueue waits before making again an attempt whose instance is gone: a claim's age (60 s), then its check (every 30 s). */
+const RECOVERY_WAIT_MS = 120_000;
+const ABANDONED = 'the instance making this attempt stopped before it was recorded';
+
+interface Attempt {
+  event_id: string;
+  attempt: number;
+  status: string;
+  error: string | null;
+}
+
+/**
+ * An instance killed (SIGKILL) in the middle of a burst, with attempts under way at a slow
+ * receiver: after a new process starts on the same database, every event committed before the
+ * kill is delivered, and the attempts the kill cut off are made again (the receiver may see an
+ * event twice: deliveries are at least once, deduplicated by webhook-id).
+ */
+describe('webhook deliveries across a SIGKILL', () => {
+  const database = new ScratchDatabase('records_webhook_recovery');
+  const services: ServiceProcess[] = [];
+  let receiver: WebhookReceiver | undefined;
+  let db: Client;
+
+  beforeAll(async () => {
+    await database.create();
+    db = new Client({ connectionString: database.url });
+    await db.connect();
+  });
+  afterAll(async () => {
+    for (const service of services) await service.dispose();
+    await receiver?.close();
+    await db?.end();
+    await database.drop();
+  });
+
+  const start = async () => {
+    const service = await ServiceProcess.start({
+      DATABASE_URL: database.url,
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      RATE_LIMIT_WRITE: '100000',
+      RATE_LIMIT_READ: '100000',
+      RATE_LIMIT_SEARCH: '100000',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1',
+    });
+    services.push(service);
+    return service;
+  };
+
+  const createNote = (service: ServiceProcess, ws: TestWorkspace, title: string) =>
+    httpCall(service.baseUrl, {
+      method: 'POST',
+      path: '/v1/notes',
+      headers: { Authorization: `Bearer ${ws.key}`, 'Service-Version': SERVICE_VERSION },
+      body: { fields: { $title: title } },
+    });
+
+  /** Every event the feed holds (all note.created), read page by page. */
+  async function feedOf(service: ServiceProcess, ws: TestWorkspace): Promise<{ id: string; entityId: string }[]> {
+    const events: { id: string; entityId: string }[] = [];
+    const headers = { Authorization: `Bearer ${ws.key}`, 'Service-Version': SERVICE_VERSION };
+    let page = (await httpCall(service.baseUrl, { path: '/v1/events?limit=100', headers })).body;
+    while (page.data.length > 0) {
+      events.push(...page.data);
+      page = (await httpCall(service.baseUrl, { path: `/v1/events?cursor=${page.nextCursor}`, headers })).body;
+    }
+    return events;
+  }
+
+  it('delivers every event committed before the kill once a new process runs, making the attempts it cut off again', async () => {
+    receiver = await WebhookReceiver.start(newWebhookSecret());
+    receiver.answer({ status: 204, delayMs: 2000 });
+    const first = await start();
+    const ws = await createWorkspace(request(first.baseUrl));
+    await db.query(
+      `INSERT INTO webhook_endpoints (id, workspace_id, member_id, api_key_id, url, event_types, status, secret, created_at, updated_at)
+       VALUES ('whk_test_recovery', $1, $2, $3, $4, '{note.created}', 'ENABLED', $5, now(), now())`,
+      [ws.workspaceId, ws.memberId, ws.apiKeyId, receiver.url, receiver.secret],
+    );
+
+    // A burst, then a note every 200 ms until the kill (one of them may be in flight when it strikes).
+    const burst = await concurrently(4, async (worker) => {
+      const made = [];
+      for (let i = 0; i < 10; i++) made.push(await createNote(first, ws, `burst ${worker}/${i}`));
+      return made;
+    });
+    const writes = keepSending(1, async (_worker, i) => {
+      await sleep(200);
+      return createNote(first, ws, `trickle ${i}`);
+    });
+    const rcv = receiver;
+    // The queue runs 8 attempts at once (webhook-queue.ts), each held 2 s by the receiver.
+    await until('some events to be delivered, and 8 attempts to be under way', () => rcv.delivered.length >= 8 && rcv.inFlight === 8, 30_000);
+    first.signal('SIGKILL');
+    await first.exited;
+    const calls = [...burst.flat(), ...(await writes.stop())];
+    // Sent by the killed instance: those it was waiting for when it died, and any it had its answer to but had not recorded.
+    const sentBeforeKill = new Set(rcv.received.map((hook) => hook.id));
+    const cutOff = new Set(rcv.received.filter((hook) => !hook.answered).map((hook) => hook.id));
+    expect(cutOff.size).toBe(8);
+    rcv.answer({ status: 204 });
+
+    const second = await start();
+    const feed = await feedOf(second, ws);
+    const committed = feed.map((event) => event.id);
+    // Every create that answered 200 is in the feed (and so is one cut off after its commit, if any).
+    const created = calls.filter((call) => call.status === 200).map((call) => call.body.id);
+    expect(created.length).toBeGreaterThanOrEqual(40);
+    const inFeed = new Set(feed.map((event) => event.entityId));
+    expect(created.filter((id) => !inFeed.has(id))).toEqual([]);
+
+    const delivered = () => new Set(rcv.delivered.map((hook) => hook.id));
+    await until('every committed event to be delivered', () => committed.every((id) => delivered().has(id)), RECOVERY_WAIT_MS);
+
+    // The attempts the kill cut off were recorded as abandoned, and made again, successfully.
+    let rows: Attempt[] = [];
+    await until('the last attempts to be recorded', async () => {
+      ({ rows } = await db.query<Attempt>(
+        `SELECT event_id, attempt, status, error FROM webhook_deliveries WHERE endpoint_id = 'whk_test_recovery' ORDER BY event_id, attempt`,
+      ));
+      return rows.every((row) => row.status !== 'PENDING');
+    });
+    const abandoned = rows.filter((row) => row.error === ABANDONED);
+    const abandonedIds = new Set(abandoned.map((row) => row.event_id));
+    expect([...cutOff].filter((id) => !abandonedIds.has(id))).toEqual([]);
+    expect([...abandonedIds].filter((id) => !sentBeforeKill.has(id))).toEqual([]);
+    for (const row of abandoned) {
+      expect(rows.find((next) => next.event_id === row.event_id && next.attempt === row.attempt + 1)).toMatchObject({ status: 'SUCCEEDED' });
+    }
+    expect(rows.filter((row) => row.status !== 'SUCCEEDED' && row.error !== ABANDONED)).toEqual([]);
+    expect(new Set(rows.map((row) => row.event_id))).toEqual(new Set(committed));
+    expect(rcv.rejected).toEqual([]);
+  }, RECOVERY_WAIT_MS + 90_000);
+});
