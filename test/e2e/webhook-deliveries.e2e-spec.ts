@@ -391,6 +391,28 @@ describe('webhook deliveries to a real receiver', () => {
     ]);
   });
 
+  it('cuts off, when an instance shuts down, an attempt still waiting on its receiver seconds later, and records it failed with the next attempt due', async () => {
+    const own = await anotherApp(APP_ENV, { own: true });
+    const ws = await createWorkspace(own.t.http);
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created'], own.t);
+    receiver.answer({ status: 204, delayMs: 60_000 });
+    ok(await own.t.http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: 'never answered' } }));
+    await until('the attempt to be under way', () => receiver.inFlight === 1);
+    const closing = Date.now();
+    await own.close();
+    // The service's SIGTERM gives what follows its HTTP drain 5 s (SHUTDOWN_GRACE_MS in main.ts), then exits 1: the
+    // attempt may not wait for its 15 s timeout.
+    expect(Date.now() - closing).toBeLessThan(5000);
+    const attempts = await attemptsOf(endpoint.id, own.url);
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status])).toEqual([
+      [1, 'FAILED', null],
+      [2, 'PENDING', null],
+    ]);
+    expect(attempts[0].error).toBe('cut off: the instance making this attempt shut down');
+    expect(attempts[0].next_attempt_at).toEqual(attempts[1].scheduled_at);
+    expect(receiver.delivered).toEqual([]);
+  });
+
   it('keeps creates as fast while every attempt the queue can make waits on a receiver that takes 10 s to answer', async () => {
     const ws = await createWorkspace(http());
     /** p50 and max of `count` creates made one after another, in ms. */
