@@ -13,6 +13,12 @@ const CONCURRENCY = 8;
 /** An attempt ends within the 15 s timeout: a claim this old whose instance is gone was cut off. */
 const STALE_CLAIM_MS = 60_000;
 const RECOVERY_INTERVAL_MS = 30_000;
+/**
+ * At shutdown, how long the attempts under way may go on before they are cut off (and recorded
+ * as failed, the next attempt due): what follows the service's HTTP drain has 5 s in all (main.ts),
+ * and an attempt may otherwise wait for its receiver up to its 15 s timeout.
+ */
+const SHUTDOWN_CUT_OFF_MS = 2000;
 
 const livenessLock = (instanceId: string) => `webhook-queue-instance:${instanceId}`;
 
@@ -58,10 +64,11 @@ export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationSh
       concurrency: CONCURRENCY,
       noHandleSignals: true,
       pollInterval: 1000,
+      gracefulShutdownAbortTimeout: SHUTDOWN_CUT_OFF_MS,
       logger,
       taskList: {
-        webhook_delivery: async (payload) => {
-          await this.deliveries.attempt(String((payload as { deliveryId: unknown }).deliveryId), this.instanceId);
+        webhook_delivery: async (payload, helpers) => {
+          await this.deliveries.attempt(String((payload as { deliveryId: unknown }).deliveryId), this.instanceId, helpers.abortSignal);
         },
       },
     });
@@ -75,7 +82,7 @@ export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationSh
    */
   async beforeApplicationShutdown(): Promise<void> {
     await this.recovery.stop();
-    // Lets the attempts under way finish (they end within their timeout) and releases the queue's jobs.
+    // Takes no new job, lets the attempts under way finish (those still waiting after SHUTDOWN_CUT_OFF_MS are cut off), and releases the queue's jobs.
     await this.runner?.stop();
     await this.liveness?.release();
   }
