@@ -21,15 +21,16 @@ interface Attempt {
 }
 
 /**
- * An instance killed (SIGKILL) in the middle of a burst, with attempts under way at a slow
- * receiver: after a new process starts on the same database, every event committed before the
- * kill is delivered, and the attempts the kill cut off are made again (the receiver may see an
- * event twice: deliveries are at least once, deduplicated by webhook-id).
+ * Webhook attempts under way when the service process stops. SIGTERM: the process exits 0 within
+ * its deadline, the attempts recorded. SIGKILL in the middle of a burst, with attempts under way at
+ * a slow receiver: after a new process starts on the same database, every event committed before
+ * the kill is delivered, and the attempts the kill cut off are made again (the receiver may see
+ * an event twice: deliveries are at least once, deduplicated by webhook-id).
  */
-describe('webhook deliveries across a SIGKILL', () => {
+describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
   const database = new ScratchDatabase('records_webhook_recovery');
   const services: ServiceProcess[] = [];
-  let receiver: WebhookReceiver | undefined;
+  const receivers: WebhookReceiver[] = [];
   let db: Client;
 
   beforeAll(async () => {
@@ -39,12 +40,12 @@ describe('webhook deliveries across a SIGKILL', () => {
   });
   afterAll(async () => {
     for (const service of services) await service.dispose();
-    await receiver?.close();
+    for (const receiver of receivers) await receiver.close();
     await db?.end();
     await database.drop();
   });
 
-  const start = async () => {
+  const start = async (env: Record<string, string> = {}) => {
     const service = await ServiceProcess.start({
       DATABASE_URL: database.url,
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,
@@ -53,6 +54,7 @@ describe('webhook deliveries across a SIGKILL', () => {
       RATE_LIMIT_SEARCH: '100000',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1',
+      ...env,
     });
     services.push(service);
     return service;
@@ -78,16 +80,54 @@ describe('webhook deliveries across a SIGKILL', () => {
     return events;
   }
 
+  const startReceiver = async () => {
+    const receiver = await WebhookReceiver.start(newWebhookSecret());
+    receivers.push(receiver);
+    return receiver;
+  };
+
+  const addEndpoint = (id: string, ws: TestWorkspace, receiver: WebhookReceiver) =>
+    db.query(
+      `INSERT INTO webhook_endpoints (id, workspace_id, member_id, api_key_id, url, event_types, status, secret, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, '{note.created}', 'ENABLED', $6, now(), now())`,
+      [id, ws.workspaceId, ws.memberId, ws.apiKeyId, receiver.url, receiver.secret],
+    );
+
+  const attemptsOf = async (endpointId: string) =>
+    (
+      await db.query<Attempt>(`SELECT event_id, attempt, status, error FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_id, attempt`, [
+        endpointId,
+      ])
+    ).rows;
+
+  it('exits 0 within its deadline on SIGTERM while an attempt waits on a receiver that does not answer, the attempt recorded as cut off', async () => {
+    const receiver = await startReceiver();
+    receiver.answer({ status: 204, delayMs: 60_000 });
+    // What follows the drain has 5 s before the process exits 1: the attempt's 15 s timeout may not be waited for.
+    const service = await start({ SHUTDOWN_TIMEOUT_SECONDS: '1' });
+    const ws = await createWorkspace(request(service.baseUrl));
+    await addEndpoint('whk_test_sigterm', ws, receiver);
+    expect((await createNote(service, ws, 'never answered')).status).toBe(200);
+    await until('the attempt to be under way', () => receiver.inFlight === 1);
+
+    const signalledAt = Date.now();
+    service.signal('SIGTERM');
+    const exit = await service.exited;
+    expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
+    expect(exit.at - signalledAt).toBeLessThan(6000);
+    expect((await attemptsOf('whk_test_sigterm')).map((row) => [row.attempt, row.status, row.error])).toEqual([
+      [1, 'FAILED', 'cut off: the instance making this attempt shut down'],
+      [2, 'PENDING', null],
+    ]);
+    await db.query(`UPDATE webhook_endpoints SET status = 'DISABLED' WHERE id = 'whk_test_sigterm'`);
+  });
+
   it('delivers every event committed before the kill once a new process runs, making the attempts it cut off again', async () => {
-    receiver = await WebhookReceiver.start(newWebhookSecret());
+    const receiver = await startReceiver();
     receiver.answer({ status: 204, delayMs: 2000 });
     const first = await start();
     const ws = await createWorkspace(request(first.baseUrl));
-    await db.query(
-      `INSERT INTO webhook_endpoints (id, workspace_id, member_id, api_key_id, url, event_types, status, secret, created_at, updated_at)
-       VALUES ('whk_test_recovery', $1, $2, $3, $4, '{note.created}', 'ENABLED', $5, now(), now())`,
-      [ws.workspaceId, ws.memberId, ws.apiKeyId, receiver.url, receiver.secret],
-    );
+    await addEndpoint('whk_test_recovery', ws, receiver);
 
     // A burst, then a note every 200 ms until the kill (one of them may be in flight when it strikes).
     const burst = await concurrently(4, async (worker) => {
@@ -99,17 +139,16 @@ describe('webhook deliveries across a SIGKILL', () => {
       await sleep(200);
       return createNote(first, ws, `trickle ${i}`);
     });
-    const rcv = receiver;
     // The queue runs 8 attempts at once (webhook-queue.ts), each held 2 s by the receiver.
-    await until('some events to be delivered, and 8 attempts to be under way', () => rcv.delivered.length >= 8 && rcv.inFlight === 8, 30_000);
+    await until('some events to be delivered, and 8 attempts to be under way', () => receiver.delivered.length >= 8 && receiver.inFlight === 8, 30_000);
     first.signal('SIGKILL');
     await first.exited;
     const calls = [...burst.flat(), ...(await writes.stop())];
     // Sent by the killed instance: those it was waiting for when it died, and any it had its answer to but had not recorded.
-    const sentBeforeKill = new Set(rcv.received.map((hook) => hook.id));
-    const cutOff = new Set(rcv.received.filter((hook) => !hook.answered).map((hook) => hook.id));
+    const sentBeforeKill = new Set(receiver.received.map((hook) => hook.id));
+    const cutOff = new Set(receiver.received.filter((hook) => !hook.answered).map((hook) => hook.id));
     expect(cutOff.size).toBe(8);
-    rcv.answer({ status: 204 });
+    receiver.answer({ status: 204 });
 
     const second = await start();
     const feed = await feedOf(second, ws);
@@ -120,17 +159,12 @@ describe('webhook deliveries across a SIGKILL', () => {
     const inFeed = new Set(feed.map((event) => event.entityId));
     expect(created.filter((id) => !inFeed.has(id))).toEqual([]);
 
-    const delivered = () => new Set(rcv.delivered.map((hook) => hook.id));
+    const delivered = () => new Set(receiver.delivered.map((hook) => hook.id));
     await until('every committed event to be delivered', () => committed.every((id) => delivered().has(id)), RECOVERY_WAIT_MS);
 
     // The attempts the kill cut off were recorded as abandoned, and made again, successfully.
     let rows: Attempt[] = [];
-    await until('the last attempts to be recorded', async () => {
-      ({ rows } = await db.query<Attempt>(
-        `SELECT event_id, attempt, status, error FROM webhook_deliveries WHERE endpoint_id = 'whk_test_recovery' ORDER BY event_id, attempt`,
-      ));
-      return rows.every((row) => row.status !== 'PENDING');
-    });
+    await until('the last attempts to be recorded', async () => (rows = await attemptsOf('whk_test_recovery')).every((row) => row.status !== 'PENDING'));
     const abandoned = rows.filter((row) => row.error === ABANDONED);
     const abandonedIds = new Set(abandoned.map((row) => row.event_id));
     expect([...cutOff].filter((id) => !abandonedIds.has(id))).toEqual([]);
@@ -140,6 +174,6 @@ describe('webhook deliveries across a SIGKILL', () => {
     }
     expect(rows.filter((row) => row.status !== 'SUCCEEDED' && row.error !== ABANDONED)).toEqual([]);
     expect(new Set(rows.map((row) => row.event_id))).toEqual(new Set(committed));
-    expect(rcv.rejected).toEqual([]);
+    expect(receiver.rejected).toEqual([]);
   }, RECOVERY_WAIT_MS + 90_000);
 });
