@@ -32,6 +32,8 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
   const services: ServiceProcess[] = [];
   const receivers: WebhookReceiver[] = [];
   let db: Client;
+  /** A session of the test's that holds a row lock across the kill. */
+  let holder: Client | undefined;
 
   beforeAll(async () => {
     await database.create();
@@ -41,6 +43,7 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
   afterAll(async () => {
     for (const service of services) await service.dispose();
     for (const receiver of receivers) await receiver.close();
+    await holder?.end();
     await db?.end();
     await database.drop();
   });
@@ -86,11 +89,11 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
     return receiver;
   };
 
-  const addEndpoint = (id: string, ws: TestWorkspace, receiver: WebhookReceiver) =>
+  const addEndpoint = (id: string, ws: TestWorkspace, receiver: WebhookReceiver, eventTypes = ['note.created']) =>
     db.query(
       `INSERT INTO webhook_endpoints (id, workspace_id, member_id, api_key_id, url, event_types, status, secret, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, '{note.created}', 'ENABLED', $6, now(), now())`,
-      [id, ws.workspaceId, ws.memberId, ws.apiKeyId, receiver.url, receiver.secret],
+       VALUES ($1, $2, $3, $4, $5, $6, 'ENABLED', $7, now(), now())`,
+      [id, ws.workspaceId, ws.memberId, ws.apiKeyId, receiver.url, eventTypes, receiver.secret],
     );
 
   const attemptsOf = async (endpointId: string) =>
@@ -129,6 +132,27 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
     const ws = await createWorkspace(request(first.baseUrl));
     await addEndpoint('whk_test_recovery', ws, receiver);
 
+    // An attempt the queue has taken (its job locked) but not yet claimed when the kill strikes: its claim waits on a
+    // row lock this session holds (as it may wait for a pooled connection under load). Due a second later, as a retry
+    // is, to another endpoint (subscribed to nothing the test writes), so that it is taken only once the row is locked.
+    const heldReceiver = await startReceiver();
+    await addEndpoint('whk_test_unclaimed', ws, heldReceiver, ['list.created']);
+    const held = await createNote(first, ws, 'held');
+    const heldEvent = (await db.query<{ id: string }>(`SELECT id FROM events WHERE entity_id = $1`, [held.body.id])).rows[0].id;
+    const { rows: [{ id: heldAttempt }] } = await db.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
+       VALUES ('whk_test_unclaimed', $1, 1, 'PENDING', now() + interval '1 second', now()) RETURNING id`,
+      [heldEvent],
+    );
+    holder = new Client({ connectionString: database.url });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query(`SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE`, [heldAttempt]);
+    await until('the claim of the held attempt to wait on its row', async () => {
+      const { rows } = await db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%SET claimed_by%'`);
+      return rows.length === 1;
+    });
+
     // A burst, then a note every 200 ms until the kill (one of them may be in flight when it strikes).
     const burst = await concurrently(4, async (worker) => {
       const made = [];
@@ -139,15 +163,16 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
       await sleep(200);
       return createNote(first, ws, `trickle ${i}`);
     });
-    // The queue runs 8 attempts at once (webhook-queue.ts), each held 2 s by the receiver.
-    await until('some events to be delivered, and 8 attempts to be under way', () => receiver.delivered.length >= 8 && receiver.inFlight === 8, 30_000);
+    // The queue runs 8 attempts at once (webhook-queue.ts): the held one, and 7 held 2 s each by the receiver.
+    await until('some events to be delivered, and 7 attempts to be under way', () => receiver.delivered.length >= 8 && receiver.inFlight === 7, 30_000);
     first.signal('SIGKILL');
     await first.exited;
+    await holder.query('ROLLBACK');
     const calls = [...burst.flat(), ...(await writes.stop())];
     // Sent by the killed instance: those it was waiting for when it died, and any it had its answer to but had not recorded.
     const sentBeforeKill = new Set(receiver.received.map((hook) => hook.id));
     const cutOff = new Set(receiver.received.filter((hook) => !hook.answered).map((hook) => hook.id));
-    expect(cutOff.size).toBe(8);
+    expect(cutOff.size).toBe(7);
     receiver.answer({ status: 204 });
 
     const second = await start();
@@ -160,7 +185,11 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
     expect(created.filter((id) => !inFeed.has(id))).toEqual([]);
 
     const delivered = () => new Set(receiver.delivered.map((hook) => hook.id));
-    await until('every committed event to be delivered', () => committed.every((id) => delivered().has(id)), RECOVERY_WAIT_MS);
+    await until(
+      'every committed event to be delivered, and the attempt taken but not claimed to be made',
+      () => committed.every((id) => delivered().has(id)) && heldReceiver.delivered.length > 0,
+      RECOVERY_WAIT_MS,
+    );
 
     // The attempts the kill cut off were recorded as abandoned, and made again, successfully.
     let rows: Attempt[] = [];
@@ -175,5 +204,10 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
     expect(rows.filter((row) => row.status !== 'SUCCEEDED' && row.error !== ABANDONED)).toEqual([]);
     expect(new Set(rows.map((row) => row.event_id))).toEqual(new Set(committed));
     expect(receiver.rejected).toEqual([]);
+
+    // The attempt the killed instance had taken but not claimed was made once.
+    expect(heldReceiver.delivered.map((hook) => hook.id)).toEqual([heldEvent]);
+    await until('the held attempt to be recorded', async () => (await attemptsOf('whk_test_unclaimed')).every((row) => row.status !== 'PENDING'));
+    expect((await attemptsOf('whk_test_unclaimed')).map((row) => [row.attempt, row.status])).toEqual([[1, 'SUCCEEDED']]);
   }, RECOVERY_WAIT_MS + 90_000);
 });
