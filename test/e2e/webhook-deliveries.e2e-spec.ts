@@ -377,33 +377,33 @@ describe('webhook deliveries to a real receiver', () => {
     ]);
   });
 
-  it('lets the attempts under way finish when an instance shuts down, and records them', async () => {
+  /**
+   * An app of its own closed while its one attempt waits `delayMs` for its receiver's 204; answers
+   * how long the close took, the endpoint's delivery log after it, and the receiver.
+   */
+  async function shutDownDuringAttempt(delayMs: number) {
     const own = await anotherApp(APP_ENV, { own: true });
     const ws = await createWorkspace(own.t.http);
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created'], own.t);
-    receiver.answer({ status: 204, delayMs: 1500 });
+    receiver.answer({ status: 204, delayMs });
     ok(await own.t.http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: 'sent as it stops' } }));
-    await until('the attempt to be under way', () => receiver.inFlight === 1);
-    await own.close();
-    expect(receiver.delivered).toHaveLength(1);
-    expect((await attemptsOf(endpoint.id, own.url)).map((attempt) => [attempt.attempt, attempt.status, attempt.response_status])).toEqual([
-      [1, 'SUCCEEDED', 204],
-    ]);
-  });
-
-  it('cuts off, when an instance shuts down, an attempt still waiting on its receiver seconds later, and records it failed with the next attempt due', async () => {
-    const own = await anotherApp(APP_ENV, { own: true });
-    const ws = await createWorkspace(own.t.http);
-    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created'], own.t);
-    receiver.answer({ status: 204, delayMs: 60_000 });
-    ok(await own.t.http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: 'never answered' } }));
     await until('the attempt to be under way', () => receiver.inFlight === 1);
     const closing = Date.now();
     await own.close();
+    return { closedInMs: Date.now() - closing, attempts: await attemptsOf(endpoint.id, own.url), receiver };
+  }
+
+  it('lets the attempts under way finish when an instance shuts down, and records them', async () => {
+    const { attempts, receiver } = await shutDownDuringAttempt(1500);
+    expect(receiver.delivered).toHaveLength(1);
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status])).toEqual([[1, 'SUCCEEDED', 204]]);
+  });
+
+  it('cuts off, when an instance shuts down, an attempt still waiting on its receiver seconds later, and records it failed with the next attempt due', async () => {
+    const { closedInMs, attempts, receiver } = await shutDownDuringAttempt(60_000);
     // The service's SIGTERM gives what follows its HTTP drain 5 s (SHUTDOWN_GRACE_MS in main.ts), then exits 1: the
     // attempt may not wait for its 15 s timeout.
-    expect(Date.now() - closing).toBeLessThan(5000);
-    const attempts = await attemptsOf(endpoint.id, own.url);
+    expect(closedInMs).toBeLessThan(5000);
     expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status])).toEqual([
       [1, 'FAILED', null],
       [2, 'PENDING', null],
