@@ -54,8 +54,8 @@ interface FeedEvent {
  *
  * Every app runs the webhook queue on its database, with its own settings: on the run's shared
  * database, another suite's app (private networks refused, the default schedule) could make this
- * suite's attempts. So the suite has a database of its own, and the app that refuses private
- * networks another one.
+ * suite's attempts. So the suite has a database of its own, and so has each app of other
+ * settings, or that a test closes; a second instance shares the suite's.
  */
 describe('webhook deliveries to a real receiver', () => {
   const receivers: WebhookReceiver[] = [];
@@ -104,12 +104,12 @@ describe('webhook deliveries to a real receiver', () => {
   }
 
   /** An endpoint (ENABLED, as a create makes it) of `owner`'s key, subscribed to `eventTypes`, sending to `receiver`. */
-  async function addEndpoint(app: TestApp, by: Owner, receiver: WebhookReceiver, eventTypes: string[], url = receiver.url): Promise<WebhookEndpointRow> {
+  async function addEndpoint(app: TestApp, by: Owner, receiver: WebhookReceiver, eventTypes: string[]): Promise<WebhookEndpointRow> {
     return app.app.get(Transactions).run(() =>
       app.app.get(WebhooksRepository).insertEndpoint({
         id: `whk_test_${randomBytes(8).toString('hex')}`,
         ...by,
-        url,
+        url: receiver.url,
         eventTypes,
         description: null,
         secret: receiver.secret,
@@ -158,7 +158,8 @@ describe('webhook deliveries to a real receiver', () => {
     return events;
   }
 
-  const deliveredOnce = (receiver: WebhookReceiver, count: number) => () => new Set(receiver.delivered.map((hook) => hook.id)).size >= count;
+  /** A condition: the receiver has had `count` distinct events delivered. */
+  const hasDelivered = (receiver: WebhookReceiver, count: number) => () => new Set(receiver.delivered.map((hook) => hook.id)).size >= count;
 
   /** The receiver's delivered requests by webhook-id, failing if one came twice. */
   function deliveredById(receiver: WebhookReceiver): Map<string, ReceivedWebhook> {
@@ -206,9 +207,9 @@ describe('webhook deliveries to a real receiver', () => {
     const memberFeed = await feedOf(outsiderKey.key);
     expect(memberFeed.map((event) => event.type)).toEqual(['note.created', 'note.updated', 'note.created', 'meeting.created', 'meeting.updated']);
 
-    await until('every event to reach the endpoint subscribed to all', deliveredOnce(everything.receiver, feed.length));
-    await until("the member's events to reach its endpoint", deliveredOnce(member.receiver, memberFeed.length));
-    await until('the note.created events to reach their endpoint', deliveredOnce(notesCreated.receiver, 2));
+    await until('every event to reach the endpoint subscribed to all', hasDelivered(everything.receiver, feed.length));
+    await until("the member's events to reach its endpoint", hasDelivered(member.receiver, memberFeed.length));
+    await until('the note.created events to reach their endpoint', hasDelivered(notesCreated.receiver, 2));
     for (const { endpoint } of [everything, notesCreated, member]) await settled(endpoint.id);
 
     // Each request verified against the endpoint's secret (else the receiver answered 401), webhook-id the event's id, the body the event as the feed shows it to the endpoint's key.
@@ -293,7 +294,7 @@ describe('webhook deliveries to a real receiver', () => {
     expect(receiver.received).toEqual([]);
     await receiver.up();
 
-    await until('every event to be delivered', deliveredOnce(receiver, 5));
+    await until('every event to be delivered', hasDelivered(receiver, 5));
     const attempts = await settled(endpoint.id);
     expectChained(attempts);
     const chains = [...byEvent(attempts).values()];
@@ -320,7 +321,7 @@ describe('webhook deliveries to a real receiver', () => {
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
     receiver.answerNext({ status: 500 }, { status: 502 });
     ok(await post('/v1/notes', { fields: { $title: 'third time lucky' } }, ws.key));
-    await until('the event to be delivered', deliveredOnce(receiver, 1));
+    await until('the event to be delivered', hasDelivered(receiver, 1));
     const attempts = await settled(endpoint.id);
     const [event] = await feedOf(ws.key);
     expect(receiver.rejected).toEqual([]);
@@ -342,10 +343,10 @@ describe('webhook deliveries to a real receiver', () => {
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
     receiver.answerNext({ status: 503, headers: { 'Retry-After': '3' } });
     ok(await post('/v1/notes', { fields: { $title: 'come back later' } }, ws.key));
-    await until('the event to be delivered', deliveredOnce(receiver, 1), 20_000);
+    await until('the event to be delivered', hasDelivered(receiver, 1), 20_000);
     receiver.answerNext({ status: 503 });
     ok(await post('/v1/notes', { fields: { $title: 'come back soon' } }, ws.key));
-    await until('the second event to be delivered', deliveredOnce(receiver, 2), 20_000);
+    await until('the second event to be delivered', hasDelivered(receiver, 2), 20_000);
 
     const [told, untold] = [receiver.received.slice(0, 2), receiver.received.slice(2)];
     expect(told.map((hook) => hook.status)).toEqual([503, 204]);
@@ -498,7 +499,7 @@ describe('webhook deliveries to a real receiver', () => {
         ok(await instances[i % 2].http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: `burst ${i}` } }));
       }
     });
-    await until('200 events to be delivered', deliveredOnce(receiver, 200), 60_000);
+    await until('200 events to be delivered', hasDelivered(receiver, 200), 60_000);
     const attempts = await settled(endpoint.id);
     await second.close();
 
