@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { runMigrations } from '../../src/database/migrate';
 import { createWorkspace } from '../support/factories';
-import { scratchDatabase } from '../support/scratch-database';
+import { ScratchDatabase } from '../support/scratch-database';
 import { createTestApp, v1Headers } from '../support/test-app';
 
 /**
@@ -11,7 +11,7 @@ import { createTestApp, v1Headers } from '../support/test-app';
  * finds a clean slate.
  */
 describe('migrations', () => {
-  const database = scratchDatabase('records_migrations');
+  const database = new ScratchDatabase('records_migrations');
   const { url } = database;
 
   /** Notes, a link and a custom type written through the API on `url`; the created note's id. */
@@ -31,7 +31,7 @@ describe('migrations', () => {
     }
   };
 
-  beforeAll(() => database.create());
+  beforeAll(() => database.create({ migrate: false }));
   afterAll(() => database.drop());
 
   it('reverts every migration on a database in use, leaving nothing behind, and applies them all again', async () => {

@@ -12,7 +12,7 @@ import { createKey, createMember, createWorkspace, TestWorkspace } from '../supp
 import { OpenApiValidator } from '../support/openapi';
 import { createIsolatedTestApp } from '../support/scratch-database';
 import { TestApp, v1Headers } from '../support/test-app';
-import { until } from '../support/until';
+import { until } from '../support/concurrency';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** A retry 2 s after a failure (± 10 %), one more 2 s after that: a FAILED attempt is followed by a PENDING one long enough to be seen. */

@@ -10,7 +10,7 @@ const OWNED_THROUGH: Record<string, string> = {
   workspaces: 'SELECT w.xmin FROM workspaces w WHERE w.id = $1',
   list_members: 'SELECT m.xmin FROM list_members m JOIN lists l ON l.id = m.list_id WHERE l.workspace_id = $1',
   idempotency_keys: 'SELECT i.xmin FROM idempotency_keys i JOIN api_keys k ON k.id = i.api_key_id WHERE k.workspace_id = $1',
-  webhook_deliveries: 'SELECT d.xmin FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE w.workspace_id = $1',
+  webhook_deliveries: 'SELECT d.xmin FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.workspace_id = $1',
 };
 /**
  * The migrations' own bookkeeping, which no request writes, and the table another test file makes

@@ -6,11 +6,11 @@ import { Client } from 'pg';
 import { toApiError } from '../../src/common/errors/to-api-error';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { Transactions } from '../../src/database/transactions';
+import { until } from '../support/concurrency';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import { HttpCall, httpCall, keepSending } from '../support/http-call';
 import { OwnPostgres } from '../support/own-postgres';
 import { createTestApp, TestApp } from '../support/test-app';
-import { until } from '../support/until';
 
 const WRITERS = 16;
 /** The pool's size (data-source-options.ts): this many requests can be inside PostgreSQL at once. */

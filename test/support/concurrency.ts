@@ -2,6 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export { sleep };
 
+/** Resolves once `condition` holds, checking every 25 ms; fails saying `what` it waited for after `timeoutMs`. */
+export async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
 /** Starts `count` calls of `run` at once and waits for all of them. */
 export function concurrently<T>(count: number, run: (index: number) => PromiseLike<T>): Promise<T[]> {
   return Promise.all(Array.from({ length: count }, (_unused, index) => run(index)));

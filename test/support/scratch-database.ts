@@ -3,36 +3,42 @@ import { Client } from 'pg';
 import { runMigrations } from '../../src/database/migrate';
 import { createTestApp, TestApp, testDatabaseUrl } from './test-app';
 
-export interface ScratchDatabase {
-  /** The database's URL: on the test server, under a name of its own. */
-  url: string;
-  create(): Promise<void>;
-  /** Drops it, closing the sessions still on it. */
-  drop(): Promise<void>;
-}
-
 /**
- * A database of its own on the run's test server (empty until migrated), for a suite that must not
- * share the run's database: one that reverts migrations, or one whose app makes webhook deliveries
- * (see createIsolatedTestApp).
+ * A database of a suite's own on the test run's PostgreSQL server, for what must not share the
+ * run's database: a migration run from nothing, or apps whose job queue must not be served by
+ * other suites' apps (every app runs the webhook queue on its database, with its own settings).
+ * Its name and URL are known when it is made (in a describe block, before the hooks run);
+ * `create()` makes it, `drop()` removes it, closing the connections still open to it.
  */
-export function scratchDatabase(prefix: string): ScratchDatabase {
-  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
-  const serverUrl = testDatabaseUrl();
-  const onServer = async (sql: string) => {
-    const client = new Client({ connectionString: serverUrl });
+export class ScratchDatabase {
+  readonly name: string;
+  readonly url: string;
+  private readonly serverUrl = testDatabaseUrl();
+
+  constructor(prefix: string) {
+    this.name = `${prefix}_${randomBytes(4).toString('hex')}`;
+    this.url = Object.assign(new URL(this.serverUrl), { pathname: `/${this.name}` }).toString();
+  }
+
+  /** Creates the database, with the schema migrated unless `migrate` is false. */
+  async create({ migrate = true } = {}): Promise<void> {
+    await this.onServer(`CREATE DATABASE ${this.name}`);
+    if (migrate) await runMigrations(this.url);
+  }
+
+  async drop(): Promise<void> {
+    await this.onServer(`DROP DATABASE IF EXISTS ${this.name} WITH (FORCE)`);
+  }
+
+  private async onServer(sql: string): Promise<void> {
+    const client = new Client({ connectionString: this.serverUrl });
     await client.connect();
     try {
       await client.query(sql);
     } finally {
       await client.end();
     }
-  };
-  return {
-    url: Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString(),
-    create: () => onServer(`CREATE DATABASE ${name}`),
-    drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  };
+  }
 }
 
 /**
@@ -43,9 +49,8 @@ export function scratchDatabase(prefix: string): ScratchDatabase {
  * did not send would show in the ones a suite counts.
  */
 export async function createIsolatedTestApp(prefix: string, options: Parameters<typeof createTestApp>[0] = {}): Promise<TestApp> {
-  const database = scratchDatabase(prefix);
+  const database = new ScratchDatabase(prefix);
   await database.create();
-  await runMigrations(database.url);
   const t = await createTestApp({ ...options, env: { ...options.env, DATABASE_URL: database.url } });
   const close = async () => {
     try {

@@ -40,7 +40,8 @@ export class WebhookDeliveries {
     private readonly config: AppConfig,
   ) {}
 
-  async attempt(deliveryId: string, instanceId: string): Promise<void> {
+  /** `shutdown` aborts when the instance shuts down: a POST still waiting for its answer is cut off, and recorded as failed. */
+  async attempt(deliveryId: string, instanceId: string, shutdown?: AbortSignal): Promise<void> {
     const claimed = await this.webhooks.claimAttempt(deliveryId, instanceId);
     if (!claimed) return;
     const { delivery, endpoint } = claimed;
@@ -59,7 +60,7 @@ export class WebhookDeliveries {
       'webhook-signature': signatureOf(endpoint, delivery.event_id, sentAt, body),
       'user-agent': 'workspace-records-webhooks/1',
     };
-    return this.record(delivery, endpoint, await postTo(url, resolution, headers, body), sentAt);
+    return this.record(delivery, endpoint, await postTo(url, resolution, headers, body, shutdown), sentAt);
   }
 
   /**

@@ -1,6 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { Logger as QueueLogger, run, runMigrations, type Runner } from 'graphile-worker';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+import { Logger as QueueLogger, run, runMigrations, type Runner, type WorkerEvents } from 'graphile-worker';
 import { PeriodicTask } from '../../common/background/periodic-task';
 import { AppConfig } from '../../config/app-config';
 import { SessionLock, SessionLocks } from '../../database/session-locks';
@@ -10,9 +10,18 @@ import { WebhooksRepository } from './webhooks.repository';
 
 /** Attempts one instance makes at once: most of an attempt is waiting on a receiver. */
 const CONCURRENCY = 8;
-/** An attempt ends within the 15 s timeout: a claim this old whose instance is gone was cut off. */
+/**
+ * An attempt ends within the 15 s timeout, and is claimed within moments of its job being taken:
+ * a claim or a taken job this old whose instance is gone was cut off.
+ */
 const STALE_CLAIM_MS = 60_000;
 const RECOVERY_INTERVAL_MS = 30_000;
+/**
+ * At shutdown, how long the attempts under way may go on before they are cut off (and recorded
+ * as failed, the next attempt due): what follows the service's HTTP drain has 5 s in all (main.ts),
+ * and an attempt may otherwise wait for its receiver up to its 15 s timeout.
+ */
+const SHUTDOWN_CUT_OFF_MS = 2000;
 
 const livenessLock = (instanceId: string) => `webhook-queue-instance:${instanceId}`;
 
@@ -23,16 +32,20 @@ const livenessLock = (instanceId: string) => `webhook-queue-instance:${instanceI
  * which one instance runs at a time.
  *
  * graphile-worker hands a job whose worker died to another only after four hours. So each
- * instance holds a session-level lock named after it for its life, and marks the attempts it
- * makes as claimed by it (WebhookDeliveries); every 30 s, an instance that finds an attempt
- * claimed for over a minute by an instance whose lock is free (a process that died: PostgreSQL
- * released the lock with its connection) records that attempt as failed and makes the next one
- * due at once. The old job, when the queue releases it, finds its attempt no longer PENDING.
+ * instance is named after its worker pool, whose id graphile-worker marks each job it takes with
+ * (`locked_by`); it holds a session-level lock of that name for its life, and marks the attempts
+ * it makes as claimed by it (WebhookDeliveries). Every 30 s, an instance that finds an attempt
+ * claimed, or a job taken, for over a minute by an instance whose lock is free (a process that
+ * died: PostgreSQL released the lock with its connection) records the claimed attempts as failed
+ * and makes their next ones due at once, then releases that instance's jobs: an attempt whose job
+ * it had taken but not yet claimed is made by whichever instance takes the job next; the jobs of
+ * the attempts recorded as failed find them no longer PENDING.
  */
 @Injectable()
-export class WebhookQueue implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WebhookQueue');
-  private readonly instanceId = randomUUID();
+  /** Its worker pool's id, known once run() has made the pool (see above). */
+  private instanceId?: string;
   private readonly recovery = new PeriodicTask(() => this.recoverAbandoned(), this.logger, 'webhook attempt recovery');
   private runner?: Runner;
   private liveness?: SessionLock;
@@ -52,39 +65,60 @@ export class WebhookQueue implements OnApplicationBootstrap, OnApplicationShutdo
       else if (level === 'warning') this.logger.warn(message);
     });
     await runMigrations({ connectionString, logger });
-    this.liveness = await this.locks.claim(livenessLock(this.instanceId));
+    const events: WorkerEvents = new EventEmitter();
+    // Emitted as run() makes the pool, before any of its workers takes a job.
+    events.once('pool:create', ({ workerPool }) => (this.instanceId = workerPool.id));
     this.runner = await run({
       connectionString,
       concurrency: CONCURRENCY,
       noHandleSignals: true,
       pollInterval: 1000,
+      gracefulShutdownAbortTimeout: SHUTDOWN_CUT_OFF_MS,
+      events,
       logger,
       taskList: {
-        webhook_delivery: async (payload) => {
-          await this.deliveries.attempt(String((payload as { deliveryId: unknown }).deliveryId), this.instanceId);
+        webhook_delivery: async (payload, helpers) => {
+          await this.deliveries.attempt(String((payload as { deliveryId: unknown }).deliveryId), this.instanceId!, helpers.abortSignal);
         },
       },
     });
+    // Taken as the pool starts: the recovery acts only on claims and jobs a minute old.
+    try {
+      this.liveness = await this.locks.claim(livenessLock(this.instanceId!));
+    } catch (error) {
+      await this.runner.stop();
+      throw error;
+    }
     this.recovery.start(RECOVERY_INTERVAL_MS);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Before any module's onApplicationShutdown: the pool (TypeORM's, closed in its own) and the
+   * session of the liveness lock (SessionLocks') must outlive the attempts under way, which record
+   * their outcome. Both modules are global, as this one is, and Nest gives no order among them.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.recovery.stop();
-    // Lets the attempts under way finish (they end within their timeout) and releases the queue's jobs.
+    // Takes no new job, lets the attempts under way finish (those still waiting after SHUTDOWN_CUT_OFF_MS are cut off), and releases the queue's jobs.
     await this.runner?.stop();
     await this.liveness?.release();
   }
 
-  /** Finds attempts that instances which stopped had under way, and makes them again; answers how many. */
+  /**
+   * Finds the attempts and jobs that instances which stopped had under way, and has them made
+   * again; answers how many attempts were recorded as abandoned and jobs released.
+   */
   async recoverAbandoned(): Promise<number> {
     let recovered = 0;
-    const claimants = await this.webhooks.staleClaimants(new Date(Date.now() - STALE_CLAIM_MS));
-    for (const instanceId of claimants) {
+    const before = new Date(Date.now() - STALE_CLAIM_MS);
+    const instances = new Set([...(await this.webhooks.staleClaimants(before)), ...(await this.webhooks.deliveryJobHoldersSince(before))]);
+    for (const instanceId of instances) {
       if (instanceId === this.instanceId) continue;
       const lock = await this.locks.claim(livenessLock(instanceId));
       if (!lock) continue;
       try {
-        recovered += await this.transactions.run(() => this.webhooks.requeueClaimsOf(instanceId));
+        // The claimed attempts are recorded before the jobs are released, in one transaction: a released job never makes an attempt that was cut off again unrecorded.
+        recovered += await this.transactions.run(async () => (await this.webhooks.requeueClaimsOf(instanceId)) + (await this.webhooks.releaseDeliveryJobsOf(instanceId)));
       } finally {
         await lock.release();
       }

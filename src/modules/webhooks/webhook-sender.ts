@@ -28,13 +28,14 @@ export function retryAfterSeconds(value: string | undefined, now = Date.now()): 
  * POSTs `body` to `url`, connecting to `address` and only there (the address the SSRF check let
  * through: the host name is never resolved again), with the URL's host name kept for the Host
  * header and TLS. No redirect is followed, no connection is reused, and the whole exchange is cut
- * off after DELIVERY_TIMEOUT_MS.
+ * off after DELIVERY_TIMEOUT_MS, or when `shutdown` aborts (the instance is shutting down).
  */
 export function postTo(
   url: URL,
   address: { address: string; family: 4 | 6 },
   headers: Record<string, string>,
   body: string,
+  shutdown?: AbortSignal,
 ): Promise<SendOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -49,10 +50,13 @@ export function postTo(
       headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
       lookup: pinned,
       agent: false,
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      signal: shutdown ? AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), shutdown]) : AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
-    const failed = (error: Error & { code?: string }) =>
-      resolve({ status: null, durationMs: elapsed(), error: error.name === 'AbortError' || error.code === 'ABORT_ERR' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `${error.code ?? error.name}: ${error.message}`.slice(0, 500), retryAfterSeconds: null });
+    const why = (error: Error & { code?: string }) => {
+      if (error.name !== 'AbortError' && error.code !== 'ABORT_ERR') return `${error.code ?? error.name}: ${error.message}`.slice(0, 500);
+      return shutdown?.aborted ? 'cut off: the instance making this attempt shut down' : `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`;
+    };
+    const failed = (error: Error & { code?: string }) => resolve({ status: null, durationMs: elapsed(), error: why(error), retryAfterSeconds: null });
     request.on('error', failed);
     request.on('response', (response: IncomingMessage) => {
       let read = 0;

@@ -319,6 +319,27 @@ export class WebhooksRepository implements EventDeliveries {
     );
     return rows.length;
   }
+
+  /**
+   * The queue's side (graphile-worker's public `jobs` view and its force_unlock_workers): the
+   * instances (worker pools) holding a delivery job they took before `before`.
+   */
+  async deliveryJobHoldersSince(before: Date): Promise<string[]> {
+    const rows = await this.transactions.query<{ locked_by: string }>(
+      `SELECT DISTINCT locked_by FROM graphile_worker.jobs WHERE task_identifier = 'webhook_delivery' AND locked_at < $1`,
+      [before],
+    );
+    return rows.map((row) => row.locked_by);
+  }
+
+  /** Releases the jobs a stopped instance had taken, for others to take; answers how many. */
+  async releaseDeliveryJobsOf(instanceId: string): Promise<number> {
+    const [{ count }] = await this.transactions.query<{ count: number }>(`SELECT count(*)::int AS count FROM graphile_worker.jobs WHERE locked_by = $1`, [
+      instanceId,
+    ]);
+    await this.transactions.query(`SELECT graphile_worker.force_unlock_workers($1::text[])`, [[instanceId]]);
+    return count;
+  }
 }
 
 /** Rows read through json_agg or to_json carry their timestamps as text. */
