@@ -1,8 +1,10 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { Logger as QueueLogger, run, runMigrations, type Runner, type WorkerEvents } from 'graphile-worker';
+import { Pool, type PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { PeriodicTask } from '../../common/background/periodic-task';
-import { AppConfig } from '../../config/app-config';
 import { SessionLock, SessionLocks } from '../../database/session-locks';
 import { Transactions } from '../../database/transactions';
 import { WebhookDeliveries } from './webhook-deliveries';
@@ -10,6 +12,8 @@ import { WebhooksRepository } from './webhooks.repository';
 
 /** Attempts one instance makes at once: most of an attempt is waiting on a receiver. */
 const CONCURRENCY = 8;
+/** The queue's connections: its workers' plus the poller's and the recovery's (graphile-worker's default). */
+const QUEUE_POOL_SIZE = 10;
 /**
  * An attempt ends within the 15 s timeout, and is claimed within moments of its job being taken:
  * a claim or a taken job this old whose instance is gone was cut off.
@@ -49,31 +53,46 @@ export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly recovery = new PeriodicTask(() => this.recoverAbandoned(), this.logger, 'webhook attempt recovery');
   private runner?: Runner;
   private liveness?: SessionLock;
+  private pool?: Pool;
 
   constructor(
     private readonly deliveries: WebhookDeliveries,
     private readonly webhooks: WebhooksRepository,
     private readonly transactions: Transactions,
     private readonly locks: SessionLocks,
-    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const connectionString = this.config.databaseUrl!;
+    this.pool = this.queuePool();
+    try {
+      await this.start(this.pool);
+    } catch (error) {
+      await this.runner?.stop();
+      await this.pool.end();
+      throw error;
+    }
+    this.recovery.start(RECOVERY_INTERVAL_MS);
+  }
+
+  private async start(pgPool: Pool): Promise<void> {
     const logger = new QueueLogger(() => (level: string, message: string) => {
       if (level === 'error') this.logger.error(message);
       else if (level === 'warning') this.logger.warn(message);
     });
-    await runMigrations({ connectionString, logger });
+    await runMigrations({ pgPool, logger });
     const events: WorkerEvents = new EventEmitter();
-    // Emitted as run() makes the pool, before any of its workers takes a job.
+    // Emitted as run() makes the worker pool, before any of its workers takes a job.
     events.once('pool:create', ({ workerPool }) => (this.instanceId = workerPool.id));
     this.runner = await run({
-      connectionString,
+      pgPool,
       concurrency: CONCURRENCY,
       noHandleSignals: true,
       pollInterval: 1000,
       gracefulShutdownAbortTimeout: SHUTDOWN_CUT_OFF_MS,
+      // Unbatched (the default), a job's completion is sent without being awaited, so stop() could
+      // resolve before it was (and the pool end under it); batched, stop() awaits the batch's flush.
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       events,
       logger,
       taskList: {
@@ -83,13 +102,7 @@ export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationSh
       },
     });
     // Taken as the pool starts: the recovery acts only on claims and jobs a minute old.
-    try {
-      this.liveness = await this.locks.claim(livenessLock(this.instanceId!));
-    } catch (error) {
-      await this.runner.stop();
-      throw error;
-    }
-    this.recovery.start(RECOVERY_INTERVAL_MS);
+    this.liveness = await this.locks.claim(livenessLock(this.instanceId!));
   }
 
   /**
@@ -101,7 +114,23 @@ export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationSh
     await this.recovery.stop();
     // Takes no new job, lets the attempts under way finish (those still waiting after SHUTDOWN_CUT_OFF_MS are cut off), and releases the queue's jobs.
     await this.runner?.stop();
+    await this.pool?.end();
     await this.liveness?.release();
+  }
+
+  /**
+   * The queue's own pool, made and ended here rather than by graphile-worker: a pool it makes it
+   * ends without waiting, its error handler already removed, so a connection that the server
+   * closes in that moment (a database dropped, a server restarting) threw an unhandled error
+   * that took the process down. Its connections have the settings of TypeORM's.
+   */
+  private queuePool(): Pool {
+    const { url, extra } = this.dataSource.options as PostgresDataSourceOptions;
+    const pool = new Pool({ connectionString: url, ...(extra as object), max: QUEUE_POOL_SIZE });
+    // An idle connection's error: pg has dropped it from the pool; a checked-out one's reaches its query.
+    pool.on('error', (error) => this.logger.warn(`queue connection closed: ${error.message}`));
+    pool.on('connect', (client: PoolClient) => client.on('error', () => undefined));
+    return pool;
   }
 
   /**
