@@ -14,6 +14,8 @@ const ALLOWED = new Set([
   'database/embedded-postgres.ts',
   // Session-level locks on a connection of their own: a pooled one returns to the pool with its locks.
   'database/session-locks.ts',
+  // Connections outside TypeORM's pool: SessionLocks' session, the webhook queue's pool (graphile-worker takes a pg Pool).
+  'database/own-connections.ts',
 ]);
 
 /** Receivers of a `.query(` call that are no database handle: the file URL signer's query string. */

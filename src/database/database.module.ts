@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions } from './data-source-options';
+import { OwnConnections } from './own-connections';
 import { Transactions } from './transactions';
 
 @Global()
@@ -15,7 +16,7 @@ import { Transactions } from './transactions';
       },
     }),
   ],
-  providers: [Transactions],
-  exports: [Transactions],
+  providers: [Transactions, OwnConnections],
+  exports: [Transactions, OwnConnections],
 })
 export class DatabaseModule {}

@@ -1,7 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Client } from 'pg';
-import { DataSource } from 'typeorm';
-import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
+import type { Client } from 'pg';
+import { OwnConnections } from './own-connections';
 
 /** Held from `claim` until `release`; see SessionLocks. */
 export interface SessionLock {
@@ -25,7 +24,7 @@ export class SessionLocks implements OnApplicationShutdown {
   private readonly held = new Set<string>();
   private session?: Promise<Client>;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly connections: OwnConnections) {}
 
   /** The lock named `name`, or undefined when another request holds it. */
   async claim(name: string): Promise<SessionLock | undefined> {
@@ -76,9 +75,7 @@ export class SessionLocks implements OnApplicationShutdown {
   }
 
   private async connect(): Promise<Client> {
-    const options = this.dataSource.options as PostgresDataSourceOptions;
-    // The pool's settings too: its connect timeout, and the server options of its sessions.
-    const client = new Client({ connectionString: options.url, ...(options.extra as object) });
+    const client = this.connections.client();
     client.on('error', () => this.drop(client));
     client.on('end', () => this.drop(client));
     await client.connect();

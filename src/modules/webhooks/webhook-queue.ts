@@ -1,10 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { Logger as QueueLogger, run, runMigrations, type Runner, type WorkerEvents } from 'graphile-worker';
-import { Pool, type PoolClient } from 'pg';
-import { DataSource } from 'typeorm';
-import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { PeriodicTask } from '../../common/background/periodic-task';
+import { OwnConnections, type OwnPool } from '../../database/own-connections';
 import { SessionLock, SessionLocks } from '../../database/session-locks';
 import { Transactions } from '../../database/transactions';
 import { WebhookDeliveries } from './webhook-deliveries';
@@ -53,18 +51,19 @@ export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly recovery = new PeriodicTask(() => this.recoverAbandoned(), this.logger, 'webhook attempt recovery');
   private runner?: Runner;
   private liveness?: SessionLock;
-  private pool?: Pool;
+  private pool?: OwnPool;
 
   constructor(
     private readonly deliveries: WebhookDeliveries,
     private readonly webhooks: WebhooksRepository,
     private readonly transactions: Transactions,
     private readonly locks: SessionLocks,
-    private readonly dataSource: DataSource,
+    private readonly connections: OwnConnections,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.pool = this.queuePool();
+    // Made and ended here rather than by graphile-worker, which ends a pool it makes without awaiting it, its error handler already removed.
+    this.pool = this.connections.pool('webhook queue', QUEUE_POOL_SIZE);
     try {
       await this.start(this.pool);
     } catch (error) {
@@ -75,7 +74,7 @@ export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationSh
     this.recovery.start(RECOVERY_INTERVAL_MS);
   }
 
-  private async start(pgPool: Pool): Promise<void> {
+  private async start(pgPool: OwnPool): Promise<void> {
     const logger = new QueueLogger(() => (level: string, message: string) => {
       if (level === 'error') this.logger.error(message);
       else if (level === 'warning') this.logger.warn(message);
@@ -116,21 +115,6 @@ export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationSh
     await this.runner?.stop();
     await this.pool?.end();
     await this.liveness?.release();
-  }
-
-  /**
-   * The queue's own pool, made and ended here rather than by graphile-worker: a pool it makes it
-   * ends without waiting, its error handler already removed, so a connection that the server
-   * closes in that moment (a database dropped, a server restarting) threw an unhandled error
-   * that took the process down. Its connections have the settings of TypeORM's.
-   */
-  private queuePool(): Pool {
-    const { url, extra } = this.dataSource.options as PostgresDataSourceOptions;
-    const pool = new Pool({ connectionString: url, ...(extra as object), max: QUEUE_POOL_SIZE });
-    // An idle connection's error: pg has dropped it from the pool; a checked-out one's reaches its query.
-    pool.on('error', (error) => this.logger.warn(`queue connection closed: ${error.message}`));
-    pool.on('connect', (client: PoolClient) => client.on('error', () => undefined));
-    return pool;
   }
 
   /**
