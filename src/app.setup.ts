@@ -8,6 +8,7 @@ import { configureHttpServer } from './common/http/http-server';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
 import { HttpParserRefusals } from './modules/observability/http-parser-refusals';
+import { MetricsListener } from './modules/observability/metrics-listener';
 import { MetricsService } from './modules/observability/metrics.service';
 import { requestLogging } from './modules/observability/request-logging';
 import { ServiceLogger } from './modules/observability/service-logger';
@@ -110,6 +111,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): Op
   app.useLogger(logger);
   configureHttpServer(app, config, [app.get(MetricsService).observer(), requestLogging(logger)]);
   app.get(HttpParserRefusals).answerOn(app.getHttpServer());
+  app.get(MetricsListener).listenWithApp();
   const document = buildOpenApiDocument(app, config);
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs-json',

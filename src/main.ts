@@ -14,6 +14,7 @@ import { ApiExpressAdapter } from './common/http/http-server';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { runMigrations } from './database/migrate';
 import { AdminService } from './modules/admin/admin.service';
+import { MetricsListener } from './modules/observability/metrics-listener';
 
 /** After the drain deadline, what is left of the shutdown (hooks, pool, embedded database) gets this long. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -50,7 +51,8 @@ async function bootstrap(): Promise<void> {
 
   /**
    * SIGTERM: drain HTTP first (see HttpDrain), then close the application (its hooks close Redis
-   * and the pool, which requests no longer need), then the embedded database; exit 0.
+   * and the pool, which requests no longer need, and the metrics listener, which served the drain
+   * to its end), then the embedded database; exit 0.
    */
   const shutdown = async (signal: string) => {
     if (drain.isDraining) return;
@@ -80,7 +82,8 @@ async function bootstrap(): Promise<void> {
   const demo = config.isProduction
     ? undefined
     : await ensureDevCredentials(config.dataDir, app.get(AdminService), app.get(ApiKeysRepository));
-  for (const line of startupBanner({ config, seconds, embeddedDatabase: !!database.embedded, adminToken, demo })) say(line);
+  const metricsPort = app.get(MetricsListener).port;
+  for (const line of startupBanner({ config, seconds, embeddedDatabase: !!database.embedded, metricsPort, adminToken, demo })) say(line);
 }
 
 bootstrap().catch((error: unknown) => {

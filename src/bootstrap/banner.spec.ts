@@ -4,8 +4,8 @@ import { startupBanner } from './banner';
 describe('startupBanner', () => {
   const config = loadConfig({ DATA_DIR: '/var/lib/records', PORT: '3000' });
   const demo = { workspaceId: 'wks_1', memberId: 'mem_1', apiKeyId: 'key_1', apiKey: `sk_${'d'.repeat(43)}` };
-  const banner = (adminToken: Parameters<typeof startupBanner>[0]['adminToken']) =>
-    startupBanner({ config, seconds: '1.00', embeddedDatabase: true, adminToken, demo }).join('\n');
+  const banner = (adminToken: Parameters<typeof startupBanner>[0]['adminToken'], metricsPort?: number) =>
+    startupBanner({ config, seconds: '1.00', embeddedDatabase: true, metricsPort, adminToken, demo }).join('\n');
 
   it('prints an admin token the service generated, and where it is kept', () => {
     expect(banner({ source: 'generated', value: 'generated-token-0123456789' })).toContain(
@@ -21,6 +21,12 @@ describe('startupBanner', () => {
 
   it('says the operator API is off without a token', () => {
     expect(banner({ source: 'none', value: undefined })).toContain('Operator API: disabled (set ADMIN_TOKEN to enable it)');
+  });
+
+  it('says where the metrics are served, or that they are not and which setting serves them', () => {
+    const environment = { source: 'environment', value: 'operator-secret-0123456789' } as const;
+    expect(banner(environment, 9464)).toContain('Metrics:      GET /metrics on port 9464, every interface (METRICS_PORT)');
+    expect(banner(environment)).toContain('Metrics:      not served (set METRICS_PORT to serve them on a port of their own)');
   });
 
   it('prints the demo key the service made, with a request to try', () => {

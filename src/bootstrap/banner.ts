@@ -1,5 +1,6 @@
 import { SERVICE_VERSION } from '../common/versioning/service-version';
 import { AppConfig } from '../config/app-config';
+import { METRICS_PATH } from '../modules/observability/metrics-listener';
 import type { AdminToken, DevCredentials } from './dev-credentials';
 
 /**
@@ -11,6 +12,8 @@ export function startupBanner(options: {
   config: AppConfig;
   seconds: string;
   embeddedDatabase: boolean;
+  /** The port the metrics listener took; undefined when METRICS_PORT is unset. */
+  metricsPort: number | undefined;
   adminToken: AdminToken;
   demo?: DevCredentials;
 }): string[] {
@@ -20,6 +23,9 @@ export function startupBanner(options: {
     `  API:          ${config.publicUrl}/v1`,
     `  Swagger UI:   ${config.publicUrl}/docs   (OpenAPI: ${config.publicUrl}/docs-json)`,
     `  Database:     ${options.embeddedDatabase ? `embedded PostgreSQL in ${config.dataDir}/postgres` : 'DATABASE_URL'}`,
+    options.metricsPort === undefined
+      ? '  Metrics:      not served (set METRICS_PORT to serve them on a port of their own)'
+      : `  Metrics:      GET ${METRICS_PATH} on port ${options.metricsPort}, every interface (METRICS_PORT)`,
   ];
   if (demo) lines.push(`  Demo API key: ${demo.apiKey}   (workspace ${demo.workspaceId}, every scope)`);
   if (adminToken.source === 'generated') {

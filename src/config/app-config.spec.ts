@@ -17,6 +17,7 @@ describe('loadConfig', () => {
     expect({ ...config }).toEqual({
       nodeEnv: 'development',
       port: 3000,
+      metricsPort: undefined,
       databaseUrl: undefined,
       dataDir: path.resolve('./.data'),
       embeddedPostgresPort: 54329,
@@ -41,7 +42,7 @@ describe('loadConfig', () => {
   });
 
   it('treats empty variables as unset', () => {
-    const empty = loadConfig({ PORT: '', DATABASE_URL: '', REDIS_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: '', RATE_LIMIT_READ: '' });
+    const empty = loadConfig({ PORT: '', METRICS_PORT: '', DATABASE_URL: '', REDIS_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: '', RATE_LIMIT_READ: '' });
     expect({ ...empty }).toEqual({ ...loadConfig({}) });
   });
 
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       NODE_ENV: 'production',
       PORT: '8080',
+      METRICS_PORT: '9464',
       DATABASE_URL: 'postgres://u:p@db:5432/records',
       DATA_DIR: '/var/lib/records',
       EMBEDDED_POSTGRES_PORT: '6000',
@@ -81,6 +83,7 @@ describe('loadConfig', () => {
     expect({ ...config }).toEqual({
       nodeEnv: 'production',
       port: 8080,
+      metricsPort: 9464,
       databaseUrl: 'postgres://u:p@db:5432/records',
       dataDir: '/var/lib/records',
       embeddedPostgresPort: 6000,
@@ -120,6 +123,10 @@ describe('loadConfig', () => {
     });
   });
 
+  it('lets PORT and METRICS_PORT both be 0: the system gives each listener a free port of its own', () => {
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' })).toMatchObject({ port: 0, metricsPort: 0 });
+  });
+
   it('derives PUBLIC_URL from PORT', () => {
     expect(loadConfig({ PORT: '4000' }).publicUrl).toBe('http://localhost:4000');
   });
@@ -137,6 +144,10 @@ describe('loadConfig', () => {
     [{ PORT: 'abc' }, 'PORT must be an integer between 0 and 65535, got "abc"'],
     [{ PORT: '65536' }, 'PORT must be an integer between 0 and 65535, got "65536"'],
     [{ PORT: '80.5' }, 'PORT must be an integer between 0 and 65535, got "80.5"'],
+    [{ METRICS_PORT: 'prometheus' }, 'METRICS_PORT must be an integer between 0 and 65535, got "prometheus"'],
+    [{ METRICS_PORT: '-1' }, 'METRICS_PORT must be an integer between 0 and 65535, got "-1"'],
+    [{ METRICS_PORT: '3000' }, 'METRICS_PORT must differ from PORT (3000): the metrics have a port of their own'],
+    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT must differ from PORT (8080): the metrics have a port of their own'],
     [{ RATE_LIMIT_READ: '0' }, 'RATE_LIMIT_READ must be an integer between 1 and 1000000, got "0"'],
     [{ RATE_LIMIT_WRITE: '-5' }, 'RATE_LIMIT_WRITE must be an integer between 1 and 1000000, got "-5"'],
     [{ RATE_LIMIT_SEARCH: 'many' }, 'RATE_LIMIT_SEARCH must be an integer between 1 and 1000000, got "many"'],

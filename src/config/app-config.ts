@@ -7,6 +7,8 @@ import * as path from 'node:path';
 export class AppConfig {
   readonly nodeEnv: string;
   readonly port: number;
+  /** The Prometheus metrics' own port; unset → no metrics are served. */
+  readonly metricsPort: number | undefined;
   /** Unset means: start an embedded PostgreSQL in `dataDir`. */
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
@@ -77,7 +79,13 @@ function retrySchedule(env: NodeJS.ProcessEnv): number[] {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+function integer<Fallback extends number | undefined>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: Fallback,
+  min: number,
+  max: number,
+): number | Fallback {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -135,6 +143,11 @@ function s3Settings(env: NodeJS.ProcessEnv): S3Settings | undefined {
 /** Reads and validates the environment; throws ConfigError with a message naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
+  const metricsPort = integer(env, 'METRICS_PORT', undefined, 0, 65535);
+  // 0 asks the system for a free port, for each listener its own.
+  if (metricsPort === port && port !== 0) {
+    throw new ConfigError(`METRICS_PORT must differ from PORT (${port}): the metrics have a port of their own`);
+  }
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
@@ -150,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return new AppConfig({
     nodeEnv: env.NODE_ENV || 'development',
     port,
+    metricsPort,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], true),
     dataDir: path.resolve(env.DATA_DIR || './.data'),
     embeddedPostgresPort: integer(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { createWorkspace, TestWorkspace } from '../support/factories';
+import { scrapeMetrics } from '../support/metrics';
 import { rawExchange } from '../support/raw-http';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -12,7 +13,7 @@ describe('requests the HTTP parser refuses get the JSON error body', () => {
   let url: string;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: { METRICS_PORT: '0' } });
     ws = await createWorkspace(t.http);
     await t.app.listen(0, '127.0.0.1');
     url = await t.app.getUrl();
@@ -22,7 +23,7 @@ describe('requests the HTTP parser refuses get the JSON error body', () => {
   const auth = () => `Authorization: Bearer ${ws.key}\r\nService-Version: ${SERVICE_VERSION}\r\n`;
 
   async function refusals(status: number): Promise<number> {
-    const text = (await t.http.get('/metrics')).text;
+    const text = await scrapeMetrics(t);
     return Number(new RegExp(`^http_parser_refusals_total\\{status="${status}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
   }
 

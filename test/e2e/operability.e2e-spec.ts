@@ -1,10 +1,21 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
+import { expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
+import { metricsUrl } from '../support/metrics';
 import { documentOperations, OpenApiValidator } from '../support/openapi';
 import { controllerOperations, servedRoutes } from '../support/routes';
-import { createTestApp, TestApp, v1Headers } from '../support/test-app';
+import { createTestApp, testDatabaseUrl, TestApp, v1Headers } from '../support/test-app';
+
+const ROOT = path.resolve(__dirname, '..', '..');
 
 const ERROR_SCHEMA = { $ref: '#/components/schemas/ErrorResponseDto' };
 type Paths = OpenAPIObject['paths'];
@@ -23,12 +34,34 @@ function expectErrorResponses(route: string, operation: Operation, statuses: num
   }
 }
 
+/**
+ * `src/main.ts` as the container starts it, in a Node process of its own, run to its exit: on the
+ * test database, so that a setting wrongly accepted fails the test by timing out, not by making an
+ * embedded PostgreSQL.
+ */
+async function runService(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'records-start-'));
+  try {
+    const { stderr } = await promisify(execFile)(
+      process.execPath,
+      ['-r', path.join(ROOT, 'test', 'support', 'register-ts.js'), path.join(ROOT, 'src', 'main.ts')],
+      { cwd: ROOT, env: { PATH: process.env.PATH, DATA_DIR: dataDir, DATABASE_URL: testDatabaseUrl(), ...env }, timeout: 30_000 },
+    );
+    return { code: 0, stderr };
+  } catch (error) {
+    const { code, stderr } = error as { code: number; stderr: string };
+    return { code, stderr };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe('operability: health, metrics, docs', () => {
   let t: TestApp;
   let ws: TestWorkspace;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ env: { METRICS_PORT: '0' } });
     ws = await createWorkspace(t.http);
   });
   afterAll(() => t.close());
@@ -50,19 +83,19 @@ describe('operability: health, metrics, docs', () => {
   });
 
   describe('metrics', () => {
-    it('GET /metrics counts requests by route pattern, never by raw id', async () => {
+    it('serves the metrics on METRICS_PORT over HTTP, counting requests made on the API port by route pattern, never by raw id', async () => {
       for (let i = 0; i < 3; i += 1) {
         expect((await t.http.get(`/v1/members/${ws.memberId}`).set(v1Headers(ws.key))).status).toBe(200);
       }
       await t.http.get('/v1/members/mem_01JD6Y3Z8Q0N5V4W7X2C9B1A3E').set(v1Headers(ws.key));
       await t.http.get(`/nope/${ws.memberId}`);
 
-      const response = await t.http.get('/metrics');
+      const response = await fetch(metricsUrl(t));
       expect(response.status).toBe(200);
-      const [mediaType, ...parameters] = response.headers['content-type'].split(/;\s*/);
+      const [mediaType, ...parameters] = response.headers.get('content-type')!.split(/;\s*/);
       expect(mediaType).toBe('text/plain');
       expect(parameters).toContain('version=0.0.4');
-      const text = response.text;
+      const text = await response.text();
       expect(text).toMatch(/^# HELP http_requests_total /m);
       expect(text).toMatch(/^# TYPE http_requests_total counter$/m);
       expect(text).toMatch(/^# TYPE http_request_duration_seconds histogram$/m);
@@ -76,6 +109,64 @@ describe('operability: health, metrics, docs', () => {
       expect(text).not.toContain('{*path}');
       // Process metrics too.
       expect(text).toMatch(/^process_cpu_seconds_total /m);
+    });
+
+    it('answers nothing but GET and HEAD /metrics on their port', async () => {
+      const base = new URL(metricsUrl(t));
+      const other = await fetch(new URL('/', base));
+      expect([other.status, await other.text()]).toEqual([404, 'Not found: the metrics are at /metrics\n']);
+      const post = await fetch(base, { method: 'POST' });
+      expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+      await post.text();
+      const head = await fetch(base, { method: 'HEAD' });
+      expect([head.status, await head.text()]).toEqual([200, '']);
+    });
+
+    it.each(['GET', 'DELETE'] as const)('answers %s /metrics on the API port 404 like any unknown route', async (method) => {
+      const response = await t.http[method === 'GET' ? 'get' : 'delete']('/metrics');
+      expectError(response, 404, 'not_found');
+      expect(response.headers.allow).toBeUndefined();
+    });
+
+    it('leaves /metrics out of the OpenAPI document', async () => {
+      const served = (await t.http.get('/docs-json')).body as OpenAPIObject;
+      expect(Object.keys(served.paths).filter((path) => path.includes('metrics'))).toEqual([]);
+    });
+
+    it('serves no metrics at all without METRICS_PORT: the app opens no listener', async () => {
+      // Every TCP listener of the process, node:http's included, listens through net.Server.
+      const listens = jest.spyOn(Server.prototype, 'listen');
+      let plain: TestApp | undefined;
+      try {
+        plain = await createTestApp();
+        expect(listens).not.toHaveBeenCalled();
+        expect(() => metricsUrl(plain!)).toThrow('serves no metrics');
+      } finally {
+        listens.mockRestore();
+        await plain?.close();
+      }
+    });
+
+    it('closes the metrics listener when the app closes: its port is free again', async () => {
+      const own = await createTestApp({ env: { METRICS_PORT: '0' } });
+      let port: number;
+      try {
+        port = Number(new URL(metricsUrl(own)).port);
+        expect((await fetch(metricsUrl(own))).status).toBe(200);
+      } finally {
+        await own.close();
+      }
+      await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
+      const taker = createServer();
+      await new Promise<void>((resolve, reject) => taker.once('error', reject).listen(port, resolve));
+      await new Promise((resolve) => taker.close(resolve));
+    });
+
+    it('refuses to start with a bad METRICS_PORT, saying which setting and why', async () => {
+      expect(await runService({ METRICS_PORT: 'prometheus' })).toEqual({
+        code: 1,
+        stderr: 'configuration error: METRICS_PORT must be an integer between 0 and 65535, got "prometheus"\n',
+      });
     });
   });
 
@@ -116,7 +207,6 @@ describe('operability: health, metrics, docs', () => {
         expect.arrayContaining([
           'GET /health',
           'GET /health/ready',
-          'GET /metrics',
           'GET /v1/auth/validate',
           'GET /v1/members',
           'GET /v1/members/{id}',
@@ -158,7 +248,7 @@ describe('operability: health, metrics, docs', () => {
           .map((parameter) => parameter.name);
         expect({ route, declared: declared.sort() }).toEqual({ route, declared: [...names].sort() });
         // The signed file routes are outside /v1 by design (docs/api.md §10).
-        expect(path).toMatch(/^\/(v1\/|admin\/v1\/|health(\/|$)|metrics$|(uploads|downloads)\/\{id\}$)/);
+        expect(path).toMatch(/^\/(v1\/|admin\/v1\/|health(\/|$)|(uploads|downloads)\/\{id\}$)/);
       }
     });
 

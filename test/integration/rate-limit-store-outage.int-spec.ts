@@ -6,6 +6,7 @@ import type { Response } from 'supertest';
 import { concurrently } from '../support/concurrency';
 import { expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
+import { scrapeMetrics } from '../support/metrics';
 import { expectNoRateLimitHeaders, expectRateLimitHeaders } from '../support/rate-limit';
 import { OwnRedis } from '../support/redis';
 import { createTestApp, TestApp, v1Headers } from '../support/test-app';
@@ -19,7 +20,7 @@ describe('rate limits when their Redis fails: served uncounted (fail open), neve
 
   beforeAll(async () => {
     redis = await OwnRedis.start();
-    t = await createTestApp({ env: { REDIS_URL: redis.url, RATE_LIMIT_READ: String(READ_LIMIT) } });
+    t = await createTestApp({ env: { REDIS_URL: redis.url, RATE_LIMIT_READ: String(READ_LIMIT), METRICS_PORT: '0' } });
     ws = await createWorkspace(t.http);
   });
   afterAll(async () => {
@@ -34,7 +35,7 @@ describe('rate limits when their Redis fails: served uncounted (fail open), neve
   const read = () => t.http.get('/v1/auth/validate').set(v1Headers(ws.key));
 
   async function storeErrors(): Promise<number> {
-    const text = (await t.http.get('/metrics')).text;
+    const text = await scrapeMetrics(t);
     return Number(/^rate_limit_store_errors_total (\d+)$/m.exec(text)?.[1]);
   }
 
@@ -73,7 +74,7 @@ describe('rate limits when their Redis fails: served uncounted (fail open), neve
     expect(await storeErrors()).toBe(0);
   });
 
-  it('serves every request uncounted while Redis is down, counts them in /metrics, and limits again once it is back', async () => {
+  it('serves every request uncounted while Redis is down, counts them in the metrics, and limits again once it is back', async () => {
     await redis.stop();
     await expectServedUncounted();
     await redis.restart();

@@ -13,7 +13,7 @@ export const REQUIRED_SCOPES = 'auth:scopes';
 export const API_KEY_SECURITY = 'apiKey';
 export const ADMIN_SECURITY = 'adminToken';
 
-/** No credentials: health, metrics, docs and the signed file routes. */
+/** No credentials: health, docs and the signed file routes. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_MODE, 'public');
 
 /**

@@ -1,15 +1,15 @@
 import { Global, Module } from '@nestjs/common';
 import { RateLimitStoreFailures } from '../../common/throttling/rate-limit-store-failures';
 import { HttpParserRefusals } from './http-parser-refusals';
-import { MetricsController } from './metrics.controller';
+import { MetricsListener } from './metrics-listener';
 import { MetricsService } from './metrics.service';
 import { ServiceLogger } from './service-logger';
 
 @Global()
 @Module({
-  controllers: [MetricsController],
   providers: [
     MetricsService,
+    MetricsListener,
     HttpParserRefusals,
     ServiceLogger,
     {
