@@ -5,6 +5,10 @@ import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators'
 import { isErrorStatus } from './common/errors/error-codes';
 import { errorExample, errorResponseObject, errorStatusDescription } from './common/errors/error-responses';
 import { configureHttpServer } from './common/http/http-server';
+import { closeRequestBodies } from './common/openapi/closed-request-bodies';
+import { operationHandlers, operationIdOf } from './common/openapi/operation-handlers';
+import { documentPublicOperations } from './common/openapi/operation-security';
+import { documentResponseHeaders } from './common/openapi/response-headers';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
 import { HttpParserRefusals } from './modules/observability/http-parser-refusals';
@@ -98,10 +102,14 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key (sk_…)', description: 'API key (sk_…)' }, API_KEY_SECURITY)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'ADMIN_TOKEN', description: 'Operator ADMIN_TOKEN' }, ADMIN_SECURITY);
   for (const [name, description] of API_TAGS) builder.addTag(name, description);
-  const document = SwaggerModule.createDocument(app, builder.build(), {
-    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
-  });
-  return documentPipelineErrors(sortedDocument(document));
+  const document = documentPipelineErrors(
+    sortedDocument(SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: operationIdOf })),
+  );
+  const handlers = operationHandlers(app);
+  documentPublicOperations(document, handlers);
+  documentResponseHeaders(document, handlers);
+  closeRequestBodies(document);
+  return document;
 }
 
 /** Everything main.ts and the e2e tests both need on top of AppModule. */

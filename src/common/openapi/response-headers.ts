@@ -1,0 +1,83 @@
+import type { HeaderObject, OpenAPIObject, OperationObject, ReferenceObject, ResponseObject } from '@nestjs/swagger';
+import { RATE_CATEGORY } from '../throttling/rate-category';
+import type { OperationHandler } from './operation-handlers';
+
+/**
+ * The headers the request pipeline writes, whatever the handler: the request id on every answer,
+ * the rate-limit headers of WorkspaceRateLimitGuard, the Retry-After of a 429 (rate limit or failed
+ * authentications) and of a 503 (`databaseUnavailable`).
+ */
+export const PIPELINE_HEADERS: Record<string, HeaderObject> = {
+  'X-Request-Id': {
+    required: true,
+    description: 'The request’s id in the service’s logs: the client’s own X-Request-Id when it is safe to log, else a new UUID.',
+    schema: { type: 'string', maxLength: 128 },
+  },
+  'X-RateLimit-Limit': {
+    description:
+      'Requests per second the workspace’s bucket of this operation’s rate category allows. Sent once the request is counted: ' +
+      'not when it was refused before (authentication, Service-Version, scope, the JSON body parser), nor when the counter store could not count it.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the bucket’s current window; sent with X-RateLimit-Limit.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Reset': {
+    description: 'When the bucket’s window ends (or its block, once exhausted), in unix seconds; sent with X-RateLimit-Limit.',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Policy': {
+    description: 'The bucket’s policy, `"<category>";q=<limit>;w=<window seconds>` (IETF RateLimit headers); sent with X-RateLimit-Limit.',
+    schema: { type: 'string', example: '"read";q=100;w=1' },
+  },
+  RateLimit: {
+    description: 'The bucket’s state, `"<category>";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers); sent with X-RateLimit-Limit.',
+    schema: { type: 'string', example: '"read";r=99;t=1' },
+  },
+  'Retry-After': {
+    required: true,
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+
+/** Statuses only the steps before the rate-limit guard answer (authentication, the JSON body parser): never counted. */
+const ANSWERED_BEFORE_COUNTING = new Set(['401', '413', '415']);
+
+/** Statuses whose every answer carries Retry-After: a 429 of either limiter, a 503 of a lost database. */
+const RETRY_LATER = new Set(['429', '503']);
+
+const headerRef = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
+
+/** The pipeline headers a response of `status` of an operation can carry. */
+function headersOf(status: string, rateLimited: boolean): string[] {
+  const names = ['X-Request-Id'];
+  if (rateLimited && !ANSWERED_BEFORE_COUNTING.has(status)) names.push(...RATE_LIMIT_HEADERS);
+  if (RETRY_LATER.has(status)) names.push('Retry-After');
+  return names;
+}
+
+/**
+ * Declares on every response the pipeline headers it can carry, as references to
+ * `components.headers`. An operation is rate limited when its handler has a rate category, as
+ * WorkspaceRateLimitGuard reads it.
+ */
+export function documentResponseHeaders(document: OpenAPIObject, handlers: Map<string, OperationHandler>): void {
+  document.components = { ...document.components, headers: { ...document.components?.headers, ...PIPELINE_HEADERS } };
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as OperationObject[]) {
+      if (!operation?.responses || !operation.operationId) continue;
+      const handler = handlers.get(operation.operationId)?.handler;
+      const rateLimited = handler !== undefined && Reflect.getMetadata(RATE_CATEGORY, handler) !== undefined;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!response || '$ref' in response) continue;
+        const declared: ResponseObject['headers'] = { ...response.headers };
+        for (const name of headersOf(status, rateLimited)) declared[name] = headerRef(name);
+        response.headers = declared;
+      }
+    }
+  }
+}
