@@ -64,10 +64,10 @@ function listErrorCodes(operation: OperationObject): void {
 }
 
 /**
- * Errors the pipeline answers before any decorator has a say: the JSON body parser guards every
- * `/v1` and operator route (docs/api.md §1), so every operation that takes a body can answer its
- * 400, 413 and 415; and an operation without query parameters refuses any (QueryParametersGuard).
- * Then every error response gets its codes.
+ * Errors the pipeline answers before any decorator has a say: the JSON body parser reads a body
+ * sent to any `/v1` and operator route, whatever the method (docs/api.md §1), so every such
+ * operation, a GET or a DELETE too, can answer its 400, 413 and 415; and an operation without
+ * query parameters refuses any (QueryParametersGuard). Then every error response gets its codes.
  */
 function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
   for (const [path, item] of Object.entries(document.paths)) {
@@ -77,7 +77,7 @@ function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
       if (!operation) continue;
       const takesQuery = (operation.parameters ?? []).some((parameter) => 'in' in parameter && parameter.in === 'query');
       if (!takesQuery) operation.responses['400'] ??= errorResponseObject(400);
-      if (parsesBody && method !== 'get' && method !== 'delete') {
+      if (parsesBody) {
         for (const status of BODY_PARSER_STATUSES) operation.responses[status] ??= errorResponseObject(status);
       }
       listErrorCodes(operation);

@@ -6,6 +6,7 @@ import { FilesRepository } from '../../src/modules/files/files.repository';
 import { MembersService } from '../../src/modules/members/members.service';
 import { PROJECT_TYPE_EXAMPLE } from '../../src/modules/objects/project-type.example';
 import { apiSuite } from '../support/api-suite';
+import { undocumentedError } from '../support/documented-errors';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace } from '../support/factories';
 import { documentOperations } from '../support/openapi';
@@ -261,6 +262,27 @@ describe('OpenAPI: the document is as exact as the service', () => {
       if (documented !== (needsCredentials ? 'required' : 'public')) wrong.push(`${route}: ${response.status}, security ${documented}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('every operation the JSON body parser guards lists its refusals, whatever its method', async () => {
+    const undocumented: string[] = [];
+    for (const route of operations(document).keys()) {
+      const [method, template] = route.split(' ');
+      if (!/^\/(v1|admin)\//.test(template)) continue;
+      const target = concretePath(template);
+      const send = () => suite.t.http[method.toLowerCase() as 'get'](target);
+      const refusals = [
+        await send().set('Content-Type', 'text/plain').send('x'),
+        await send().set('Content-Type', 'application/json').send('{'),
+        await send().set('Content-Type', 'application/json').send(`{"x":"${'a'.repeat(1024 * 1024)}"}`),
+      ];
+      expect(refusals.map((response) => response.status)).toEqual([415, 400, 413]);
+      for (const response of refusals) {
+        const problem = undocumentedError(document, { method, target, status: response.status, code: response.body.error.code });
+        if (problem) undocumented.push(problem);
+      }
+    }
+    expect(undocumented).toEqual([]);
   });
 
   describe('every pipeline header a response carries is declared on that response, as a components.headers reference', () => {
