@@ -34,7 +34,16 @@ const OPEN_MAPS = [
 const isOpenMap = (route: string, at: string): boolean => OPEN_MAPS.some((pattern) => pattern.test(`${route} ${at}`));
 
 /** The headers the request pipeline writes on a response, whatever the handler. */
-const PIPELINE_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'Retry-After'];
+const PIPELINE_HEADERS = [
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+  'Retry-After',
+  'Idempotent-Replayed',
+];
 
 const UNKNOWN_MEMBER = 'unknownMember';
 
@@ -316,7 +325,15 @@ describe('OpenAPI: the document is as exact as the service', () => {
       const plain = await createMember(t.http, ws.workspaceId);
       const plainKey = await createKey(t.http, ws.workspaceId, plain.id, ['files:create']);
       const expires = Math.floor(Date.now() / 1000) + 600;
+      const createList = () =>
+        t.http
+          .post('/v1/lists')
+          .set(v1Headers(ws.key))
+          .set('Idempotency-Key', `headers-${process.pid}-${expires}`)
+          .send({ fields: { $name: 'Replayed', $objectType: 'account' } });
       const responses = [
+        await createList(),
+        await createList(),
         await t.http.get('/v1/notes').set(v1Headers(ws.key)),
         await t.http.get(`/v1/notes/${exampleIdOf('note')}`).set(v1Headers(ws.key)),
         await t.http.get(`/v1/members/${ws.memberId}?unknown=1`).set(v1Headers(ws.key)),
@@ -336,7 +353,8 @@ describe('OpenAPI: the document is as exact as the service', () => {
         await t.http.get('/metrics'),
         await t.http.get(`/downloads/${exampleIdOf('file')}?expires=${expires}&signature=x`),
       ];
-      expect(responses.map((response) => response.status)).toEqual([200, 404, 400, 422, 415, 401, 400, 403, 403, 200, 401, 200, 200, 200, 403]);
+      expect(responses[1].headers['idempotent-replayed']).toBe('true');
+      expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 404, 400, 422, 415, 401, 400, 403, 403, 200, 401, 200, 200, 200, 403]);
       responses.forEach(check);
     });
 

@@ -1,11 +1,14 @@
 import type { HeaderObject, OpenAPIObject, OperationObject, ReferenceObject, ResponseObject } from '@nestjs/swagger';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
 import { RATE_CATEGORY } from '../throttling/rate-category';
 import type { OperationHandler } from './operation-handlers';
 
 /**
  * The headers the request pipeline writes, whatever the handler: the request id on every answer,
  * the rate-limit headers of WorkspaceRateLimitGuard, the Retry-After of a 429 (rate limit or failed
- * authentications) and of a 503 (`databaseUnavailable`).
+ * authentications) and of a 503 (`databaseUnavailable`), and the mark of a success the
+ * IdempotencyInterceptor replays.
  */
 export const PIPELINE_HEADERS: Record<string, HeaderObject> = {
   'X-Request-Id': {
@@ -35,6 +38,10 @@ export const PIPELINE_HEADERS: Record<string, HeaderObject> = {
     description: 'The bucket’s state, `"<category>";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers); sent with X-RateLimit-Limit.',
     schema: { type: 'string', example: '"read";r=99;t=1' },
   },
+  'Idempotent-Replayed': {
+    description: '`true` when the answer is the stored one of an earlier request with this Idempotency-Key: the operation did not run again.',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'Retry-After': {
     required: true,
     description: 'Seconds to wait before trying again.',
@@ -52,30 +59,45 @@ const RETRY_LATER = new Set(['429', '503']);
 
 const headerRef = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
 
+/** What of the pipeline runs on an operation's requests, as the guards and Nest read it from its handler. */
+interface OperationPipeline {
+  rateLimited: boolean;
+  idempotent: boolean;
+}
+
+function pipelineOf(handler: Function | undefined): OperationPipeline {
+  const interceptors = (handler && (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined)) ?? [];
+  return {
+    rateLimited: handler !== undefined && Reflect.getMetadata(RATE_CATEGORY, handler) !== undefined,
+    idempotent: interceptors.includes(IdempotencyInterceptor),
+  };
+}
+
 /** The pipeline headers a response of `status` of an operation can carry. */
-function headersOf(status: string, rateLimited: boolean): string[] {
+function headersOf(status: string, { rateLimited, idempotent }: OperationPipeline): string[] {
   const names = ['X-Request-Id'];
   if (rateLimited && !ANSWERED_BEFORE_COUNTING.has(status)) names.push(...RATE_LIMIT_HEADERS);
   if (RETRY_LATER.has(status)) names.push('Retry-After');
+  // Only a success is stored, so only a success is replayed.
+  if (idempotent && status === '200') names.push('Idempotent-Replayed');
   return names;
 }
 
 /**
  * Declares on every response the pipeline headers it can carry, as references to
  * `components.headers`. An operation is rate limited when its handler has a rate category, as
- * WorkspaceRateLimitGuard reads it.
+ * WorkspaceRateLimitGuard reads it, and idempotent when its handler uses the IdempotencyInterceptor.
  */
 export function documentResponseHeaders(document: OpenAPIObject, handlers: Map<string, OperationHandler>): void {
   document.components = { ...document.components, headers: { ...document.components?.headers, ...PIPELINE_HEADERS } };
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item) as OperationObject[]) {
       if (!operation?.responses || !operation.operationId) continue;
-      const handler = handlers.get(operation.operationId)?.handler;
-      const rateLimited = handler !== undefined && Reflect.getMetadata(RATE_CATEGORY, handler) !== undefined;
+      const pipeline = pipelineOf(handlers.get(operation.operationId)?.handler);
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!response || '$ref' in response) continue;
         const declared: ResponseObject['headers'] = { ...response.headers };
-        for (const name of headersOf(status, rateLimited)) declared[name] = headerRef(name);
+        for (const name of headersOf(status, pipeline)) declared[name] = headerRef(name);
         response.headers = declared;
       }
     }
