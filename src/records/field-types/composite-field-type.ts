@@ -42,7 +42,7 @@ function objectSchema(members: readonly MemberSpec[], nullable: boolean): OpenAp
  * Filters: `equal` and `startsWith`, matching when any string member matches.
  */
 export function compositeFieldType(valueType: ValueType, members: readonly MemberSpec[], example: Record<string, unknown>): FieldType {
-  const writeSchema: OpenApiSchema = { ...objectSchema(members, true), description: valueType, example };
+  const writeSchema: OpenApiSchema = { ...objectSchema(members, true), example };
   const strings = members.filter((spec): spec is StringMember => spec.kind === 'string');
   const type: FieldType = {
     valueType,
