@@ -1,4 +1,5 @@
-import type { OpenAPIObject, OperationObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import type { OpenAPIObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import { operationsOf } from './operation-handlers';
 
 const COMPONENT_SCHEMA = '#/components/schemas/';
 
@@ -29,11 +30,8 @@ function referencedComponents(schema: unknown, found: Set<string>): Set<string> 
 export function closeRequestBodies(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject | ReferenceObject>;
   const pending = new Set<string>();
-  for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item) as OperationObject[]) {
-      const body = operation?.requestBody;
-      if (body && !('$ref' in body)) referencedComponents(body.content['application/json']?.schema, pending);
-    }
+  for (const { requestBody } of operationsOf(document)) {
+    if (requestBody && !('$ref' in requestBody)) referencedComponents(requestBody.content['application/json']?.schema, pending);
   }
   const closed = new Set<string>();
   for (const name of pending) {

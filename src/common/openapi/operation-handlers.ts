@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { METHOD_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
+import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 
 /** A route's handler and its controller: where the pipeline's guards read their metadata. */
 export interface OperationHandler {
@@ -11,6 +12,15 @@ export interface OperationHandler {
 /** The document's operationId of a controller's handler (the names Swagger UI and client generators show). */
 export function operationIdOf(controllerName: string, methodName: string): string {
   return `${controllerName.replace(/Controller$/, '')}_${methodName}`;
+}
+
+/** Every operation of the document, whatever its method. */
+export function* operationsOf(document: OpenAPIObject): Generator<OperationObject> {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as unknown[]) {
+      if (operation && typeof operation === 'object' && 'responses' in operation) yield operation as OperationObject;
+    }
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
-import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { AUTH_MODE, type AuthMode } from '../auth/auth.decorators';
-import type { OperationHandler } from './operation-handlers';
+import { type OperationHandler, operationsOf } from './operation-handlers';
 
 /** The route's mode as AuthGuard reads it: the handler's, else its controller's, else an API key. */
 function authModeOf({ handler, controller }: OperationHandler): AuthMode {
@@ -12,10 +12,8 @@ function authModeOf({ handler, controller }: OperationHandler): AuthMode {
  * operation without `security` would leave a reader, or a linter, to guess.
  */
 export function documentPublicOperations(document: OpenAPIObject, handlers: Map<string, OperationHandler>): void {
-  for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item) as OperationObject[]) {
-      const handler = operation?.operationId ? handlers.get(operation.operationId) : undefined;
-      if (handler && authModeOf(handler) === 'public') operation.security = [];
-    }
+  for (const operation of operationsOf(document)) {
+    const handler = operation.operationId ? handlers.get(operation.operationId) : undefined;
+    if (handler && authModeOf(handler) === 'public') operation.security = [];
   }
 }

@@ -1,8 +1,8 @@
-import type { HeaderObject, OpenAPIObject, OperationObject, ReferenceObject, ResponseObject } from '@nestjs/swagger';
+import type { HeaderObject, OpenAPIObject, ReferenceObject, ResponseObject } from '@nestjs/swagger';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
 import { RATE_CATEGORY } from '../throttling/rate-category';
-import type { OperationHandler } from './operation-handlers';
+import { type OperationHandler, operationsOf } from './operation-handlers';
 
 /**
  * The headers the request pipeline writes, whatever the handler: the request id on every answer,
@@ -32,11 +32,11 @@ export const PIPELINE_HEADERS: Record<string, HeaderObject> = {
   },
   'RateLimit-Policy': {
     description: 'The bucket’s policy, `"<category>";q=<limit>;w=<window seconds>` (IETF RateLimit headers); sent with X-RateLimit-Limit.',
-    schema: { type: 'string', example: '"read";q=100;w=1' },
+    schema: { type: 'string', example: '"read";q=25;w=1' },
   },
   RateLimit: {
     description: 'The bucket’s state, `"<category>";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers); sent with X-RateLimit-Limit.',
-    schema: { type: 'string', example: '"read";r=99;t=1' },
+    schema: { type: 'string', example: '"read";r=24;t=1' },
   },
   'Idempotent-Replayed': {
     description: '`true` when the answer is the stored one of an earlier request with this Idempotency-Key: the operation did not run again.',
@@ -90,16 +90,13 @@ function headersOf(status: string, { rateLimited, idempotent }: OperationPipelin
  */
 export function documentResponseHeaders(document: OpenAPIObject, handlers: Map<string, OperationHandler>): void {
   document.components = { ...document.components, headers: { ...document.components?.headers, ...PIPELINE_HEADERS } };
-  for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item) as OperationObject[]) {
-      if (!operation?.responses || !operation.operationId) continue;
-      const pipeline = pipelineOf(handlers.get(operation.operationId)?.handler);
-      for (const [status, response] of Object.entries(operation.responses)) {
-        if (!response || '$ref' in response) continue;
-        const declared: ResponseObject['headers'] = { ...response.headers };
-        for (const name of headersOf(status, pipeline)) declared[name] = headerRef(name);
-        response.headers = declared;
-      }
+  for (const operation of operationsOf(document)) {
+    const pipeline = pipelineOf(operation.operationId ? handlers.get(operation.operationId)?.handler : undefined);
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (!response || '$ref' in response) continue;
+      const declared: ResponseObject['headers'] = { ...response.headers };
+      for (const name of headersOf(status, pipeline)) declared[name] = headerRef(name);
+      response.headers = declared;
     }
   }
 }
