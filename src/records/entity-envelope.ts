@@ -1,6 +1,6 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { exampleIdOf } from '../common/ids';
-import { FIELD_TYPES, fieldTypeOf } from './field-types/registry';
+import { fieldTypeOf, objectValueSchemas } from './field-types/registry';
 import type { ObjectTypeDefinition } from './object-type';
 import { VALUE_TYPES } from './value-types';
 import type { ValueType } from './value-types';
@@ -13,7 +13,7 @@ export class FieldValueDto {
       { type: 'number' },
       { type: 'boolean' },
       { type: 'array', items: { type: 'string' } },
-      ...Object.values(FIELD_TYPES).flatMap((fieldType) => (fieldType.objectValue ? [fieldType.objectValue.read] : [])),
+      ...objectValueSchemas('read'),
     ],
   })
   value: unknown;

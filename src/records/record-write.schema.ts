@@ -1,6 +1,6 @@
 import { exampleIdOf } from '../common/ids';
 import type { BodyExample } from '../common/openapi/api-json-body';
-import { FIELD_TYPES, fieldTypeOf } from './field-types/registry';
+import { fieldTypeOf, objectValueSchemas } from './field-types/registry';
 import { MAX_ITEMS } from './field-types/values';
 import type { OpenApiSchema } from './field-types/field-type';
 import { RELATIONSHIP_OPERATIONS } from './object-type';
@@ -35,7 +35,7 @@ const CUSTOM_FIELD_VALUE: OpenApiSchema = {
     { type: 'number' },
     { type: 'boolean' },
     { type: 'array', items: { type: 'string' }, maxItems: MAX_ITEMS },
-    ...Object.values(FIELD_TYPES).flatMap((fieldType) => (fieldType.objectValue ? [fieldType.objectValue.write] : [])),
+    ...objectValueSchemas('write'),
   ],
   description: 'A custom field: its value type is in GET …/definitions',
 };
