@@ -5,6 +5,10 @@ import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators'
 import { isErrorStatus } from './common/errors/error-codes';
 import { errorExample, errorResponseObject, errorStatusDescription } from './common/errors/error-responses';
 import { configureHttpServer } from './common/http/http-server';
+import { closeRequestBodies } from './common/openapi/closed-request-bodies';
+import { operationHandlers, operationIdOf } from './common/openapi/operation-handlers';
+import { documentPublicOperations } from './common/openapi/operation-security';
+import { documentResponseHeaders } from './common/openapi/response-headers';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
 import { HttpParserRefusals } from './modules/observability/http-parser-refusals';
@@ -61,10 +65,10 @@ function listErrorCodes(operation: OperationObject): void {
 }
 
 /**
- * Errors the pipeline answers before any decorator has a say: the JSON body parser guards every
- * `/v1` and operator route (docs/api.md §1), so every operation that takes a body can answer its
- * 400, 413 and 415; and an operation without query parameters refuses any (QueryParametersGuard).
- * Then every error response gets its codes.
+ * Errors the pipeline answers before any decorator has a say: the JSON body parser reads a body
+ * sent to any `/v1` and operator route, whatever the method (docs/api.md §1), so every such
+ * operation, a GET or a DELETE too, can answer its 400, 413 and 415; and an operation without
+ * query parameters refuses any (QueryParametersGuard). Then every error response gets its codes.
  */
 function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
   for (const [path, item] of Object.entries(document.paths)) {
@@ -74,7 +78,7 @@ function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
       if (!operation) continue;
       const takesQuery = (operation.parameters ?? []).some((parameter) => 'in' in parameter && parameter.in === 'query');
       if (!takesQuery) operation.responses['400'] ??= errorResponseObject(400);
-      if (parsesBody && method !== 'get' && method !== 'delete') {
+      if (parsesBody) {
         for (const status of BODY_PARSER_STATUSES) operation.responses[status] ??= errorResponseObject(status);
       }
       listErrorCodes(operation);
@@ -99,10 +103,14 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key (sk_…)', description: 'API key (sk_…)' }, API_KEY_SECURITY)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'ADMIN_TOKEN', description: 'Operator ADMIN_TOKEN' }, ADMIN_SECURITY);
   for (const [name, description] of API_TAGS) builder.addTag(name, description);
-  const document = SwaggerModule.createDocument(app, builder.build(), {
-    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
-  });
-  return documentPipelineErrors(sortedDocument(document));
+  const document = documentPipelineErrors(
+    sortedDocument(SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: operationIdOf })),
+  );
+  const handlers = operationHandlers(app);
+  documentPublicOperations(document, handlers);
+  documentResponseHeaders(document, handlers);
+  closeRequestBodies(document);
+  return document;
 }
 
 /** Everything main.ts and the e2e tests both need on top of AppModule. */

@@ -1,10 +1,11 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { exampleIdOf } from '../common/ids';
 import type { ObjectTypeDefinition } from './object-type';
 import { VALUE_TYPES } from './value-types';
 import type { ValueType } from './value-types';
 
 export class SelectOptionDto {
-  @ApiProperty()
+  @ApiProperty({ example: exampleIdOf('option'), description: 'Generated (opt_…) unless the operator gave one' })
   id: string;
 
   @ApiProperty()
@@ -33,7 +34,7 @@ export class TypeConfigurationDto {
 }
 
 export class FieldDefinitionDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: exampleIdOf('field'), description: 'Custom fields only' })
   id?: string;
 
   @ApiProperty()
@@ -56,7 +57,7 @@ export class FieldDefinitionDto {
 }
 
 export class RelationshipDefinitionDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: exampleIdOf('relationship'), description: 'Custom relationships only' })
   id?: string;
 
   @ApiProperty()

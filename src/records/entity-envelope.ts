@@ -1,6 +1,6 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { exampleIdOf } from '../common/ids';
-import { fieldTypeOf } from './field-types/registry';
+import { fieldTypeOf, objectValueSchemas } from './field-types/registry';
 import type { ObjectTypeDefinition } from './object-type';
 import { VALUE_TYPES } from './value-types';
 import type { ValueType } from './value-types';
@@ -9,11 +9,11 @@ export class FieldValueDto {
   @ApiProperty({
     description: 'string, number, boolean, array of string, Address or FullName; null when unset',
     anyOf: [
-      { type: 'string' },
+      { type: 'string', nullable: true },
       { type: 'number' },
       { type: 'boolean' },
       { type: 'array', items: { type: 'string' } },
-      { type: 'object', nullable: true },
+      ...objectValueSchemas('read'),
     ],
   })
   value: unknown;

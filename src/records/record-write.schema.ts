@@ -1,10 +1,12 @@
 import { exampleIdOf } from '../common/ids';
 import type { BodyExample } from '../common/openapi/api-json-body';
-import { fieldTypeOf } from './field-types/registry';
+import { fieldTypeOf, objectValueSchemas } from './field-types/registry';
+import { MAX_ITEMS } from './field-types/values';
 import type { OpenApiSchema } from './field-types/field-type';
 import { RELATIONSHIP_OPERATIONS } from './object-type';
 import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition, RelationshipOperation } from './object-type';
 import { idKindOf } from './record-ids';
+import { MAX_RELATIONSHIP_IDS_PER_REQUEST } from './record-write';
 
 const identity = (schema: OpenApiSchema) => schema;
 
@@ -14,8 +16,28 @@ const writableRelationships = (type: ObjectTypeDefinition, isCreate: boolean): R
   type.relationships.filter((r) => !r.readOnly && (isCreate || !r.createOnly));
 
 const ID_OR_IDS: OpenApiSchema = {
-  oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 25 }],
+  oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: MAX_RELATIONSHIP_IDS_PER_REQUEST }],
   description: 'An id or an array of ids (at most 25 ids per request, over all relationships)',
+};
+
+/** A required relationship's ids on create: an empty array leaves it missing. */
+const SOME_IDS: OpenApiSchema = {
+  oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_RELATIONSHIP_IDS_PER_REQUEST }],
+};
+
+/**
+ * A value of a custom field, whose type only the workspace knows: whatever a field type takes (a
+ * string, a number, a boolean, an array of strings, an object of ADDRESS or FULL_NAME), or null.
+ */
+const CUSTOM_FIELD_VALUE: OpenApiSchema = {
+  anyOf: [
+    { type: 'string', nullable: true },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'array', items: { type: 'string' }, maxItems: MAX_ITEMS },
+    ...objectValueSchemas('write'),
+  ],
+  description: 'A custom field: its value type is in GET …/definitions',
 };
 
 /**
@@ -29,10 +51,20 @@ function orNull(schema: OpenApiSchema): OpenApiSchema {
   return schema;
 }
 
+/** What an update asks of one relationship: the type's operations, each an id or ids. */
+function linkChangeSchema(operations: readonly RelationshipOperation[]): OpenApiSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(operations.map((operation) => [operation, ID_OR_IDS])),
+  };
+}
+
 /**
  * The OpenAPI schema of a create or update body of a type, built from its definitions and the
- * registry's field fragments. Custom fields and relationships of a workspace are not known to a
- * static document: `additionalProperties` admits them (GET …/definitions lists them).
+ * registry's field fragments, closed as readRecordWrite is. The workspace's custom fields and
+ * relationships are not known to a static document: `fields` and `relationships` admit other keys
+ * (GET …/definitions lists them, the service refuses any other), with the values those take.
  */
 export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean): OpenApiSchema {
   const fields = writableFields(type);
@@ -49,7 +81,10 @@ export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean)
         type: 'object',
         // null is the same as absent: a no-op on update, a missing member on create.
         ...(!isCreate && { nullable: true }),
-        additionalProperties: true,
+        additionalProperties: CUSTOM_FIELD_VALUE,
+        description:
+          'Field key → bare value; null clears. System fields start with $, custom fields use their bare key. ' +
+          (isCreate ? 'Required.' : 'null is the same as absent.'),
         ...(requiredFields.length && { required: requiredFields }),
         properties: Object.fromEntries(
           fields.map((field) => [
@@ -61,25 +96,21 @@ export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean)
       },
       relationships: {
         type: 'object',
-        nullable: true,
-        additionalProperties: true,
+        // null is the same as absent, which a required relationship cannot be.
+        ...(!requiredRelationships.length && { nullable: true }),
+        additionalProperties: isCreate ? orNull(ID_OR_IDS) : orNull(linkChangeSchema(operations)),
+        description: isCreate
+          ? 'Relationship key → an id or an array of ids. At most 25 ids per request.'
+          : `Relationship key → an object with ${operations.join(', ')} (each an id or an array of ids). At most 25 ids per request.`,
         ...(requiredRelationships.length && { required: requiredRelationships }),
         properties: Object.fromEntries(
-          relationships.map((relationship) => [
-            relationship.key,
-            isCreate
-              ? (relationship.required ? identity : orNull)({
-                  ...ID_OR_IDS,
-                  description: `${relationship.label} (${relationship.objectType})`,
-                })
-              : {
-                  type: 'object',
-                  ...(!relationship.required && { nullable: true }),
-                  additionalProperties: false,
-                  description: `${relationship.label} (${relationship.objectType})`,
-                  properties: Object.fromEntries(operations.map((operation) => [operation, ID_OR_IDS])),
-                },
-          ]),
+          relationships.map((relationship) => {
+            const description = `${relationship.label} (${relationship.objectType})`;
+            if (isCreate && relationship.required) return [relationship.key, { ...SOME_IDS, description }];
+            if (isCreate) return [relationship.key, { ...orNull(ID_OR_IDS), description }];
+            const change = { ...linkChangeSchema(operations), description };
+            return [relationship.key, relationship.required ? change : orNull(change)];
+          }),
         ),
       },
       externalId: { type: 'string', nullable: true, maxLength: 255, description: 'Unique per type' },

@@ -54,6 +54,7 @@ export class FileTransfersController {
   @error(413, 'payload_too_large: more bytes than sizeBytes')
   @error(415, 'unsupported_media_type: Content-Type is not the signed mimeType')
   @error(500, 'Unexpected error')
+  @error(503, 'database_unavailable: the file could not be looked up')
   async upload(
     @Param('id') id: string,
     @Req() request: Request,
@@ -82,6 +83,7 @@ export class FileTransfersController {
   @error(403, 'invalid_signature: not a URL this service issued, or expired')
   @error(404, 'No such file')
   @error(500, 'Unexpected error')
+  @error(503, 'database_unavailable: the file could not be looked up')
   async download(
     @Param('id') id: string,
     @Req() request: Request,

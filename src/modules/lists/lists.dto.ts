@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import type { ApiPropertyOptions } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
+import { exampleIdOf } from '../../common/ids';
 import { NestedDto } from '../../common/validation/dto-shape';
 import { FieldValueDto } from '../../records/entity-envelope';
 import { LIST_MEMBER_TYPES } from './lists.repository';
@@ -110,7 +111,7 @@ export class UpdateListDto {
 
 @ApiExtraModels(FieldValueDto)
 export class ListDto {
-  @ApiProperty({ example: 'lst_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' })
+  @ApiProperty({ example: exampleIdOf('list') })
   id: string;
 
   @ApiProperty({ format: 'date-time' })

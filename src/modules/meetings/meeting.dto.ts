@@ -1,9 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsObject, IsOptional } from 'class-validator';
+import { exampleIdOf } from '../../common/ids';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { PRIVACY_SETTINGS } from '../../records/system-types';
 
 export class MeetingDto extends EntityEnvelopeDto {
+  @ApiProperty({ example: exampleIdOf('meeting') })
+  declare id: string;
+
   @ApiProperty({ enum: ['FULL', 'METADATA'], description: "The caller's resolved access level" })
   accessLevel: 'FULL' | 'METADATA';
 

@@ -8,10 +8,14 @@ import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { DefinitionsDto } from '../../records/definitions.dto';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
-import { RecordWriteDto } from '../../records/record-write.dto';
+import type { ObjectTypeDefinition } from '../../records/object-type';
+import { recordWriteSchema } from '../../records/record-write.schema';
 import { ObjectTypeListDto } from './objects.dto';
 import { ObjectsService } from './objects.service';
 import { PROJECT_CREATE_EXAMPLE, PROJECT_FILTER_EXAMPLE, PROJECT_SLUG, PROJECT_UPDATE_EXAMPLE } from './project-type.example';
+
+/** A custom type as a static document knows it: every field and relationship of it is the workspace's. */
+const CUSTOM_TYPE: ObjectTypeDefinition = { slug: 'custom', label: 'Custom object', custom: true, fields: [], relationships: [] };
 
 /** The type's slug, pre-filled with the one the operator's create-type example makes. */
 const EntitySlug = () => ApiParam({ name: 'entitySlug', example: PROJECT_SLUG, description: 'The slug of a custom object type' });
@@ -54,7 +58,7 @@ export class ObjectsController {
     response: EntityEnvelopeDto,
     errors: [404, 409, 415, 422],
   })
-  @ApiJsonBody(RecordWriteDto, PROJECT_CREATE_EXAMPLE)
+  @ApiJsonBody(recordWriteSchema(CUSTOM_TYPE, true), PROJECT_CREATE_EXAMPLE)
   create(
     @Caller() caller: AuthContext,
     @Param('entitySlug') slug: string,
@@ -89,7 +93,7 @@ export class ObjectsController {
     response: EntityEnvelopeDto,
     errors: [404, 409, 415, 422],
   })
-  @ApiJsonBody(RecordWriteDto, PROJECT_UPDATE_EXAMPLE)
+  @ApiJsonBody(recordWriteSchema(CUSTOM_TYPE, false), PROJECT_UPDATE_EXAMPLE)
   update(
     @Caller() caller: AuthContext,
     @Param('entitySlug') slug: string,

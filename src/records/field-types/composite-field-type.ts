@@ -24,6 +24,17 @@ export type MemberSpec = StringMember | NumberMember;
 
 export const stringMember = (name: string): StringMember => ({ name, kind: 'string', schema: { maxLength: MAX_TEXT_LENGTH } });
 
+/** The closed object of `members`, each optional; `nullable` where null is accepted as absent. */
+function objectSchema(members: readonly MemberSpec[], nullable: boolean): OpenApiSchema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(
+      members.map((spec) => [spec.name, { type: spec.kind, ...(nullable && { nullable: true }), ...spec.schema }]),
+    ),
+    additionalProperties: false,
+  };
+}
+
 /**
  * An object value type with a fixed set of optional members (ADDRESS, FULL_NAME). Unknown member →
  * 400 unknown_field (`fields.x.zip`), wrong member type → 400 invalid_type, a `null` member is
@@ -31,6 +42,7 @@ export const stringMember = (name: string): StringMember => ({ name, kind: 'stri
  * Filters: `equal` and `startsWith`, matching when any string member matches.
  */
 export function compositeFieldType(valueType: ValueType, members: readonly MemberSpec[], example: Record<string, unknown>): FieldType {
+  const writeSchema: OpenApiSchema = { ...objectSchema(members, true), example };
   const strings = members.filter((spec): spec is StringMember => spec.kind === 'string');
   const type: FieldType = {
     valueType,
@@ -71,12 +83,12 @@ export function compositeFieldType(valueType: ValueType, members: readonly Membe
       });
       return `(${alternatives.join(' OR ')})`;
     },
-    openApi: () => ({
-      type: 'object',
-      properties: Object.fromEntries(members.map((spec) => [spec.name, { type: spec.kind, nullable: true, ...spec.schema }])),
-      additionalProperties: false,
-      example,
-    }),
+    openApi: () => writeSchema,
+    objectValue: {
+      write: writeSchema,
+      // Stored without the members written null or absent, so none reads null.
+      read: { ...objectSchema(members, false), description: valueType, example },
+    },
   };
   return type;
 }

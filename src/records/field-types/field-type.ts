@@ -56,4 +56,10 @@ export interface FieldType {
   ): string;
   /** The write schema of the field in OpenAPI 3.0 (the read shape is generic). */
   openApi(field: FieldDefinition): OpenApiSchema;
+  /**
+   * For a type whose value is an object (ADDRESS, FULL_NAME), its schemas whatever the field: as
+   * written and as read. The documents of generic values (a field value read back, a custom field
+   * of a record body) offer them beside the JSON scalars and string arrays of the other types.
+   */
+  objectValue?: { write: OpenApiSchema; read: OpenApiSchema };
 }

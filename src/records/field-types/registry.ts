@@ -1,4 +1,4 @@
-import type { FieldType } from './field-type';
+import type { FieldType, OpenApiSchema } from './field-type';
 import type { ValueType } from '../value-types';
 import { addressFieldType } from './address.field-type';
 import { checkboxFieldType } from './checkbox.field-type';
@@ -32,6 +32,11 @@ export const FIELD_TYPES: Readonly<Record<ValueType, FieldType>> = Object.freeze
   TEXT: textFieldType,
   URL: urlFieldType,
 });
+
+/** The schemas of the values that are objects (ADDRESS, FULL_NAME), as written or as read. */
+export function objectValueSchemas(side: 'write' | 'read'): OpenApiSchema[] {
+  return Object.values(FIELD_TYPES).flatMap((fieldType) => (fieldType.objectValue ? [fieldType.objectValue[side]] : []));
+}
 
 export function fieldTypeOf(valueType: ValueType): FieldType {
   if (!Object.hasOwn(FIELD_TYPES, valueType)) throw new Error(`Unknown value type ${String(valueType)}`);

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { ALL_SCOPES, SCOPES } from '../../../common/auth/scopes';
+import { exampleIdOf } from '../../../common/ids';
 import { MEMBER_ROLES } from '../../../database/entities/member.entity';
 import type { MemberRole } from '../../../database/entities/member.entity';
 
@@ -12,7 +13,7 @@ export class CreateWorkspaceDto {
 }
 
 export class WorkspaceDto {
-  @ApiProperty({ example: 'wks_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' })
+  @ApiProperty({ example: exampleIdOf('workspace') })
   id: string;
 
   @ApiProperty()
@@ -23,7 +24,7 @@ export class WorkspaceDto {
 }
 
 export class CreateMemberDto {
-  @ApiProperty({ example: 'ada@example.com', maxLength: 320 })
+  @ApiProperty({ format: 'email', example: 'ada@example.com', maxLength: 320 })
   @IsString()
   @MaxLength(320)
   @IsEmail({}, { message: 'email must be an email address' })
@@ -50,7 +51,7 @@ export class CreateMemberDto {
 export const GRANTABLE_SCOPES = [ALL_SCOPES, ...SCOPES];
 
 export class CreateApiKeyDto {
-  @ApiProperty({ example: 'mem_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' })
+  @ApiProperty({ example: exampleIdOf('member') })
   @IsString()
   memberId: string;
 
@@ -68,7 +69,7 @@ export class CreateApiKeyDto {
 }
 
 export class CreatedApiKeyDto {
-  @ApiProperty({ example: 'key_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' })
+  @ApiProperty({ example: exampleIdOf('apiKey') })
   id: string;
 
   @ApiProperty({ description: 'The secret: shown once, never again', example: 'sk_…' })
@@ -77,7 +78,7 @@ export class CreatedApiKeyDto {
   @ApiProperty({ type: [String] })
   scopes: string[];
 
-  @ApiProperty()
+  @ApiProperty({ example: exampleIdOf('member') })
   memberId: string;
 
   @ApiProperty({ format: 'date-time' })
@@ -85,7 +86,7 @@ export class CreatedApiKeyDto {
 }
 
 export class RevokedApiKeyDto {
-  @ApiProperty()
+  @ApiProperty({ example: exampleIdOf('apiKey') })
   id: string;
 
   @ApiProperty({ format: 'date-time' })

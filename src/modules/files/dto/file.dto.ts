@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { exampleIdOf } from '../../../common/ids';
 import { WithoutControlCharacters } from '../../../common/validation/control-characters';
 import { FILE_PURPOSES, MAX_FILE_BYTES, MIME_TYPE_PATTERN } from '../file-purposes';
 import type { FilePurpose } from '../file-purposes';
@@ -49,7 +50,7 @@ export class CompleteFileDto {
 export class CancelFileDto {}
 
 export class FileDto {
-  @ApiProperty({ example: 'fil_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' })
+  @ApiProperty({ example: exampleIdOf('file') })
   id: string;
 
   @ApiProperty({ format: 'date-time', description: 'When the session was created' })

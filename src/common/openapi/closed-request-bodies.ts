@@ -1,0 +1,45 @@
+import type { OpenAPIObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import { operationsOf } from './operation-handlers';
+
+const COMPONENT_SCHEMA = '#/components/schemas/';
+
+/** The component schemas `schema` names, at any depth, without following them. */
+function referencedComponents(schema: unknown, found: Set<string>): Set<string> {
+  if (Array.isArray(schema)) {
+    for (const item of schema) referencedComponents(item, found);
+  } else if (schema && typeof schema === 'object') {
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_SCHEMA)) {
+        found.add(value.slice(COMPONENT_SCHEMA.length).split('/')[0]);
+      } else {
+        referencedComponents(value, found);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * `additionalProperties: false` on every component schema a JSON request body reaches. Each is the
+ * class of a static body, which DtoValidationPipe (or validateEntry, for the parts a handler
+ * validates itself) checks at every level, refusing any member the class does not declare with
+ * 400 `unknown_field`. A body the records core validates is built closed by recordWriteSchema,
+ * with its user-keyed maps open; a component that says how its extra members look (a map) keeps
+ * that.
+ */
+export function closeRequestBodies(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject | ReferenceObject>;
+  const pending = new Set<string>();
+  for (const { requestBody } of operationsOf(document)) {
+    if (requestBody && !('$ref' in requestBody)) referencedComponents(requestBody.content['application/json']?.schema, pending);
+  }
+  const closed = new Set<string>();
+  for (const name of pending) {
+    if (closed.has(name)) continue;
+    closed.add(name);
+    const schema = schemas[name];
+    if (!schema || '$ref' in schema) continue;
+    schema.additionalProperties ??= false;
+    referencedComponents(schema, pending);
+  }
+}
