@@ -41,7 +41,7 @@ const API_TAGS: [name: string, description: string][] = [
   ['Members', 'The people of the workspace; every API key belongs to one.'],
   ['Events', 'The change feed: every change to the workspace, oldest first, along cursors that never skip one.'],
   ['Webhooks', 'Endpoints the workspace’s events are pushed to, signed (Standard Webhooks), with their delivery attempts.'],
-  ['Operations', 'Health, readiness and metrics.'],
+  ['Operations', 'Health and readiness.'],
   ['Operator', 'Workspaces, members, API keys and custom object types, with ADMIN_TOKEN.'],
 ];
 
