@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { apiSuite } from '../support/api-suite';
-import { concurrently } from '../support/concurrency';
+import { concurrently, Gate } from '../support/concurrency';
 import { expectError } from '../support/errors';
 import { createMember, createWorkspace, TestWorkspace } from '../support/factories';
 import { idsOf, query } from '../support/records';
@@ -250,15 +250,22 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
       const { ws, listed, ids } = await fresh();
       let following = true;
       const made: string[] = [];
+      // The writer starts once the first page is read: an item it made before would exist at the first page.
+      const firstPage = new Gate();
       const writer = async () => {
+        await firstPage.pass();
         while (following) made.push(await listed.add());
       };
       const reader = async () => {
         try {
           // Two more items before each cursor is followed, besides the writer's.
-          return await follow(listed.path, ws.key, { limit: 2 }, () => concurrently(2, () => listed.add().then((id) => made.push(id))));
+          return await follow(listed.path, ws.key, { limit: 2 }, () => {
+            firstPage.open();
+            return concurrently(2, () => listed.add().then((id) => made.push(id)));
+          });
         } finally {
           following = false;
+          firstPage.open();
         }
       };
       const [{ ids: visited }] = await Promise.all([reader(), writer()]);

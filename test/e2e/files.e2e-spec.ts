@@ -169,9 +169,10 @@ describe('files on the local storage driver: what only it has', () => {
     try {
       const first = api.complete(file.id, { md5: md5('abc') }, headers);
       await gate.arrived;
-      // The connection holding the claim dies: another instance can claim the key and complete.
+      // The connection holding the claim dies: another instance can claim the key and complete. Its lock
+      // goes when its backend has exited, which pg_terminate_backend waits for only when given a timeout.
       const [{ terminated }] = await t.dataSource.query(
-        `SELECT count(pg_terminate_backend(pid))::int AS terminated FROM pg_locks
+        `SELECT (count(*) FILTER (WHERE pg_terminate_backend(pid, 10000)))::int AS terminated FROM pg_locks
           WHERE locktype = 'advisory' AND objsubid = 1 AND granted
             AND classid::bigint = (hashtextextended($1, 0) >> 32) & 4294967295
             AND objid::bigint = hashtextextended($1, 0) & 4294967295`,
@@ -189,6 +190,8 @@ describe('files on the local storage driver: what only it has', () => {
         body: second.body,
       });
     } finally {
+      // A failed expectation above must not leave the first request waiting at the gate, nor the app's close behind it.
+      gate.open();
       held.mockRestore();
       await instance.close();
     }
