@@ -12,9 +12,12 @@ export const SERVICE_VERSION: operations['Auth_validate']['parameters']['header'
  */
 type WithoutVersionHeader<Operation> = Operation extends { parameters: { header: infer Header } }
   ? Omit<Operation, 'parameters'> & {
-      parameters: Omit<Operation['parameters'], 'header'> & { header?: Omit<Header, 'Service-Version'> };
+      parameters: Omit<Operation['parameters'], 'header'> & { header?: HeaderWithoutVersion<Header> };
     }
   : Operation;
+/** `never` when nothing is left, so that a `Service-Version` given anyway does not compile either. */
+type HeaderWithoutVersion<Header> =
+  Omit<Header, 'Service-Version'> extends infer Rest ? ([keyof Rest] extends [never] ? never : Rest) : never;
 
 /** The service's paths as the client takes them (see WithoutVersionHeader). */
 export type ClientPaths = {
