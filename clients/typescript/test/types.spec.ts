@@ -3,6 +3,7 @@ import * as ts from 'typescript';
 
 const CLIENT = path.resolve(__dirname, '..');
 const CHECKS = path.join(__dirname, 'type-checks.ts');
+const PARSED = new Map<string, ts.SourceFile>();
 const DIRECTIVE = /\/\/ @ts-expect-error (TS\d+) `([^`]+)`/;
 
 interface Expectation {
@@ -25,10 +26,13 @@ function compile(edit: (text: string) => string, oldProgram?: ts.Program): ts.Pr
   const options = { ...config!.options, noEmit: true, rootDir: CLIENT };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (fileName, languageVersion, ...rest) =>
-    path.resolve(fileName) === CHECKS
-      ? ts.createSourceFile(fileName, edit(ts.sys.readFile(CHECKS)!), languageVersion)
-      : getSourceFile(fileName, languageVersion, ...rest);
+  host.getSourceFile = (fileName, languageVersion, ...rest) => {
+    if (path.resolve(fileName) === CHECKS) return ts.createSourceFile(fileName, edit(ts.sys.readFile(CHECKS)!), languageVersion);
+    // The same object for an unchanged file lets the second compile reuse the first one's parse.
+    const parsed = PARSED.get(fileName) ?? getSourceFile(fileName, languageVersion, ...rest);
+    if (parsed) PARSED.set(fileName, parsed);
+    return parsed;
+  };
   return ts.createProgram({ rootNames: [CHECKS], options, host, oldProgram });
 }
 
