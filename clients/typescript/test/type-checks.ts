@@ -29,6 +29,37 @@ export async function typedCalls(api: RecordsClient): Promise<void> {
   await api.post('/v1/notes', { params: { header: { 'Idempotency-Key': 'once' } }, body: { fields: { $title: 'Once' } } });
 }
 
+/** Create, update, read and list each resource, typed throughout, without a cast. */
+export async function everyResource(api: RecordsClient, memberId: string): Promise<void> {
+  const account = await api.post('/v1/accounts', { body: { fields: { $name: 'Acme' } } });
+  const contact = await api.post('/v1/contacts', { body: { fields: { $email: ['ada@acme.test'] }, relationships: { $account: account.id } } });
+  const deal = await api.post('/v1/opportunities', { body: { fields: { $name: 'Renewal', $stage: 'LEAD' }, relationships: { $account: account.id } } });
+  const task = await api.post('/v1/tasks', { body: { fields: { $title: 'Call', $status: 'TODO' }, relationships: { $assignedTo: memberId } } });
+  const meeting = await api.post('/v1/meetings', {
+    body: { fields: { $title: 'Kick-off', $startDate: '2026-03-02T09:00:00Z', $endDate: '2026-03-02T10:00:00Z' } },
+  });
+  const list = await api.post('/v1/lists', { body: { fields: { $name: 'Key accounts', $objectType: 'account' }, relationships: { $accounts: [account.id] } } });
+  const project = await api.post('/v1/objects/{entitySlug}/values', { params: { path: { entitySlug: 'project' } }, body: { fields: { name: 'Website' } } });
+  const hook = await api.post('/v1/webhooks', { body: { url: 'https://hooks.example.com/records', eventTypes: ['note.created'] } });
+
+  typed(await api.post('/v1/accounts/{id}', { params: { path: { id: account.id } }, body: { fields: { $name: 'Acme Ltd' } } }));
+  typed(await api.post('/v1/contacts/{id}', { params: { path: { id: contact.id } }, body: { relationships: { $account: { replace: account.id } } } }));
+  typed(await api.post('/v1/opportunities/{id}', { params: { path: { id: deal.id } }, body: { fields: { $stage: 'WON' } } }));
+  typed(await api.post('/v1/tasks/{id}', { params: { path: { id: task.id } }, body: { fields: { $status: 'COMPLETE' } } }));
+  typed(await api.post('/v1/meetings/{id}', { params: { path: { id: meeting.id } }, body: { fields: { $privacySetting: 'METADATA' } } }));
+  typed(await api.post('/v1/lists/{id}', { params: { path: { id: list.id } }, body: { relationships: { $accounts: { remove: account.id } } } }));
+  typed(await api.post('/v1/objects/{entitySlug}/values/{id}', { params: { path: { entitySlug: 'project', id: project.id } }, body: { fields: { name: 'Web' } } }));
+  typed(await api.post('/v1/webhooks/{id}', { params: { path: { id: hook.id } }, body: { status: 'DISABLED' } }));
+  typed(await api.delete('/v1/webhooks/{id}', { params: { path: { id: hook.id } } }));
+
+  typed(await api.get('/v1/contacts/{id}', { params: { path: { id: contact.id } } }));
+  typed(await api.get('/v1/members/{id}', { params: { path: { id: memberId } } }));
+  typed(await api.get('/v1/lists/{listId}/accounts', { params: { path: { listId: list.id } } }));
+  for (const path of ['/v1/accounts', '/v1/contacts', '/v1/opportunities', '/v1/tasks', '/v1/meetings', '/v1/lists', '/v1/members', '/v1/files', '/v1/webhooks'] as const) {
+    for await (const page of api.pages(path)) typed(page.data[0]?.id);
+  }
+}
+
 export async function refusedCalls(api: RecordsClient, error: RecordsApiError): Promise<void> {
   // @ts-expect-error TS2322 `Property '$title' is missing` a note's title is required
   await api.post('/v1/notes', { body: { fields: {} } });
