@@ -96,7 +96,7 @@ export function createRecordsClient(options: RecordsClientOptions): RecordsClien
     <M extends Method>(method: M): Call<M> =>
     async (path, ...[init]) => {
       const { data, error, response } = await raw.request(method as 'get', path as PathOf<'get'>, init as never);
-      if (error !== undefined || !response.ok) throw responseError(response, error);
+      if (!response.ok) throw responseError(response, error);
       return data as never;
     };
   const get = call('get');

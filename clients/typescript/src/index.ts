@@ -1,3 +1,5 @@
+import type { components } from './schema';
+
 export {
   type Answer,
   type CallOptions,
@@ -14,4 +16,4 @@ export type { RetryOptions } from './retry';
 export type { components, operations, paths } from './schema';
 
 /** The service's schemas by name: `Schemas['EntityEnvelopeDto']`. */
-export type Schemas = import('./schema').components['schemas'];
+export type Schemas = components['schemas'];
