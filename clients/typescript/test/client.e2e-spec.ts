@@ -39,7 +39,7 @@ describe('TypeScript client against the service', () => {
 
   it('is generated from the document the service serves (built without a database, PUBLIC_URL aside)', async () => {
     const { servers: _generated, ...generated } = await servedOpenApiDocument();
-    const { servers: _served, ...served } = t.document;
+    const { servers: _served, ...served } = (await t.http.get('/docs-json').expect(200)).body as typeof t.document;
     expect(generated).toEqual(served);
   });
 
@@ -130,7 +130,12 @@ describe('TypeScript client against the service', () => {
   it('follows every page of a filtered list by cursor', async () => {
     const prefix = `Paged ${Date.now()}`;
     const created: string[] = [];
-    for (const n of [1, 2, 3, 4, 5]) created.push((await api.post('/v1/tasks', { body: { fields: { $title: `${prefix} ${n}`, $status: 'TODO' }, relationships: { $assignedTo: ws.memberId } } })).id);
+    for (const n of [1, 2, 3, 4, 5]) {
+      const task = await api.post('/v1/tasks', {
+        body: { fields: { $title: `${prefix} ${n}`, $status: 'TODO' }, relationships: { $assignedTo: ws.memberId } },
+      });
+      created.push(task.id);
+    }
 
     const pages = [];
     for await (const page of api.pages('/v1/tasks', { params: { query: { limit: 2, filters: { '$title[startsWith]': prefix } } } })) {
@@ -201,7 +206,8 @@ describe('TypeScript client under a rate limit', () => {
       fetch: async (request) => {
         const sentAt = Date.now();
         const response = await fetch(request);
-        attempts.push({ status: response.status, key: request.headers.get('idempotency-key'), sentAt, retryAfter: response.headers.get('retry-after') });
+        const key = request.headers.get('idempotency-key');
+        attempts.push({ status: response.status, key, sentAt, retryAfter: response.headers.get('retry-after') });
         return response;
       },
     });

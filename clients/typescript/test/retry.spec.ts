@@ -1,6 +1,13 @@
 import { createRecordsClient, RecordsApiError } from '../src';
 
-const NOTE = { id: 'note_01JD6Y3Z8Q0N5V4W7X2C9B1A3E', createdAt: '2026-03-01T00:00:00.000Z', updatedAt: null, httpLink: null, fields: {}, relationships: {} };
+const NOTE = {
+  id: 'note_01JD6Y3Z8Q0N5V4W7X2C9B1A3E',
+  createdAt: '2026-03-01T00:00:00.000Z',
+  updatedAt: null,
+  httpLink: null,
+  fields: {},
+  relationships: {},
+};
 const UNAVAILABLE = { error: { type: 'service_unavailable', code: 'database_unavailable', message: 'The database is unavailable' } };
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
