@@ -10,6 +10,7 @@ export const checkboxFieldType = scalarFieldType({
     return value;
   },
   schema: () => ({ type: 'boolean', example: true }),
+  readSchema: { type: 'boolean' },
   operators: ['equal'],
   equalValue: (raw, _field, param) => {
     if (raw !== 'true' && raw !== 'false') throw invalidFilter(param, `${param} must be true or false`);

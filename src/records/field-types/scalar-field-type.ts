@@ -13,6 +13,8 @@ export interface ScalarSpec {
   normalise(value: unknown, param: string, field: FieldDefinition): unknown;
   /** The write schema of one value. */
   schema(field: FieldDefinition): OpenApiSchema;
+  /** One value as stored and read, whatever the field (what only a write checks left out). */
+  readSchema: OpenApiSchema;
   operators: readonly FilterOperator[];
   /** `equal`: the normalised JSON value a raw filter value stands for (matched by containment). */
   equalValue?(raw: string, field: FieldDefinition, param: string): unknown;
@@ -61,6 +63,10 @@ export function scalarFieldType(spec: ScalarSpec): FieldType {
       // Tolerant of values stored before `multipleValues` changed: the shape follows the definition.
       if (isMultiple(field)) return Array.isArray(stored) ? stored : [stored];
       return Array.isArray(stored) ? (stored[0] ?? null) : stored;
+    },
+    readValue: {
+      oneOf: [spec.readSchema, { type: 'array', items: spec.readSchema }],
+      description: 'One value, or an array of them when the field has `typeConfiguration.multipleValues`',
     },
     filterSql(fieldsColumn, field, operator, raw, params, param) {
       assertOperator(type, field, operator, param);
