@@ -1908,8 +1908,8 @@ export interface components {
             valueType: "ADDRESS";
         };
         CheckboxFieldValueDto: {
-            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
-            value: (boolean | null) | boolean[];
+            /** @description null when unset */
+            value: boolean | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1917,8 +1917,8 @@ export interface components {
             valueType: "CHECKBOX";
         };
         CurrencyFieldValueDto: {
-            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
-            value: (number | null) | number[];
+            /** @description null when unset */
+            value: number | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1980,8 +1980,8 @@ export interface components {
             valueType: "MULTI_SELECT";
         };
         NumberFieldValueDto: {
-            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
-            value: (number | null) | number[];
+            /** @description null when unset */
+            value: number | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}

@@ -11,6 +11,7 @@ export const checkboxFieldType = scalarFieldType({
   },
   schema: () => ({ type: 'boolean', example: true }),
   readSchema: { type: 'boolean' },
+  singleValued: true,
   operators: ['equal'],
   equalValue: (raw, _field, param) => {
     if (raw !== 'true' && raw !== 'false') throw invalidFilter(param, `${param} must be true or false`);

@@ -41,6 +41,11 @@ export interface FieldType {
    * read back (FieldValueDto), which admits null besides, as an unset field reads.
    */
   readValue: OpenApiSchema;
+  /**
+   * A definition refuses `typeConfiguration.multipleValues` for this type: a field value is never
+   * an array of numbers or booleans (spec: Field value).
+   */
+  singleValued?: boolean;
   /** Allowed filter operators; empty when the type is not filterable. */
   operators: readonly FilterOperator[];
   /** The operator used when a filter names none (`equal` where allowed, else `contains`). */

@@ -266,7 +266,9 @@ describe('field-type registry', () => {
       expect(ajv.validate(schemaOf(valueType, config), input)).toBe(false);
     });
 
-    it.each(GOOD.map((row) => [row[0], label(row[1]), label(row[2]), row] as const))(
+    // A NUMBER, CURRENCY or CHECKBOX field with multipleValues is refused by its definition, so is never read.
+    const definable = GOOD.filter(([valueType, config]) => !(config.multipleValues && fieldTypeOf(valueType).singleValued));
+    it.each(definable.map((row) => [row[0], label(row[1]), label(row[2]), row] as const))(
       'the %s read schema accepts what a %s field reads of %s',
       (_type, _config, _input, [valueType, config, input]) => {
         const field = fieldOf(valueType, config);
@@ -285,6 +287,7 @@ describe('field-type registry', () => {
       ['TEXT', 1],
       ['NUMBER', 'one'],
       ['CHECKBOX', 'true'],
+      ['NUMBER', [1]],
       ['MULTI_SELECT', 'opt_a'],
     ])('the %s read schema refuses %j', (valueType, value) => {
       expect(ajv.validate(fieldTypeOf(valueType).readValue, value)).toBe(false);

@@ -19,6 +19,7 @@ export function numericFieldType(valueType: 'NUMBER' | 'CURRENCY', schema: (fiel
     normalise: (value, param) => expectNumber(value, param),
     schema,
     readSchema: { type: 'number' },
+    singleValued: true,
     operators: NUMBER_OPERATORS,
     equalValue: (raw, _field, param) => filterNumber(raw, param),
     predicate: (operator, raw, params, param) => {
