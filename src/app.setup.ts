@@ -11,6 +11,7 @@ import { documentPublicOperations } from './common/openapi/operation-security';
 import { documentResponseHeaders } from './common/openapi/response-headers';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
+import { documentFieldValues } from './records/field-value.schema';
 import { HttpParserRefusals } from './modules/observability/http-parser-refusals';
 import { MetricsListener } from './modules/observability/metrics-listener';
 import { MetricsService } from './modules/observability/metrics.service';
@@ -110,6 +111,7 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
   documentPublicOperations(document, handlers);
   documentResponseHeaders(document, handlers);
   closeRequestBodies(document);
+  documentFieldValues(document);
   return document;
 }
 

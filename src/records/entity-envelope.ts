@@ -1,24 +1,12 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { exampleIdOf } from '../common/ids';
-import { fieldTypeOf, objectValueSchemas } from './field-types/registry';
+import { fieldTypeOf } from './field-types/registry';
 import type { ObjectTypeDefinition } from './object-type';
-import { VALUE_TYPES } from './value-types';
 import type { ValueType } from './value-types';
 
+/** A field value read back; its schema, one variant per value type, is documentFieldValues'. */
 export class FieldValueDto {
-  @ApiProperty({
-    description: 'string, number, boolean, array of string, Address or FullName; null when unset',
-    anyOf: [
-      { type: 'string', nullable: true },
-      { type: 'number' },
-      { type: 'boolean' },
-      { type: 'array', items: { type: 'string' } },
-      ...objectValueSchemas('read'),
-    ],
-  })
   value: unknown;
-
-  @ApiProperty({ enum: VALUE_TYPES })
   valueType: ValueType;
 }
 

@@ -2,6 +2,7 @@ import { exampleIdOf } from '../common/ids';
 import type { BodyExample } from '../common/openapi/api-json-body';
 import { fieldTypeOf, objectValueSchemas } from './field-types/registry';
 import { MAX_ITEMS } from './field-types/values';
+import { orNull } from './field-types/field-type';
 import type { OpenApiSchema } from './field-types/field-type';
 import { RELATIONSHIP_OPERATIONS } from './object-type';
 import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition, RelationshipOperation } from './object-type';
@@ -35,21 +36,10 @@ const CUSTOM_FIELD_VALUE: OpenApiSchema = {
     { type: 'number' },
     { type: 'boolean' },
     { type: 'array', items: { type: 'string' }, maxItems: MAX_ITEMS },
-    ...objectValueSchemas('write'),
+    ...objectValueSchemas(),
   ],
   description: 'A custom field: its value type is in GET …/definitions',
 };
-
-/**
- * `schema` admitting null too. OpenAPI 3.0's `nullable` needs a `type` beside it, so a `oneOf`
- * admits null through its first alternative (which alone then matches null).
- */
-function orNull(schema: OpenApiSchema): OpenApiSchema {
-  if (schema.type !== undefined) return { ...schema, nullable: true };
-  const alternatives = schema.oneOf as OpenApiSchema[] | undefined;
-  if (alternatives?.length) return { ...schema, oneOf: [orNull(alternatives[0]), ...alternatives.slice(1)] };
-  return schema;
-}
 
 /** What an update asks of one relationship: the type's operations, each an id or ids. */
 function linkChangeSchema(operations: readonly RelationshipOperation[]): OpenApiSchema {

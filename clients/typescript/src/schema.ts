@@ -1141,25 +1141,8 @@ export interface components {
             /** @enum {string} */
             tokenType: "api_key";
         };
-        FieldValueDto: {
-            /** @description string, number, boolean, array of string, Address or FullName; null when unset */
-            value: (string | null) | number | boolean | string[] | {
-                city?: string;
-                /** @description ISO 3166-1 alpha-2 code */
-                country?: string;
-                latitude?: number;
-                longitude?: number;
-                postalCode?: string;
-                state?: string;
-                street?: string;
-                street2?: string;
-            } | {
-                firstName?: string;
-                lastName?: string;
-            };
-            /** @enum {string} */
-            valueType: "ADDRESS" | "CHECKBOX" | "CURRENCY" | "DATETIME" | "EMAIL" | "FULL_NAME" | "MARKDOWN" | "MULTI_SELECT" | "NUMBER" | "SINGLE_SELECT" | "SOCIAL_HANDLE" | "TELEPHONE" | "TEXT" | "URL";
-        };
+        /** @description A field value as `valueType` says: its `value` is that type’s, null when unset */
+        FieldValueDto: components["schemas"]["AddressFieldValueDto"] | components["schemas"]["CheckboxFieldValueDto"] | components["schemas"]["CurrencyFieldValueDto"] | components["schemas"]["DatetimeFieldValueDto"] | components["schemas"]["EmailFieldValueDto"] | components["schemas"]["FullNameFieldValueDto"] | components["schemas"]["MarkdownFieldValueDto"] | components["schemas"]["MultiSelectFieldValueDto"] | components["schemas"]["NumberFieldValueDto"] | components["schemas"]["SingleSelectFieldValueDto"] | components["schemas"]["SocialHandleFieldValueDto"] | components["schemas"]["TelephoneFieldValueDto"] | components["schemas"]["TextFieldValueDto"] | components["schemas"]["UrlFieldValueDto"];
         RelationshipValueDto: {
             /** @enum {string} */
             cardinality: "has_one" | "has_many";
@@ -1896,6 +1879,159 @@ export interface components {
              * @example evt_01JD6Y3Z8Q0N5V4W7X2C9B1A3E
              */
             eventId: string;
+        };
+        AddressFieldValueDto: {
+            /**
+             * @description null when unset
+             * @example {
+             *       "street": "12 Market Street",
+             *       "city": "London",
+             *       "postalCode": "EC1A 1BB",
+             *       "country": "GB"
+             *     }
+             */
+            value: {
+                city?: string;
+                /** @description ISO 3166-1 alpha-2 code */
+                country?: string;
+                latitude?: number;
+                longitude?: number;
+                postalCode?: string;
+                state?: string;
+                street?: string;
+                street2?: string;
+            } | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "ADDRESS";
+        };
+        CheckboxFieldValueDto: {
+            /** @description null when unset */
+            value: boolean | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "CHECKBOX";
+        };
+        CurrencyFieldValueDto: {
+            /** @description null when unset */
+            value: number | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "CURRENCY";
+        };
+        DatetimeFieldValueDto: {
+            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
+            value: (string | null) | string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "DATETIME";
+        };
+        EmailFieldValueDto: {
+            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
+            value: (string | null) | string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "EMAIL";
+        };
+        FullNameFieldValueDto: {
+            /**
+             * @description null when unset
+             * @example {
+             *       "firstName": "Ada",
+             *       "lastName": "Lovelace"
+             *     }
+             */
+            value: {
+                firstName?: string;
+                lastName?: string;
+            } | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "FULL_NAME";
+        };
+        MarkdownFieldValueDto: {
+            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
+            value: (string | null) | string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "MARKDOWN";
+        };
+        MultiSelectFieldValueDto: {
+            /** @description Option ids; null when unset */
+            value: string[] | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "MULTI_SELECT";
+        };
+        NumberFieldValueDto: {
+            /** @description null when unset */
+            value: number | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "NUMBER";
+        };
+        SingleSelectFieldValueDto: {
+            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
+            value: (string | null) | string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "SINGLE_SELECT";
+        };
+        SocialHandleFieldValueDto: {
+            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
+            value: (string | null) | string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "SOCIAL_HANDLE";
+        };
+        TelephoneFieldValueDto: {
+            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
+            value: (string | null) | string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "TELEPHONE";
+        };
+        TextFieldValueDto: {
+            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
+            value: (string | null) | string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "TEXT";
+        };
+        UrlFieldValueDto: {
+            /** @description One value, or an array of them when the field has `typeConfiguration.multipleValues`; null when unset */
+            value: (string | null) | string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            valueType: "URL";
         };
     };
     responses: never;

@@ -60,6 +60,21 @@ export async function everyResource(api: RecordsClient, memberId: string): Promi
   }
 }
 
+/** A field value read back has the shape its `valueType` names, once checked: no cast. */
+export function fieldValuesByType(envelope: Schemas['EntityEnvelopeDto']): void {
+  for (const field of Object.values(envelope.fields)) {
+    // @ts-expect-error TS2339 `Property 'firstName' does not exist` a value's shape is known once its valueType is
+    typed(field.value?.firstName);
+    if (field.valueType === 'FULL_NAME') {
+      const firstName: string | undefined = typed(field.value?.firstName);
+      typed(firstName);
+    } else if (field.valueType === 'ADDRESS') {
+      const city: string | undefined = typed(field.value?.city);
+      typed(city);
+    }
+  }
+}
+
 export async function refusedCalls(api: RecordsClient, error: RecordsApiError): Promise<void> {
   // @ts-expect-error TS2322 `Property '$title' is missing` a note's title is required
   await api.post('/v1/notes', { body: { fields: {} } });

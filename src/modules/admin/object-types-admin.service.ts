@@ -5,6 +5,7 @@ import { Transactions } from '../../database/transactions';
 import { DefinitionsDto, toDefinitionsDto } from '../../records/definitions.dto';
 import { DefinitionsRepository } from '../../records/definitions.repository';
 import { DefinitionsService } from '../../records/definitions.service';
+import { fieldTypeOf } from '../../records/field-types/registry';
 import type { ObjectTypeDefinition, TypeConfiguration } from '../../records/object-type';
 import { RESERVED_TYPE_SLUGS } from '../../records/system-types';
 import { WorkspacesRepository } from '../../records/workspaces.repository';
@@ -16,8 +17,6 @@ import {
 } from './dto/object-type-admin.dto';
 
 const SELECT_TYPES = new Set(['SINGLE_SELECT', 'MULTI_SELECT']);
-/** A field value is never an array of numbers or booleans (spec: Field value): no multiple values for these. */
-const SINGLE_VALUED_TYPES = new Set(['NUMBER', 'CURRENCY', 'CHECKBOX']);
 
 function keyTaken(type: ObjectTypeDefinition, key: string): boolean {
   return type.fields.some((f) => f.key === key) || type.relationships.some((r) => r.key === key);
@@ -48,7 +47,7 @@ function typeConfigurationOf(input: AddFieldDto, prefix: string): TypeConfigurat
   } else if (given.options) {
     throw ApiError.invalidValue(param('typeConfiguration.options'), 'options apply to SINGLE_SELECT and MULTI_SELECT only');
   }
-  if (given.multipleValues && SINGLE_VALUED_TYPES.has(input.valueType)) {
+  if (given.multipleValues && fieldTypeOf(input.valueType).singleValued) {
     throw ApiError.invalidValue(param('typeConfiguration.multipleValues'), `${input.valueType} fields hold one value`);
   }
   if (input.unique) configuration.unique = true;

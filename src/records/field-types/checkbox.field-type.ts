@@ -10,6 +10,8 @@ export const checkboxFieldType = scalarFieldType({
     return value;
   },
   schema: () => ({ type: 'boolean', example: true }),
+  readSchema: { type: 'boolean' },
+  singleValued: true,
   operators: ['equal'],
   equalValue: (raw, _field, param) => {
     if (raw !== 'true' && raw !== 'false') throw invalidFilter(param, `${param} must be true or false`);

@@ -69,6 +69,8 @@ export function compositeFieldType(valueType: ValueType, members: readonly Membe
       return stored;
     },
     read: (stored) => stored,
+    // Stored without the members written null or absent, so none reads null.
+    readValue: { ...objectSchema(members, false), example },
     filterSql(fieldsColumn, field, operator, raw, params, param) {
       assertOperator(type, field, operator, param);
       filterText(raw, param);
@@ -84,11 +86,7 @@ export function compositeFieldType(valueType: ValueType, members: readonly Membe
       return `(${alternatives.join(' OR ')})`;
     },
     openApi: () => writeSchema,
-    objectValue: {
-      write: writeSchema,
-      // Stored without the members written null or absent, so none reads null.
-      read: { ...objectSchema(members, false), description: valueType, example },
-    },
+    objectValue: writeSchema,
   };
   return type;
 }

@@ -48,6 +48,7 @@ export const datetimeFieldType = scalarFieldType({
     return utc;
   },
   schema: () => ({ type: 'string', format: 'date-time', example: '2026-01-02T03:04:05Z' }),
+  readSchema: { type: 'string', format: 'date-time', description: 'UTC, with milliseconds' },
   operators: ['equal', 'greaterThan', 'greaterThanOrEqual', 'lessThan', 'lessThanOrEqual'],
   equalValue: (raw, _field, param) => filterDateTime(raw, param),
   predicate: (operator, raw, params, param) => {

@@ -20,6 +20,7 @@ export const emailFieldType = scalarFieldType({
     return email.toLowerCase();
   },
   schema: () => ({ type: 'string', format: 'email', maxLength: MAX_EMAIL_LENGTH, example: 'ada@example.com' }),
+  readSchema: { type: 'string', description: 'Lowercased' },
   operators: ['contains'],
   predicate: (_operator, raw, params) => containsPredicate(raw, params, true),
 });

@@ -36,6 +36,16 @@ export interface FieldType {
   write(value: unknown, field: FieldDefinition, param: string): unknown;
   /** The `value` of the read shape `{ value, valueType }` for a stored value (never undefined). */
   read(stored: unknown, field: FieldDefinition): unknown;
+  /**
+   * What `read` returns, whatever the field: the `value` of this type's variant of a field value
+   * read back (FieldValueDto), which admits null besides, as an unset field reads.
+   */
+  readValue: OpenApiSchema;
+  /**
+   * A definition refuses `typeConfiguration.multipleValues` for this type: a field value is never
+   * an array of numbers or booleans (spec: Field value).
+   */
+  singleValued?: boolean;
   /** Allowed filter operators; empty when the type is not filterable. */
   operators: readonly FilterOperator[];
   /** The operator used when a filter names none (`equal` where allowed, else `contains`). */
@@ -54,12 +64,23 @@ export interface FieldType {
     params: SqlParameters,
     param: string,
   ): string;
-  /** The write schema of the field in OpenAPI 3.0 (the read shape is generic). */
+  /** The write schema of the field in OpenAPI 3.0. */
   openApi(field: FieldDefinition): OpenApiSchema;
   /**
-   * For a type whose value is an object (ADDRESS, FULL_NAME), its schemas whatever the field: as
-   * written and as read. The documents of generic values (a field value read back, a custom field
-   * of a record body) offer them beside the JSON scalars and string arrays of the other types.
+   * For a type whose value is an object (ADDRESS, FULL_NAME), its write schema whatever the field:
+   * the document of a custom field of a record body, whose type it cannot know, offers it beside
+   * the JSON scalars and string arrays of the other types.
    */
-  objectValue?: { write: OpenApiSchema; read: OpenApiSchema };
+  objectValue?: OpenApiSchema;
+}
+
+/**
+ * `schema` admitting null too. OpenAPI 3.0's `nullable` needs a `type` beside it, so a `oneOf`
+ * admits null through its first alternative (which alone then matches null).
+ */
+export function orNull(schema: OpenApiSchema): OpenApiSchema {
+  if (schema.type !== undefined) return { ...schema, nullable: true };
+  const alternatives = schema.oneOf as OpenApiSchema[] | undefined;
+  if (alternatives?.length) return { ...schema, oneOf: [orNull(alternatives[0]), ...alternatives.slice(1)] };
+  return schema;
 }

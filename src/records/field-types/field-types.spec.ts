@@ -266,6 +266,33 @@ describe('field-type registry', () => {
       expect(ajv.validate(schemaOf(valueType, config), input)).toBe(false);
     });
 
+    // A NUMBER, CURRENCY or CHECKBOX field with multipleValues is refused by its definition, so is never read.
+    const definable = GOOD.filter(([valueType, config]) => !(config.multipleValues && fieldTypeOf(valueType).singleValued));
+    it.each(definable.map((row) => [row[0], label(row[1]), label(row[2]), row] as const))(
+      'the %s read schema accepts what a %s field reads of %s',
+      (_type, _config, _input, [valueType, config, input]) => {
+        const field = fieldOf(valueType, config);
+        const fieldType = fieldTypeOf(valueType);
+        const validate = ajv.compile(fieldType.readValue);
+        const value = fieldType.read(fieldType.write(input, field, 'fields.x'), field);
+        expect(validate(value) ? 'valid' : validate.errors).toBe('valid');
+      },
+    );
+
+    it.each<[ValueType, unknown]>([
+      ['FULL_NAME', 'Ada'],
+      ['FULL_NAME', { nickname: 'Ada' }],
+      ['ADDRESS', ['London']],
+      ['TEXT', { firstName: 'Ada' }],
+      ['TEXT', 1],
+      ['NUMBER', 'one'],
+      ['CHECKBOX', 'true'],
+      ['NUMBER', [1]],
+      ['MULTI_SELECT', 'opt_a'],
+    ])('the %s read schema refuses %j', (valueType, value) => {
+      expect(ajv.validate(fieldTypeOf(valueType).readValue, value)).toBe(false);
+    });
+
     it('documents the shapes', () => {
       expect(schemaOf('ADDRESS')).toMatchObject({ type: 'object', additionalProperties: false });
       expect(Object.keys((schemaOf('ADDRESS') as { properties: object }).properties).sort()).toEqual(

@@ -18,6 +18,8 @@ export function numericFieldType(valueType: 'NUMBER' | 'CURRENCY', schema: (fiel
     valueType,
     normalise: (value, param) => expectNumber(value, param),
     schema,
+    readSchema: { type: 'number' },
+    singleValued: true,
     operators: NUMBER_OPERATORS,
     equalValue: (raw, _field, param) => filterNumber(raw, param),
     predicate: (operator, raw, params, param) => {

@@ -33,9 +33,9 @@ export const FIELD_TYPES: Readonly<Record<ValueType, FieldType>> = Object.freeze
   URL: urlFieldType,
 });
 
-/** The schemas of the values that are objects (ADDRESS, FULL_NAME), as written or as read. */
-export function objectValueSchemas(side: 'write' | 'read'): OpenApiSchema[] {
-  return Object.values(FIELD_TYPES).flatMap((fieldType) => (fieldType.objectValue ? [fieldType.objectValue[side]] : []));
+/** The write schemas of the values that are objects (ADDRESS, FULL_NAME). */
+export function objectValueSchemas(): OpenApiSchema[] {
+  return Object.values(FIELD_TYPES).flatMap((fieldType) => (fieldType.objectValue ? [fieldType.objectValue] : []));
 }
 
 export function fieldTypeOf(valueType: ValueType): FieldType {

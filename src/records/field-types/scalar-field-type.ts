@@ -13,6 +13,10 @@ export interface ScalarSpec {
   normalise(value: unknown, param: string, field: FieldDefinition): unknown;
   /** The write schema of one value. */
   schema(field: FieldDefinition): OpenApiSchema;
+  /** One value as stored and read, whatever the field (what only a write checks left out). */
+  readSchema: OpenApiSchema;
+  /** See FieldType.singleValued: then a read is never an array either. */
+  singleValued?: boolean;
   operators: readonly FilterOperator[];
   /** `equal`: the normalised JSON value a raw filter value stands for (matched by containment). */
   equalValue?(raw: string, field: FieldDefinition, param: string): unknown;
@@ -62,6 +66,13 @@ export function scalarFieldType(spec: ScalarSpec): FieldType {
       if (isMultiple(field)) return Array.isArray(stored) ? stored : [stored];
       return Array.isArray(stored) ? (stored[0] ?? null) : stored;
     },
+    readValue: spec.singleValued
+      ? spec.readSchema
+      : {
+          oneOf: [spec.readSchema, { type: 'array', items: spec.readSchema }],
+          description: 'One value, or an array of them when the field has `typeConfiguration.multipleValues`',
+        },
+    singleValued: spec.singleValued,
     filterSql(fieldsColumn, field, operator, raw, params, param) {
       assertOperator(type, field, operator, param);
       filterText(raw, param);

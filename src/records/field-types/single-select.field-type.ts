@@ -7,6 +7,7 @@ export const singleSelectFieldType = scalarFieldType({
   valueType: 'SINGLE_SELECT',
   normalise: (value, param, field) => expectOption(field, value, param),
   schema: optionSchema,
+  readSchema: { type: 'string', description: 'An option id' },
   operators: ['equal'],
   equalValue: (raw, field, param) => {
     const id = optionIdOf(field, raw);

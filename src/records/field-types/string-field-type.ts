@@ -20,6 +20,7 @@ export function stringFieldType({ valueType, max, trim = false, filterable, sche
     valueType,
     normalise: (value, param) => expectString(value, param, { max, trim }),
     schema: (field) => ({ type: 'string', maxLength: max, example: field.label, ...schema }),
+    readSchema: { type: 'string' },
     operators: filterable ? ['equal', 'startsWith'] : [],
     equalValue: (raw) => (trim ? raw.trim() : raw),
     predicate: (_operator, raw, params) => prefixPredicate(raw, params),

@@ -34,6 +34,7 @@ export const telephoneFieldType = scalarFieldType({
     description: 'International format; stored as E.164',
     example: '+14155550100',
   }),
+  readSchema: { type: 'string', description: 'E.164' },
   operators: ['contains'],
   predicate: (_operator, raw, params, param) => {
     // A complete number (`0044 20…`, `+1 (415)…`) is first normalised, so its `00` is not searched.

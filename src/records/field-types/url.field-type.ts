@@ -27,6 +27,7 @@ export const urlFieldType = scalarFieldType({
     return url;
   },
   schema: () => ({ type: 'string', format: 'uri', maxLength: MAX_URL_LENGTH, example: 'https://example.com' }),
+  readSchema: { type: 'string' },
   operators: ['contains'],
   predicate: (_operator, raw, params) => containsPredicate(raw, params, true),
 });
