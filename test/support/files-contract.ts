@@ -42,12 +42,21 @@ export interface FilesApp extends TestApp {
 
 /** The app on a real port, so that uploadUrl and download URLs work as returned. */
 export async function startFilesApp(driver: FilesDriver, env: Record<string, string> = {}): Promise<FilesApp> {
-  const port = await freePort();
-  const t = await createTestApp({
-    env: { ...driver.env(), PUBLIC_URL: `http://127.0.0.1:${port}`, FILE_SWEEP_INTERVAL_SECONDS: '0', ...env },
-  });
-  await t.app.listen(port, '127.0.0.1');
-  return { ...t, openapi: new OpenApiValidator(t.document), dataSource: t.app.get(DataSource) };
+  // The port is chosen before the app that must know it (PUBLIC_URL) is made: another process, or an
+  // outgoing connection given it as its ephemeral port, may take it meanwhile. Then another is chosen.
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    const t = await createTestApp({
+      env: { ...driver.env(), PUBLIC_URL: `http://127.0.0.1:${port}`, FILE_SWEEP_INTERVAL_SECONDS: '0', ...env },
+    });
+    try {
+      await t.app.listen(port, '127.0.0.1');
+      return { ...t, openapi: new OpenApiValidator(t.document), dataSource: t.app.get(DataSource) };
+    } catch (error) {
+      await t.close();
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 5) throw error;
+    }
+  }
 }
 
 interface CreatedFile {
