@@ -84,6 +84,10 @@ export async function refusedCalls(api: RecordsClient, error: RecordsApiError): 
   await api.post('/v1/tasks', { body: { fields: { $title: 'T', $status: 'DONE' }, relationships: { $assignedTo: 'mem_1' } } });
   // @ts-expect-error TS2322 `Property '$assignedTo' is missing` a task's assignee is required
   await api.post('/v1/tasks', { body: { fields: { $title: 'T', $status: 'TODO' }, relationships: {} } });
+  // @ts-expect-error TS2353 `'color' does not exist` a body member the service refuses (400 unknown_field)
+  await api.post('/admin/v1/workspaces', { body: { name: 'Acme', color: 'red' } });
+  // @ts-expect-error TS2353 `'folder' does not exist` on a /v1 body as on the operator's
+  await api.post('/v1/files', { body: { filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 1, folder: 'x' } });
   // @ts-expect-error TS2322 `Type 'string' is not assignable to type 'number'` a size is a number
   await api.post('/v1/files', { body: { filename: 'a.txt', mimeType: 'text/plain', sizeBytes: '1' } });
   // @ts-expect-error TS2554 `Expected 2 arguments, but got 1` the path's id is required
