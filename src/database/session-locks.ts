@@ -23,6 +23,8 @@ export class SessionLocks implements OnApplicationShutdown {
   private readonly logger = new Logger('SessionLocks');
   private readonly held = new Set<string>();
   private session?: Promise<Client>;
+  /** The last statement sent on the session: each next one waits for it (see inTurn). */
+  private previous: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly connections: OwnConnections) {}
 
@@ -32,9 +34,8 @@ export class SessionLocks implements OnApplicationShutdown {
     this.held.add(name);
     try {
       const session = await this.connected();
-      const { rows } = await session.query<{ locked: boolean }>(
-        `SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked`,
-        [name],
+      const { rows } = await this.inTurn(() =>
+        session.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked`, [name]),
       );
       if (!rows[0].locked) {
         this.held.delete(name);
@@ -55,7 +56,7 @@ export class SessionLocks implements OnApplicationShutdown {
 
   private async unlock(session: Client, name: string): Promise<void> {
     try {
-      await session.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [name]);
+      await this.inTurn(() => session.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0))`, [name]));
     } catch (error) {
       // A lock that may still be held would block its name until the process ends: end the session
       // and with it every claim on it.
@@ -80,6 +81,18 @@ export class SessionLocks implements OnApplicationShutdown {
     client.on('end', () => this.drop(client));
     await client.connect();
     return client;
+  }
+
+  /**
+   * Sends one statement once the session's previous one has been answered: concurrent requests
+   * claim and release on the one session, and pg queues a statement sent while another runs only
+   * with a deprecation warning (pg 9 will refuse it). The server runs a session's statements one
+   * at a time anyway.
+   */
+  private inTurn<T>(statement: () => Promise<T>): Promise<T> {
+    const result = this.previous.then(statement, statement);
+    this.previous = result.catch(() => undefined);
+    return result;
   }
 
   /** Forgets `client` if it is the current session, so that the next claim connects anew. */
