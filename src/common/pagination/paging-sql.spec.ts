@@ -1,5 +1,5 @@
 import { sourceFiles } from '../../../test/support/source-files';
-import { afterKeySql, BoundParameters, pagingSql } from './paging-sql';
+import { afterKeySql, BoundParameters, keysetPageSql, pagingSql } from './paging-sql';
 
 const HELPER = 'common/pagination/paging-sql.ts';
 
@@ -80,5 +80,19 @@ describe('afterKeySql', () => {
       ' AND (v.created_at, v.record_id) < ($2::timestamptz, $3)',
     );
     expect(params.values).toEqual(['wks', after.at, after.id]);
+  });
+});
+
+describe('keysetPageSql', () => {
+  it('binds the where, then the cursor, then the window; orders by the key as the table has it, the rows by its bare names', () => {
+    const params = new SqlParameterList();
+    const where = `f.workspace_id = ${params.add('wks')}`;
+    const after = { at: '2026-03-01T12:00:00.123456+00:00', id: 'file_1' };
+    const sql = keysetPageSql({ columns: 'f.id, f.created_at', from: 'files f', where, key: ['f.created_at', 'f.id'] }, { limit: 2, offset: 0, after }, params);
+    expect(sql.replace(/\s+/g, ' ')).toBe(
+      'SELECT (SELECT count(*)::int FROM files f WHERE f.workspace_id = $1) AS total, ' +
+        "coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC) FROM (SELECT f.id, f.created_at FROM files f WHERE f.workspace_id = $1 AND (f.created_at, f.id) < ($2::timestamptz, $3) ORDER BY f.created_at DESC, f.id DESC LIMIT $4 OFFSET $5) p), '[]'::json) AS rows",
+    );
+    expect(params.values).toEqual(['wks', after.at, after.id, 3, 0]);
   });
 });

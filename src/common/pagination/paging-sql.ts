@@ -59,6 +59,30 @@ export function firstRowsSql(count: string): string {
   return `LIMIT ${count}`;
 }
 
+/** What keysetPageSql reads: `key` names its order's columns as `from` has them (`f.created_at`, `f.id`). */
+export interface KeysetPageQuery {
+  columns: string;
+  from: string;
+  where: string;
+  key: [time: string, id: string];
+}
+
+/**
+ * A page of `from`'s rows matching `where`, newest first by `key` (time, then id, both descending),
+ * after the cursor's key and cut to the page's window, with the count of every match
+ * (pageWithCountSql). `where`'s placeholders are bound on `params` before this binds the cursor's
+ * and the window's.
+ */
+export function keysetPageSql({ columns, from, where, key }: KeysetPageQuery, page: PageWindow, params: BoundParameters): string {
+  const [time, id] = key;
+  return pageWithCountSql(
+    `SELECT count(*)::int FROM ${from} WHERE ${where}`,
+    `SELECT ${columns} FROM ${from} WHERE ${where}${afterKeySql(page, key, params)}
+      ORDER BY ${time} DESC, ${id} DESC ${pagingSql(page, params)}`,
+    key.map((column) => column.slice(column.lastIndexOf('.') + 1)),
+  );
+}
+
 /**
  * A page and the count of every match as one statement, so both come from one snapshot: a page
  * never holds more than `totalCount - offset` rows while others are being written, and a page past

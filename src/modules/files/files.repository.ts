@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { endPage, type PageRequest } from '../../common/pagination/pagination';
-import { afterKeySql, firstRowsSql, pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
+import { firstRowsSql, keysetPageSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
 import type { LinkTargetOwner } from '../../records/link-targets';
@@ -143,18 +143,13 @@ export class FilesRepository implements LinkTargetOwner {
     return rows[0] && toRecord(rows[0]);
   }
 
-  /** A page, newest first, and the count of every visible file (see pageWithCountSql); the page is ended (endPage). */
+  /** A page, newest first, and the count of every visible file (see keysetPageSql); the page is ended (endPage). */
   async page(caller: AuthContext, page: PageRequest): Promise<{ files: FileRecord[]; totalCount: number }> {
     const params = new SqlParameterList();
     callerParams(caller).forEach((value) => params.add(value));
     const where = `f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}`;
     const [result]: { total: number; rows: FileRow[] }[] = await this.transactions.query(
-      pageWithCountSql(
-        `SELECT count(*)::int FROM files f WHERE ${where}`,
-        `SELECT ${COLUMNS} FROM files f WHERE ${where}${afterKeySql(page, ['f.created_at', 'f.id'], params)}
-          ORDER BY f.created_at DESC, f.id DESC ${pagingSql(page, params)}`,
-        ['created_at', 'id'],
-      ),
+      keysetPageSql({ columns: COLUMNS, from: 'files f', where, key: ['f.created_at', 'f.id'] }, page, params),
       params.values,
     );
     const rows = endPage(page, result.rows, (row) => ({ at: row.created_at as string, id: row.id }));

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { endPage } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
-import { afterKeySql, pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
+import { keysetPageSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
 
@@ -59,18 +59,12 @@ export class ListsRepository {
     return row;
   }
 
-  /** A page, newest first, and the count of the workspace's lists (see pageWithCountSql); the page is ended (endPage) on `page`. */
+  /** A page, newest first, and the count of the workspace's lists (see keysetPageSql); the page is ended (endPage) on `page`. */
   async page(workspaceId: string, page: PageRequest): Promise<{ lists: ListRow[]; total: number }> {
     const params = new SqlParameterList();
-    const workspace = params.add(workspaceId);
-    const after = afterKeySql(page, ['created_at', 'id'], params);
+    const where = `workspace_id = ${params.add(workspaceId)}`;
     const [result] = (await this.transactions.query(
-      pageWithCountSql(
-        `SELECT count(*)::int FROM lists WHERE workspace_id = ${workspace}`,
-        `SELECT ${LIST_COLUMNS} FROM lists WHERE workspace_id = ${workspace}${after}
-          ORDER BY created_at DESC, id DESC ${pagingSql(page, params)}`,
-        ['created_at', 'id'],
-      ),
+      keysetPageSql({ columns: LIST_COLUMNS, from: 'lists', where, key: ['created_at', 'id'] }, page, params),
       params.values,
     )) as { total: number; rows: (ListRow & { created_at: string })[] }[];
     const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
@@ -89,16 +83,11 @@ export class ListsRepository {
   ): Promise<{ list: ListRow; recordIds: string[]; total: number } | undefined> {
     const params = new SqlParameterList();
     const [list, workspace] = [params.add(listId), params.add(workspaceId)];
-    const after = afterKeySql(page, ['added_at', 'record_id'], params);
+    const memberPage = keysetPageSql({ columns: 'record_id, added_at', from: 'list_members', where: 'list_id = l.id', key: ['added_at', 'record_id'] }, page, params);
     const [row] = (await this.transactions.query(
       `SELECT l.id, l.name, l.object_type, l.created_at, page.total, page.rows
          FROM lists l
-        CROSS JOIN LATERAL (${pageWithCountSql(
-          `SELECT count(*)::int FROM list_members WHERE list_id = l.id`,
-          `SELECT record_id, added_at FROM list_members WHERE list_id = l.id${after}
-            ORDER BY added_at DESC, record_id DESC ${pagingSql(page, params)}`,
-          ['added_at', 'record_id'],
-        )}) page
+        CROSS JOIN LATERAL (${memberPage}) page
         WHERE l.id = ${list} AND l.workspace_id = ${workspace}`,
       params.values,
     )) as (ListRow & { total: number; rows: { record_id: string; added_at: string }[] })[];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { endPage, type PageRequest } from '../../common/pagination/pagination';
 import { MemberEntity } from '../../database/entities/member.entity';
-import { afterKeySql, pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
+import { keysetPageSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { filterSql, SqlParameterList } from '../../records/record-filters';
 import type { LinkTargetOwner } from '../../records/link-targets';
@@ -101,14 +101,9 @@ export class MembersRepository implements LinkTargetOwner {
     const params = new SqlParameterList();
     const { conditions } = filterSql(MEMBER_TYPE, page.filters, params, { valueIndex: false });
     const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...conditions].join(' AND ');
+    const columns = 'r.id, r.email, r.first_name, r.last_name, r.role, r.created_at, r.updated_at';
     const [result] = (await this.transactions.query(
-      pageWithCountSql(
-        `SELECT count(*)::int FROM ${MEMBERS_AS_RECORDS} WHERE ${where}`,
-        `SELECT r.id, r.email, r.first_name, r.last_name, r.role, r.created_at, r.updated_at
-           FROM ${MEMBERS_AS_RECORDS} WHERE ${where}${afterKeySql(page, ['r.created_at', 'r.id'], params)}
-          ORDER BY r.created_at DESC, r.id DESC ${pagingSql(page, params)}`,
-        ['created_at', 'id'],
-      ),
+      keysetPageSql({ columns, from: MEMBERS_AS_RECORDS, where, key: ['r.created_at', 'r.id'] }, page, params),
       params.values,
     )) as [{ total: number; rows: MemberPageRow[] }];
     const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));

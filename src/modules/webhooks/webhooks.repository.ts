@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { afterKeySql, pageWithCountSql, pagingSql } from '../../common/pagination/paging-sql';
+import { keysetPageSql } from '../../common/pagination/paging-sql';
 import { endPage } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
@@ -119,18 +119,12 @@ export class WebhooksRepository implements EventDeliveries {
     return row;
   }
 
-  /** A page of the workspace's endpoints, newest first, with their count (see pageWithCountSql). */
+  /** A page of the workspace's endpoints, newest first, with their count (see keysetPageSql). */
   async pageEndpoints(workspaceId: string, page: PageRequest): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
     const params = new SqlParameterList();
-    const workspace = params.add(workspaceId);
-    const after = afterKeySql(page, ['created_at', 'id'], params);
+    const where = `workspace_id = ${params.add(workspaceId)}`;
     const [result] = await this.transactions.query<{ total: number; rows: (WebhookEndpointRow & { created_at: string; updated_at: string })[] }>(
-      pageWithCountSql(
-        `SELECT count(*)::int FROM webhook_endpoints WHERE workspace_id = ${workspace}`,
-        `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ${workspace}${after}
-          ORDER BY created_at DESC, id DESC ${pagingSql(page, params)}`,
-        ['created_at', 'id'],
-      ),
+      keysetPageSql({ columns: ENDPOINT_COLUMNS, from: 'webhook_endpoints', where, key: ['created_at', 'id'] }, page, params),
       params.values,
     );
     const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
@@ -201,15 +195,9 @@ export class WebhooksRepository implements EventDeliveries {
   /** The attempts of an endpoint, newest first, with their count. */
   async pageDeliveries(endpointId: string, page: PageRequest): Promise<{ rows: DeliveryRow[]; total: number }> {
     const params = new SqlParameterList();
-    const endpoint = params.add(endpointId);
-    const after = afterKeySql(page, ['created_at', 'id'], params);
+    const where = `endpoint_id = ${params.add(endpointId)}`;
     const [result] = await this.transactions.query<{ total: number; rows: (DeliveryRow & { created_at: string })[] }>(
-      pageWithCountSql(
-        `SELECT count(*)::int FROM webhook_deliveries WHERE endpoint_id = ${endpoint}`,
-        `SELECT ${DELIVERY_COLUMNS}, created_at FROM webhook_deliveries WHERE endpoint_id = ${endpoint}${after}
-          ORDER BY created_at DESC, id DESC ${pagingSql(page, params)}`,
-        ['created_at', 'id'],
-      ),
+      keysetPageSql({ columns: `${DELIVERY_COLUMNS}, created_at`, from: 'webhook_deliveries', where, key: ['created_at', 'id'] }, page, params),
       params.values,
     );
     const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
