@@ -13,6 +13,14 @@ export const REQUIRED_SCOPES = 'auth:scopes';
 export const API_KEY_SECURITY = 'apiKey';
 export const ADMIN_SECURITY = 'adminToken';
 
+/**
+ * A route's mode: its handler's, else its controller's, else an API key. AuthGuard enforces it and
+ * the OpenAPI document states it (security), from this one reading.
+ */
+export function authModeOf(handler: Function, controller: Function): AuthMode {
+  return (Reflect.getMetadata(AUTH_MODE, handler) ?? Reflect.getMetadata(AUTH_MODE, controller) ?? 'apiKey') as AuthMode;
+}
+
 /** No credentials: health, docs and the signed file routes. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_MODE, 'public');
 

@@ -1,12 +1,11 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { looksLikeApiKey, hashSecret, secretsEqual } from './api-key-secret';
 import { ApiKeysRepository, authContextOf } from './api-keys.repository';
 import { AuthContext, AuthenticatedRequest } from './auth-context';
-import { AUTH_MODE, AuthMode } from './auth.decorators';
+import { authModeOf } from './auth.decorators';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 
 function bearerToken(request: Request): string | undefined {
@@ -24,15 +23,13 @@ function bearerToken(request: Request): string | undefined {
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
-    private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeysRepository,
     private readonly config: AppConfig,
     private readonly failures: AuthFailureLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const mode =
-      this.reflector.getAllAndOverride<AuthMode>(AUTH_MODE, [context.getHandler(), context.getClass()]) ?? 'apiKey';
+    const mode = authModeOf(context.getHandler(), context.getClass());
     if (mode === 'public') return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const token = bearerToken(request);
