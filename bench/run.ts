@@ -460,8 +460,9 @@ runBench(async (folder) => {
     RATE_LIMIT_READ: '1000000',
     RATE_LIMIT_WRITE: '1000000',
     RATE_LIMIT_SEARCH: '1000000',
-    // The bench's receiver listens on loopback.
+    // The bench's receiver listens on loopback, and deliveries go nowhere else.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
   };
   const service = await startService(folder, database.url, unlimited);
   const baseline = await startBaseline(database.url);

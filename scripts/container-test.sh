@@ -10,7 +10,8 @@
 #      committed under the name the FROM lines use;
 #   2. build: `buildah bud --pull=never` on the unchanged Dockerfile;
 #   3. run: `podman run` with the machine's PostgreSQL (a throwaway database) and NODE_ENV=production
-#      (the image's default), then check: /health/ready answers 200; the operator CLI's `bootstrap`
+#      (the image's default) and webhook deliveries held to loopback (WEBHOOK_ALLOWED_NETWORKS, as
+#      every test run), then check: /health/ready answers 200; the operator CLI's `bootstrap`
 #      run inside the container prints an API key; that key creates a note and reads it back; every
 #      process of the container runs as the image's non-root user (uid 10001, `app`); SIGTERM drains
 #      and the container exits 0; the image's size is printed.
@@ -250,6 +251,7 @@ run_start=$SECONDS
   -e ADMIN_TOKEN="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" \
   -e FILE_URL_SECRET="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" \
   -e PUBLIC_URL="$API" \
+  -e WEBHOOK_ALLOWED_NETWORKS="${WEBHOOK_ALLOWED_NETWORKS:-127.0.0.0/8,::1/128}" \
   "$IMAGE" >/dev/null
 
 show_logs() { echo "--- container log:" >&2; "${PODMAN[@]}" logs "$CTR" 2>&1 | tail -n 40 >&2; }

@@ -35,7 +35,7 @@ describe('loadConfig', () => {
       s3: undefined,
       fileSweepIntervalSeconds: 300,
       eventRetentionDays: 30,
-      webhooks: { retrySchedule: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], disableAfterHours: 120, allowPrivateNetworks: false },
+      webhooks: { retrySchedule: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], disableAfterHours: 120, allowPrivateNetworks: false, allowedNetworks: undefined },
       shutdownTimeoutSeconds: 10,
     });
     expect(config.isProduction).toBe(false);
@@ -78,6 +78,7 @@ describe('loadConfig', () => {
       WEBHOOK_RETRY_SCHEDULE: '0, 1,2',
       WEBHOOK_DISABLE_AFTER_HOURS: '3',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8, 2001:db8::/32',
       SHUTDOWN_TIMEOUT_SECONDS: '25',
     });
     expect({ ...config }).toEqual({
@@ -107,7 +108,15 @@ describe('loadConfig', () => {
       },
       fileSweepIntervalSeconds: 0,
       eventRetentionDays: 7,
-      webhooks: { retrySchedule: [0, 1, 2], disableAfterHours: 3, allowPrivateNetworks: true },
+      webhooks: {
+        retrySchedule: [0, 1, 2],
+        disableAfterHours: 3,
+        allowPrivateNetworks: true,
+        allowedNetworks: [
+          { address: '10.0.0.0', prefix: 8, family: 'ipv4' },
+          { address: '2001:db8::', prefix: 32, family: 'ipv6' },
+        ],
+      },
       shutdownTimeoutSeconds: 25,
     });
     expect(config.isProduction).toBe(true);
@@ -121,6 +130,19 @@ describe('loadConfig', () => {
       credentials: undefined,
       forcePathStyle: false,
     });
+  });
+
+  it('reads WEBHOOK_ALLOWED_NETWORKS: a bare address is a network of that address alone, blank is unset', () => {
+    expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128' }).webhooks.allowedNetworks).toEqual([
+      { address: '127.0.0.0', prefix: 8, family: 'ipv4' },
+      { address: '::1', prefix: 128, family: 'ipv6' },
+    ]);
+    expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '192.0.2.7,::ffff:192.0.2.0/120,0.0.0.0/0' }).webhooks.allowedNetworks).toEqual([
+      { address: '192.0.2.7', prefix: 32, family: 'ipv4' },
+      { address: '::ffff:192.0.2.0', prefix: 120, family: 'ipv6' },
+      { address: '0.0.0.0', prefix: 0, family: 'ipv4' },
+    ]);
+    expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: ' ' }).webhooks.allowedNetworks).toBeUndefined();
   });
 
   it('lets PORT and METRICS_PORT both be 0: the system gives each listener a free port of its own', () => {
@@ -169,6 +191,14 @@ describe('loadConfig', () => {
     [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'AKIA' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together'],
     [{ S3_BUCKET: 'b', S3_ENDPOINT: 's3.example.com' }, 'S3_ENDPOINT must be a URL, got "s3.example.com"'],
     [{ S3_BUCKET: 'b', S3_FORCE_PATH_STYLE: 'yes' }, 'S3_FORCE_PATH_STYLE must be true or false, got "yes"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/33" in "10.0.0.0/33"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '::1/129' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "::1/129" in "::1/129"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "" in "127.0.0.0/8,"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: 'localhost' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "localhost" in "localhost"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8/8' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/8/8" in "10.0.0.0/8/8"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/" in "10.0.0.0/"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/-1' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/-1" in "10.0.0.0/-1"'],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0/8' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0/8" in "10.0.0/8"'],
   ])('refuses %p with a ConfigError naming the variable', (env, message) => {
     expect(configError(env)).toBe(message);
   });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import * as path from 'node:path';
 
 /**
@@ -61,6 +62,15 @@ export interface WebhookSettings {
   disableAfterHours: number;
   /** Lets endpoint URLs reach loopback, private, link-local, multicast and unspecified addresses (self-hosting, tests). */
   allowPrivateNetworks: boolean;
+  /** The only networks a delivery may connect to (on top of allowPrivateNetworks); unset → any. */
+  allowedNetworks: Network[] | undefined;
+}
+
+/** An IPv4 or IPv6 network: its address and prefix length, as `net.BlockList.addSubnet` takes them. */
+export interface Network {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
 }
 
 export class ConfigError extends Error {}
@@ -75,6 +85,25 @@ function retrySchedule(env: NodeJS.ProcessEnv): number[] {
     throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be 1 to 50 comma-separated delays in whole seconds (each at most a week), got "${raw}"`);
   }
   return delays;
+}
+
+/**
+ * Comma-separated networks in CIDR notation (`10.0.0.0/8`, `2001:db8::/32`), IPv4 or IPv6; a bare
+ * address is a network of that address alone. Unset or empty → undefined.
+ */
+function networks(env: NodeJS.ProcessEnv, name: string): Network[] | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return raw.split(',').map((entry) => {
+    const [address, prefix, ...rest] = entry.trim().split('/');
+    const version = isIP(address);
+    const bits = version === 4 ? 32 : 128;
+    const length = prefix === undefined ? bits : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
+    if (version === 0 || rest.length > 0 || !(length <= bits)) {
+      throw new ConfigError(`${name} must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "${entry.trim()}" in "${raw}"`);
+    }
+    return { address, prefix: length, family: version === 4 ? 'ipv4' : 'ipv6' };
+  });
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -187,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retrySchedule: retrySchedule(env),
       disableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
       allowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
+      allowedNetworks: networks(env, 'WEBHOOK_ALLOWED_NETWORKS'),
     },
     logLevel,
     trustProxy: flag(env, 'TRUST_PROXY'),

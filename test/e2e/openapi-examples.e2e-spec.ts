@@ -5,6 +5,7 @@ import type { Response } from 'supertest';
 import { codesOf, ERROR_TYPES, isErrorStatus } from '../../src/common/errors/error-codes';
 import { exampleIdOf } from '../../src/common/ids';
 import { PROJECT_TYPE_EXAMPLE } from '../../src/modules/objects/project-type.example';
+import { until } from '../support/concurrency';
 import { documentOperations, OpenApiValidator } from '../support/openapi';
 import { createIsolatedTestApp } from '../support/scratch-database';
 import { adminHeaders, TestApp, v1Headers } from '../support/test-app';
@@ -48,7 +49,9 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
   let operations: Map<string, Operation>;
 
   beforeAll(async () => {
-    // Its webhook example makes deliveries: on a database of its own (see createIsolatedTestApp).
+    // Its webhook example makes deliveries: on a database of its own (see createIsolatedTestApp). The
+    // example's URL is a public address, which the app's WEBHOOK_ALLOWED_NETWORKS (loopback, every
+    // test app's) keeps it from connecting to: each attempt is recorded FAILED, naming the setting.
     t = await createIsolatedTestApp('records_examples');
     validator = new OpenApiValidator(t.document);
     operations = operationsOf(t.document);
@@ -186,6 +189,9 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     placeholders.set(exampleIdOf('event'), (deliveries.body as { data: { eventId: string }[] }).data[0].eventId);
     await execute('POST /v1/webhooks/{id}/redeliver');
     await execute('POST /v1/webhooks/{id}/rotate-secret');
+    const attempted = async () => (await t.http.get(`/v1/webhooks/${webhook.id}/deliveries`).set(headers)).body as { data: { status: string; error: string | null }[] };
+    await until('an attempt of the example endpoint', async () => (await attempted()).data.some((delivery) => delivery.status === 'FAILED'));
+    expect((await attempted()).data.find((delivery) => delivery.status === 'FAILED')?.error).toMatch(/\(WEBHOOK_ALLOWED_NETWORKS\)$/);
 
     const withBodies = [...operations].filter(([, operation]) => operation.requestBody?.content['application/json']);
     expect(withBodies.map(([route]) => route).filter((route) => !executed.has(route))).toEqual([]);

@@ -13,11 +13,16 @@ import { OpenApiValidator } from '../support/openapi';
 import { createIsolatedTestApp } from '../support/scratch-database';
 import { TestApp, v1Headers } from '../support/test-app';
 import { until } from '../support/concurrency';
+import { takeRefusedConnections } from '../support/loopback-only';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** A retry 2 s after a failure (± 10 %), one more 2 s after that: a FAILED attempt is followed by a PENDING one long enough to be seen. */
 const RETRY_SCHEDULE = '0,2,2';
-/** A public address (TEST-NET-3, RFC 5737): accepted without WEBHOOK_ALLOW_PRIVATE_NETWORKS, and no DNS needed. */
+/**
+ * A public address (TEST-NET-3, RFC 5737): accepted without WEBHOOK_ALLOW_PRIVATE_NETWORKS, and no
+ * DNS needed. Never connected to: every test app holds its deliveries to loopback
+ * (WEBHOOK_ALLOWED_NETWORKS), so an attempt a worker makes to it fails without a connection.
+ */
 const PUBLIC_URL = 'https://203.0.113.10/hooks';
 /**
  * The main suite's endpoints subscribe to a type its tests never cause, and a test that subscribes
@@ -368,7 +373,7 @@ describe('webhooks', () => {
       const response = await post(`/v1/webhooks/${webhook.id}/redeliver`, { eventId: older });
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ eventId: older, attempt: 1, status: 'PENDING' });
-      // Its address is unroutable: deleted, the endpoint is sent nothing by whichever app takes the job.
+      // Whichever app of the shared database takes the job records a failed attempt (WEBHOOK_ALLOWED_NETWORKS); deleted, it makes none.
       expect((await del(`/v1/webhooks/${webhook.id}`)).status).toBe(200);
     });
 
@@ -511,6 +516,37 @@ describe('webhooks', () => {
       const response = await postAs('/v1/webhooks', { url, eventTypes: ['task.created'] });
       expect(response.status).toBe(200);
       await t.http.delete(`/v1/webhooks/${response.body.id}`).set(v1Headers(ws.key)).expect(200);
+    });
+
+    it('holds attempts to WEBHOOK_ALLOWED_NETWORKS: elsewhere, public or private, an attempt FAILS naming it, and nothing connects', async () => {
+      // Every test app's setting (createTestApp), on top of WEBHOOK_ALLOW_PRIVATE_NETWORKS=true here.
+      expect(t.config.webhooks.allowedNetworks).toEqual([
+        { address: '127.0.0.0', prefix: 8, family: 'ipv4' },
+        { address: '::1', prefix: 128, family: 'ipv6' },
+      ]);
+      const outside = ['https://198.51.100.7/hooks', 'http://10.0.0.1:8080/hooks', 'http://[2001:db8::7]/hooks'];
+      const endpoints: Endpoint[] = [];
+      for (const url of outside) {
+        const created = await postAs('/v1/webhooks', { url, eventTypes: ['note.created'] });
+        expect(created.status).toBe(200);
+        endpoints.push(created.body as Endpoint);
+      }
+      await noteAs();
+      for (const [index, endpoint] of endpoints.entries()) {
+        await until(`the first attempt to ${outside[index]}`, async () => (await deliveriesOf(endpoint.id)).some((delivery) => delivery.status === 'FAILED'), 10_000);
+        const failed = (await deliveriesOf(endpoint.id)).find((delivery) => delivery.attempt === 1)!;
+        const host = new URL(outside[index]).hostname.replace(/^\[(.*)\]$/, '$1');
+        expect(failed).toMatchObject({
+          status: 'FAILED',
+          responseStatus: null,
+          durationMs: 0,
+          error: `the host resolves to ${host}, outside the networks deliveries may reach (WEBHOOK_ALLOWED_NETWORKS)`,
+          nextAttemptAt: expect.any(String),
+        });
+        await t.http.delete(`/v1/webhooks/${endpoint.id}`).set(v1Headers(ws.key)).expect(200);
+      }
+      // The test process's guard (test/support/loopback-only.ts) was asked for no connection outside loopback.
+      expect(takeRefusedConnections()).toEqual([]);
     });
 
     it('delivers a created note signed, and lists the attempt PENDING while it is made, then SUCCEEDED', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './byte-http';
+import { TEST_WEBHOOK_ALLOWED_NETWORKS } from './loopback';
 import { killPostgres } from './processes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -17,7 +18,8 @@ export interface Exit {
 /**
  * The service as it runs in production: `src/main.ts` in a Node process of its own (compiled on
  * load by register-ts.js), with its embedded PostgreSQL in a data directory of the test's own
- * unless DATABASE_URL is given. Its standard output (the banner, shutdown messages) is kept.
+ * unless DATABASE_URL is given, its webhook deliveries held to loopback (WEBHOOK_ALLOWED_NETWORKS)
+ * unless `env` says otherwise. Its standard output (the banner, shutdown messages) is kept.
  */
 export class ServiceProcess {
   private output = '';
@@ -45,6 +47,7 @@ export class ServiceProcess {
         DATA_DIR: dir,
         EMBEDDED_POSTGRES_PORT: String(await freePort()),
         LOG_LEVEL: 'warn',
+        WEBHOOK_ALLOWED_NETWORKS: TEST_WEBHOOK_ALLOWED_NETWORKS,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

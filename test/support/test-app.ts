@@ -13,6 +13,7 @@ import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { ApiExpressAdapter } from '../../src/common/http/http-server';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { watchUndocumentedErrors } from './documented-errors';
+import { TEST_WEBHOOK_ALLOWED_NETWORKS } from './loopback';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -30,7 +31,10 @@ export function testDatabaseUrl(): string {
   return url;
 }
 
-/** The production AppModule and setup, on the test database, with env overrides. */
+/**
+ * The production AppModule and setup, on the test database, with env overrides; its webhook
+ * deliveries are held to loopback (WEBHOOK_ALLOWED_NETWORKS) unless `env` says otherwise.
+ */
 export async function createTestApp(
   options: { env?: Record<string, string>; controllers?: Type<unknown>[] } = {},
 ): Promise<TestApp> {
@@ -43,6 +47,7 @@ export async function createTestApp(
       RATE_LIMIT_WRITE: '10000',
       RATE_LIMIT_SEARCH: '10000',
       AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
+      WEBHOOK_ALLOWED_NETWORKS: TEST_WEBHOOK_ALLOWED_NETWORKS,
       ...options.env,
     }),
     databaseUrl: options.env?.DATABASE_URL ?? testDatabaseUrl(),

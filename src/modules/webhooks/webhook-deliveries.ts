@@ -51,7 +51,7 @@ export class WebhookDeliveries {
     const body = await this.bodyFor(endpoint, delivery.event_id);
     if (typeof body !== 'string') return this.record(delivery, endpoint, refused(body.refused), attemptedAt, { final: true });
     const url = new URL(endpoint.url);
-    const resolution = await resolveWebhookUrl(url, this.config.webhooks.allowPrivateNetworks);
+    const resolution = await resolveWebhookUrl(url, this.config.webhooks.allowPrivateNetworks, this.config.webhooks.allowedNetworks);
     if ('refused' in resolution) return this.record(delivery, endpoint, refused(resolution.refused), attemptedAt);
     const sentAt = new Date();
     const headers = {

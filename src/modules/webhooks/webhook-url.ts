@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { ApiError } from '../../common/errors/api-error';
+import type { Network } from '../../config/app-config';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
@@ -60,15 +61,36 @@ function embeddedIpv4(address: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `address` (an IP address) is inside one of `networks`. An IPv6 address that carries an
+ * IPv4 one is judged by the IPv4 one: that is where it leads. Not an IP address → `otherwise`.
+ */
+function isIn(networks: BlockList, address: string, otherwise: boolean): boolean {
+  const family = isIP(address);
+  if (family === 4) return networks.check(address, 'ipv4');
+  if (family !== 6) return otherwise;
+  const carried = embeddedIpv4(address);
+  if (carried !== undefined) return networks.check(carried, 'ipv4');
+  return networks.check(address, 'ipv6');
+}
+
 /** Whether `address` (an IP address) is one an endpoint may not reach by default. */
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return PRIVATE_NETWORKS.check(address, 'ipv4');
-  if (family !== 6) return true;
-  // An IPv6 address that carries an IPv4 one reaches it.
-  const carried = embeddedIpv4(address);
-  if (carried !== undefined) return PRIVATE_NETWORKS.check(carried, 'ipv4');
-  return PRIVATE_NETWORKS.check(address, 'ipv6');
+  return isIn(PRIVATE_NETWORKS, address, true);
+}
+
+/** Each WEBHOOK_ALLOWED_NETWORKS setting's BlockList, made once. */
+const allowLists = new WeakMap<readonly Network[], BlockList>();
+
+/** Whether `address` (an IP address) is inside one of `networks` (WEBHOOK_ALLOWED_NETWORKS). */
+export function isAllowedAddress(address: string, networks: readonly Network[]): boolean {
+  let allowList = allowLists.get(networks);
+  if (!allowList) {
+    allowList = new BlockList();
+    for (const { address: network, prefix, family } of networks) allowList.addSubnet(network, prefix, family);
+    allowLists.set(networks, allowList);
+  }
+  return isIn(allowList, address, false);
 }
 
 /**
@@ -93,26 +115,37 @@ export function readWebhookUrl(value: unknown): URL {
 /** The address to connect to for `url`, or why there is none. */
 export type Resolution = { address: string; family: 4 | 6 } | { refused: string };
 
+/** RFC 6761 §6.4: a name under `invalid` never resolves, and is answered so without asking DNS. */
+const RESERVED_INVALID = /(^|\.)invalid\.?$/i;
+
 /**
  * Resolves the URL's host and picks the address to connect to: the first one, unless private
  * networks are refused and any address of the host is private, which refuses the URL (a name
  * that resolves to a public and a private address could be pointed at either between check and
- * use). The caller connects to exactly the address answered, never resolving the name again.
+ * use). With `allowedNetworks` (WEBHOOK_ALLOWED_NETWORKS, given when an attempt is made), the
+ * first address inside one of them, and none inside refuses the URL. The caller connects to
+ * exactly the address answered, never resolving the name again.
  */
-export async function resolveWebhookUrl(url: URL, allowPrivateNetworks: boolean): Promise<Resolution> {
+export async function resolveWebhookUrl(url: URL, allowPrivateNetworks: boolean, allowedNetworks?: readonly Network[]): Promise<Resolution> {
   // URL keeps an IPv6 literal's brackets.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const unresolved = (code: string) => ({ refused: `the host ${host.slice(0, 100)} does not resolve (${code})` });
+  if (RESERVED_INVALID.test(host)) return unresolved('ENOTFOUND');
   let addresses: { address: string; family: number }[];
   try {
     addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
   } catch (error) {
-    return { refused: `the host ${host.slice(0, 100)} does not resolve (${(error as { code?: string }).code ?? 'error'})` };
+    return unresolved((error as { code?: string }).code ?? 'error');
   }
   if (addresses.length === 0) return { refused: `the host ${host.slice(0, 100)} has no address` };
   const blocked = allowPrivateNetworks ? undefined : addresses.find(({ address }) => isPrivateAddress(address));
   if (blocked) {
     return { refused: `the host resolves to ${blocked.address}, a loopback, private, link-local, multicast or unspecified address` };
   }
-  const [first] = addresses;
-  return { address: first.address, family: first.family === 6 ? 6 : 4 };
+  const chosen = allowedNetworks ? addresses.find(({ address }) => isAllowedAddress(address, allowedNetworks)) : addresses[0];
+  if (!chosen) {
+    const shown = addresses.slice(0, 3).map(({ address }) => address).join(', ') + (addresses.length > 3 ? ', …' : '');
+    return { refused: `the host resolves to ${shown}, outside the networks deliveries may reach (WEBHOOK_ALLOWED_NETWORKS)` };
+  }
+  return { address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
 }
