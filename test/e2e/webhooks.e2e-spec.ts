@@ -408,6 +408,19 @@ describe('webhooks', () => {
       expect((await del(`/v1/webhooks/${webhook.id}`)).status).toBe(200);
     });
 
+    it('refuses to redeliver to a * endpoint an event of a type its key may not read (404)', async () => {
+      const task = await post('/v1/tasks', { fields: { $title: 'Call', $status: 'TODO' }, relationships: { $assignedTo: suite.ws.memberId } });
+      expect(task.status).toBe(200);
+      const taskEvent = await lastEventId();
+      const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['webhooks:write', 'notes:read'])).key;
+      const webhook = await create({ eventTypes: ['*'] }, notesOnly);
+      const refused = await post(`/v1/webhooks/${webhook.id}/redeliver`, { eventId: taskEvent });
+      expectError(refused, 404, 'not_found');
+      expect(refused.body.error.message).toBe('This webhook is not sent task.created events');
+      expect((await suite.t.app.get(WebhooksRepository).pageDeliveries(webhook.id, { limit: 25, offset: 0, filters: {} })).total).toBe(0);
+      await discard(webhook.id);
+    });
+
     it('refuses to redeliver to a DISABLED endpoint (409)', async () => {
       const webhook = await create();
       await post(`/v1/webhooks/${webhook.id}`, { status: 'DISABLED' });

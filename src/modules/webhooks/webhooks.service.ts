@@ -196,7 +196,7 @@ export class WebhooksService {
   }
 
   /**
-   * One more attempt of an event of the workspace whose type the endpoint subscribes to, due now
+   * One more attempt of an event of the workspace whose type the endpoint is sent, due now
    * (docs/api.md §13): numbered after the endpoint's last attempt of it (1 when it was never sent,
    * say an event older than the endpoint), and followed by retries on failure as any attempt is.
    * Only to an ENABLED endpoint (409), and only while the event is kept (404).
@@ -213,8 +213,8 @@ export class WebhooksService {
       if (!event) {
         throw new ApiError(404, 'not_found', `No event ${body.eventId.slice(0, 40)} of this workspace is kept (events are kept ${this.config.eventRetentionDays} days)`);
       }
-      if (!endpoint.event_types.includes(ALL_EVENT_TYPES) && !endpoint.event_types.includes(event.type)) {
-        throw new ApiError(404, 'not_found', `This webhook does not subscribe to ${event.type} events`);
+      if (!(await this.sentTypes(endpoint, endpoint.event_types)).includes(event.type)) {
+        throw new ApiError(404, 'not_found', `This webhook is not sent ${event.type} events`);
       }
       const highest = (await this.webhooks.highestAttempt(endpoint.id, event.id)) ?? 0;
       return toDeliveryDto(await this.webhooks.insertAttempt(endpoint.id, event.id, highest + 1, new Date()));
