@@ -105,7 +105,7 @@ describe('authentication, versioning and scopes', () => {
     const key = await createKey(t.http, ws.workspaceId, ws.memberId, ['notes:read']);
     const response = await t.http.get('/v1/members').set(v1Headers(key.key));
     expectError(response, 403, 'insufficient_scope');
-    expect(response.body.error.message).toContain('members:read');
+    expect(response.body.error.message).toBe('This operation requires the scope members:read; missing: members:read');
     expect(response.headers['x-ratelimit-limit']).toBeUndefined();
     openapi.assert(response);
   });

@@ -766,7 +766,9 @@ describe('the change feed, GET /v1/events', () => {
       ends.set(key, cursor);
       // The account the note links changed: that change is the account's, which the key may read.
       expect(sortedSummary(events)).toEqual([`account.created ${account.id}`, `account.updated ${account.id}`].sort());
-      expectError(await feedRaw('?types=note.created', key), 403, 'insufficient_scope');
+      const refused = await feedRaw('?types=note.created', key);
+      expectError(refused, 403, 'insufficient_scope');
+      expect(refused.body.error.message).toBe('Reading note.created events requires the scope notes:read; missing: notes:read');
       expectError(await feedRaw('?types=account.created,note.updated', key), 403, 'insufficient_scope');
       const accountsOnly = await page('?types=account.created', key);
       expect(accountsOnly.data.every((event) => event.type === 'account.created')).toBe(true);
@@ -797,12 +799,18 @@ describe('the change feed, GET /v1/events', () => {
         project: 'objects:read',
         task: 'tasks:read',
       };
+      const twoTypes = `${everything.events.find((event) => event.entityType === 'task')!.type},${everything.events.find((event) => event.entityType === 'list')!.type}`;
+      const refusedBoth = await feedRaw(`?types=${twoTypes}`, eventsOnly);
+      expectError(refusedBoth, 403, 'insufficient_scope');
+      expect(refusedBoth.body.error.message).toMatch(/^Reading list\.\w+, task\.\w+ events requires the scopes lists:read and tasks:read; missing: lists:read, tasks:read$/);
       for (const type of types) {
         const key = (await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['events:read', scopeOf[type]])).key;
         const seen = await follow(key);
         expect({ type, seen: summary(seen.events) }).toEqual({ type, seen: summary(everything.events.filter((event) => event.entityType === type)) });
         const eventType = everything.events.find((event) => event.entityType === type)!.type;
-        expectError(await feedRaw(`?types=${eventType}`, eventsOnly), 403, 'insufficient_scope');
+        const refused = await feedRaw(`?types=${eventType}`, eventsOnly);
+        expectError(refused, 403, 'insufficient_scope');
+        expect(refused.body.error.message).toBe(`Reading ${eventType} events requires the scope ${scopeOf[type]}; missing: ${scopeOf[type]}`);
         expect((await page(`?types=${eventType}`, key)).data.every((event) => event.type === eventType)).toBe(true);
       }
     });

@@ -191,6 +191,57 @@ describe('request pipeline', () => {
       }
     });
 
+    describe('every path of the OpenAPI document', () => {
+      const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+      const templateSegments = (path: string) => path.split('/').slice(1);
+      /** The path with a value in each parameter: `/v1/files/{id}/cancel` → `/v1/files/p-1/cancel`. */
+      const concrete = (template: string) => template.replace(/\{[^}]+\}/g, 'p-1');
+      /** What `Allow` must say for `path`: the methods of every template of the document it matches, HEAD with GET, sorted. */
+      const documentedAllow = (path: string): string => {
+        const actual = templateSegments(path);
+        const methods = new Set<string>();
+        for (const [template, item] of Object.entries(t.document.paths)) {
+          const segments = templateSegments(template);
+          const matches =
+            segments.length === actual.length && segments.every((segment, index) => /^\{.+\}$/.test(segment) || segment === actual[index]);
+          if (!matches) continue;
+          for (const method of METHODS) if ((item as Record<string, unknown>)[method.toLowerCase()]) methods.add(method);
+        }
+        if (methods.has('GET')) methods.add('HEAD');
+        return [...methods].sort().join(', ');
+      };
+      const paths = () => Object.keys(t.document.paths).map(concrete);
+
+      it('answers HEAD on a path without GET with 405, its Allow and no body, and HEAD on a path with GET as GET', async () => {
+        expect(paths()).toEqual(expect.arrayContaining(['/v1/files/p-1/cancel', '/v1/objects/p-1/values', '/admin/v1/workspaces']));
+        for (const path of paths()) {
+          const allow = documentedAllow(path);
+          const response = await t.http.head(path);
+          if (allow.includes('GET')) {
+            expect([path, response.status === 405, response.headers.allow]).toEqual([path, false, undefined]);
+          } else {
+            expect([path, response.status, response.headers.allow, response.text]).toEqual([path, 405, allow, undefined]);
+          }
+        }
+      });
+
+      it('answers every other method a path lacks with 405 and its Allow', async () => {
+        for (const path of paths()) {
+          const allow = documentedAllow(path);
+          for (const method of METHODS.filter((method) => !allow.split(', ').includes(method))) {
+            const response = await t.http[method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](path);
+            expect([method, path, response.status, response.headers.allow, response.body.error?.code]).toEqual([
+              method,
+              path,
+              405,
+              allow,
+              'method_not_allowed',
+            ]);
+          }
+        }
+      });
+    });
+
     it('routes a path without regard to case or a trailing slash', async () => {
       for (const path of ['/v1/members/', '/V1/Members', `/v1/members/${ws.memberId}/`]) {
         const response = await t.http.get(path).set(v1Headers(ws.key));

@@ -83,7 +83,12 @@ describe('request targets and headers as sent', () => {
     'application/json; charset',
     'application/json; charset=iso-8859-1',
     'application/json; charset=utf-16',
-    'application/json; charset=utf8',
+    'application/json; charset=utf-7',
+    'application/json; charset=utf_8',
+    'application/json; charset=unicode-1-1-utf-7',
+    'application/json; charset=unicode',
+    'application/json; charset="utf-8 "',
+    'application/json; charset=utf-8 x',
   ])('refuses Content-Type %s (parameters that do not parse, or a charset but UTF-8) with 415, writing nothing', async (contentType) => {
     const before = await noteCount();
     const refused = await sendBytes(contentType, latin1Note);
@@ -98,9 +103,14 @@ describe('request targets and headers as sent', () => {
     expect(await noteCount()).toBe(before);
   });
 
-  it('takes UTF-8 named in any spelling, or no charset, and an empty Content-Encoding for none', async () => {
+  it('takes UTF-8 named by any of its WHATWG labels in any letter case, or no charset, and an empty Content-Encoding for none', async () => {
     const utf8Note = Buffer.from('{"fields":{"$title":"t","$content":"café"}}', 'utf8');
-    for (const contentType of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/merge-patch+json']) {
+    const labelled = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'].flatMap((label) => [
+      `application/json; charset=${label}`,
+      `application/json;charset=${label.toUpperCase()}`,
+      `application/json; charset="${label.replace(/^./, (first) => first.toUpperCase())}"`,
+    ]);
+    for (const contentType of ['application/json', ...labelled, 'application/json; charset=Utf8; x=1', 'application/merge-patch+json; charset=utf8']) {
       const created = await sendBytes(contentType, utf8Note);
       expect([contentType, created.status, created.json.fields?.$content?.value]).toEqual([contentType, 200, 'café']);
     }

@@ -14,6 +14,7 @@ import { createIsolatedTestApp } from '../support/scratch-database';
 import { TestApp, v1Headers } from '../support/test-app';
 import { until } from '../support/concurrency';
 import { takeRefusedConnections } from '../support/loopback-only';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** A retry 2 s after a failure (± 10 %), one more 2 s after that: a FAILED attempt is followed by a PENDING one long enough to be seen. */
@@ -309,14 +310,23 @@ describe('webhooks', () => {
       expect((await get(`/v1/webhooks/${webhook.id}`)).body).toEqual(shown);
     });
 
-    it('refuses an event type the creating key may not read with 403, and * unless it may read every type', async () => {
+    it('refuses an event type the creating key may not read with 403 naming the scopes it lacks; * is what the key may read', async () => {
       const member = await createMember(suite.t.http, suite.ws.workspaceId);
       const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'webhooks:read', 'notes:read'])).key;
-      expectError(await post('/v1/webhooks', { url: PUBLIC_URL, eventTypes: ['note.created', 'task.created'] }, notesOnly), 403, 'insufficient_scope');
-      expectError(await post('/v1/webhooks', { url: PUBLIC_URL, eventTypes: ['*'] }, notesOnly), 403, 'insufficient_scope');
+      const refused = await post('/v1/webhooks', { url: PUBLIC_URL, eventTypes: ['note.created', 'task.created', 'list.created', 'task.updated'] }, notesOnly);
+      expectError(refused, 403, 'insufficient_scope');
+      expect(refused.body.error.message).toBe(
+        'Subscribing to task.created, list.created, task.updated events requires the scopes tasks:read and lists:read; missing: tasks:read, lists:read',
+      );
+      const everything = await create({ eventTypes: ['*'] }, notesOnly);
+      expect(everything.eventTypes).toEqual(['*']);
+      await discard(everything.id);
       const allowed = await create({ eventTypes: ['note.updated'] }, notesOnly);
       expect(allowed.eventTypes).toEqual(['note.updated']);
-      expectError(await post(`/v1/webhooks/${allowed.id}`, { eventTypes: ['task.created'] }, notesOnly), 403, 'insufficient_scope');
+      const widened = await post(`/v1/webhooks/${allowed.id}`, { eventTypes: ['task.created'] }, notesOnly);
+      expectError(widened, 403, 'insufficient_scope');
+      expect(widened.body.error.message).toBe('Subscribing to task.created events requires the scope tasks:read; missing: tasks:read');
+      expect((await post(`/v1/webhooks/${allowed.id}`, { eventTypes: ['*'] }, notesOnly)).body.eventTypes).toEqual(['*']);
       await discard(allowed.id);
     });
 
@@ -324,18 +334,44 @@ describe('webhooks', () => {
       const byAdmin = await create({ eventTypes: ['meeting.created'] });
       const member = await createMember(suite.t.http, suite.ws.workspaceId);
       const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'notes:read'])).key;
-      expectError(await post(`/v1/webhooks/${byAdmin.id}`, { url: 'https://203.0.113.12/mine' }, notesOnly), 403, 'insufficient_scope');
+      const repointed = await post(`/v1/webhooks/${byAdmin.id}`, { url: 'https://203.0.113.12/mine' }, notesOnly);
+      expectError(repointed, 403, 'insufficient_scope');
+      expect(repointed.body.error.message).toBe(
+        'Pointing a webhook sent meeting.created events at another url requires the scope meetings:read; missing: meetings:read',
+      );
       expect((await stored(byAdmin.id))?.url).toBe(PUBLIC_URL);
       const disabled = await post(`/v1/webhooks/${byAdmin.id}`, { status: 'DISABLED', description: 'Paused' }, notesOnly);
       expect(disabled.status).toBe(200);
       expect(disabled.body.disabledReason).toBe(`disabled through the API by member ${member.id}`);
     });
 
-    it('refuses event types the endpoint’s own key may not read (its events are read as that key) with 422', async () => {
+    it('reads * as what the endpoint’s own key may read: another key may set it, or point it elsewhere, only if it may read all that', async () => {
+      const member = await createMember(suite.t.http, suite.ws.workspaceId);
+      const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'notes:read'])).key;
+      const notesAndTasks = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'notes:read', 'tasks:read'])).key;
+      // The admin's endpoint with * is sent every type: a key that may read notes only may not make it so, nor point it elsewhere.
+      const byAdmin = await create({ eventTypes: ['note.created'] });
+      const widened = await post(`/v1/webhooks/${byAdmin.id}`, { eventTypes: ['*'] }, notesOnly);
+      expectError(widened, 403, 'insufficient_scope');
+      expect(widened.body.error.message).toMatch(/^Subscribing a webhook to .* events requires the scopes .*; missing: .*tasks:read/);
+      expect((await post(`/v1/webhooks/${byAdmin.id}`, { eventTypes: ['*'] })).body.eventTypes).toEqual(['*']);
+      const repointed = await post(`/v1/webhooks/${byAdmin.id}`, { url: 'https://203.0.113.12/mine' }, notesOnly);
+      expectError(repointed, 403, 'insufficient_scope');
+      expect(repointed.body.error.message).toMatch(/^Pointing a webhook sent .* events at another url requires the scopes /);
+      expect((await stored(byAdmin.id))?.url).toBe(PUBLIC_URL);
+      // A * endpoint of a key that may read notes only is sent notes: a key that may read them may point it elsewhere.
+      const byNotesOnly = await create({ eventTypes: ['*'] }, notesOnly);
+      const moved = await post(`/v1/webhooks/${byNotesOnly.id}`, { url: 'https://203.0.113.12/mine' }, notesAndTasks);
+      expect([moved.status, moved.body.url]).toEqual([200, 'https://203.0.113.12/mine']);
+      await discard(byAdmin.id);
+      await discard(byNotesOnly.id);
+    });
+
+    it('refuses event types the endpoint’s own key may not read (its events are read as that key) with 422; * is what it reads', async () => {
       const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['webhooks:write', 'notes:read'])).key;
       const webhook = await create({ eventTypes: ['note.created'] }, notesOnly);
       expectError(await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['task.created'] }), 422, 'invalid_value', 'eventTypes');
-      expectError(await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['*'] }), 422, 'invalid_value', 'eventTypes');
+      expect((await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['*'] })).body.eventTypes).toEqual(['*']);
       expect((await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['note.created', 'note.updated'] })).status).toBe(200);
       await discard(webhook.id);
     });
@@ -375,6 +411,19 @@ describe('webhooks', () => {
       expect(response.body).toMatchObject({ eventId: older, attempt: 1, status: 'PENDING' });
       // Whichever app of the shared database takes the job records a failed attempt (WEBHOOK_ALLOWED_NETWORKS); deleted, it makes none.
       expect((await del(`/v1/webhooks/${webhook.id}`)).status).toBe(200);
+    });
+
+    it('refuses to redeliver to a * endpoint an event of a type its key may not read (404)', async () => {
+      const task = await post('/v1/tasks', { fields: { $title: 'Call', $status: 'TODO' }, relationships: { $assignedTo: suite.ws.memberId } });
+      expect(task.status).toBe(200);
+      const taskEvent = await lastEventId();
+      const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['webhooks:write', 'notes:read'])).key;
+      const webhook = await create({ eventTypes: ['*'] }, notesOnly);
+      const refused = await post(`/v1/webhooks/${webhook.id}/redeliver`, { eventId: taskEvent });
+      expectError(refused, 404, 'not_found');
+      expect(refused.body.error.message).toBe('This webhook is not sent task.created events');
+      expect((await suite.t.app.get(WebhooksRepository).pageDeliveries(webhook.id, { limit: 25, offset: 0, filters: {} })).total).toBe(0);
+      await discard(webhook.id);
     });
 
     it('refuses to redeliver to a DISABLED endpoint (409)', async () => {
@@ -631,6 +680,41 @@ describe('webhooks', () => {
       expect(rest.status).toBe(200);
       expect([...first.body.data, ...rest.body.data].map((delivery: Delivery) => delivery.eventId)).toEqual(all.map((delivery) => delivery.eventId));
       expect(rest.body.nextCursor).toBeNull();
+    });
+
+    it('sends a * endpoint the events its key may read, and no other', async () => {
+      const readsNotesAndMeetings = (await createKey(t.http, ws.workspaceId, ws.memberId, ['notes:read', 'meetings:read', 'webhooks:write'])).key;
+      const asThatKey = (path: string, body: object) => t.http.post(path).set(v1Headers(readsNotesAndMeetings)).send(body);
+      const created = await asThatKey('/v1/webhooks', { url: `${base}/unused`, eventTypes: ['*'] });
+      expect([created.status, created.body.eventTypes]).toEqual([200, ['*']]);
+      openapi.assert(created);
+      const webhook = created.body as Endpoint;
+      // The receiver verifies signatures with the endpoint's secret, known once the endpoint is made.
+      const receiver = await WebhookReceiver.start(webhook.secret!);
+      try {
+        const moved = await asThatKey(`/v1/webhooks/${webhook.id}`, { url: receiver.url });
+        expect([moved.status, moved.body.error]).toEqual([200, undefined]);
+        const noteId = await noteAs();
+        const task = await postAs('/v1/tasks', {
+          fields: { $title: 'Not for this endpoint', $status: 'TODO' },
+          relationships: { $assignedTo: ws.memberId },
+        });
+        expect([task.status, task.body.error]).toEqual([200, undefined]);
+        await until('both events’ attempts', async () => {
+          const attempts = await deliveriesOf(webhook.id);
+          return attempts.length === 2 && attempts.every((delivery) => delivery.status !== 'PENDING');
+        }, 10_000);
+        expect(receiver.received.map((hook) => [hook.type, hook.payload.entityId])).toEqual([['note.created', noteId]]);
+        const attempts = (await deliveriesOf(webhook.id)).map(({ status, error }) => ({ status, error }));
+        expect(attempts.sort((a, b) => a.status.localeCompare(b.status))).toEqual([
+          { status: 'FAILED', error: "the endpoint's API key may not read task.created events" },
+          { status: 'SUCCEEDED', error: null },
+        ]);
+        expect(at('/unused')).toEqual([]);
+      } finally {
+        await receiver.close();
+        await t.http.delete(`/v1/webhooks/${webhook.id}`).set(v1Headers(ws.key)).expect(200);
+      }
     });
 
     it('signs with the old and the new secret after a rotation', async () => {

@@ -1746,7 +1746,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types of the workspace (`GET /v1/events` names them: `note.created`, `list.member_added`, …), or `["*"]` for every type, also those added later. The key must be able to read each type (for `*`: every type).
+             * @description Event types of the workspace (`GET /v1/events` names them: `note.created`, `list.member_added`, …), which the key must be able to read, or `["*"]`: every type the endpoint's key may read, also those added later, and no other.
              * @example [
              *       "note.created",
              *       "note.updated"
@@ -1831,7 +1831,7 @@ export interface components {
              */
             url?: string;
             /**
-             * @description Event types of the workspace (`GET /v1/events` names them: `note.created`, `list.member_added`, …), or `["*"]` for every type, also those added later. The key must be able to read each type (for `*`: every type).
+             * @description Event types of the workspace (`GET /v1/events` names them: `note.created`, `list.member_added`, …), which the key must be able to read, or `["*"]`: every type the endpoint's key may read, also those added later, and no other.
              * @example [
              *       "note.created",
              *       "note.updated"

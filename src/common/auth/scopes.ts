@@ -1,3 +1,5 @@
+import { ApiError } from '../errors/api-error';
+
 /** Every public scope (docs/api.md §6): the spec's 17 and the ones this service adds. */
 export const SCOPES = [
   'notes:create',
@@ -44,4 +46,23 @@ export function isScope(value: string): value is Scope {
 /** The scopes a stored grant stands for, `*` expanded. */
 export function expandScopes(granted: readonly string[]): Scope[] {
   return granted.includes(ALL_SCOPES) ? [...SCOPES] : SCOPES.filter((scope) => granted.includes(scope));
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(items: readonly string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}` : items.join('');
+}
+
+/**
+ * The 403 of a key without a scope it needs, worded the one way every refusal is (docs/api.md §1):
+ * what needs the scopes, which they are, and which of them the key lacks, each by name.
+ */
+export function insufficientScope(needing: string, required: readonly Scope[], granted: ReadonlySet<Scope>): ApiError {
+  const scopes = [...new Set(required)];
+  const missing = scopes.filter((scope) => !granted.has(scope));
+  return new ApiError(
+    403,
+    'insufficient_scope',
+    `${needing} requires the scope${scopes.length > 1 ? 's' : ''} ${listed(scopes)}; missing: ${missing.join(', ')}`,
+  );
 }

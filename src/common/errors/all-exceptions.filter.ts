@@ -1,17 +1,18 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { RouteTable } from '../http/route-table';
+import { routeAnswers, RouteTable } from '../http/route-table';
 import { ApiError } from './api-error';
 import { sendError } from './send-error';
 import { toApiError } from './to-api-error';
 
 /**
- * Nest's answer to a request no route matched (its not-found handler, mounted after every route):
- * an HttpException of Nest's own on a request Express routed nowhere. Every failure of the
- * service's own code is an ApiError.
+ * Nest's answer to a request no route answered (its not-found handler, mounted after every route):
+ * an HttpException of Nest's own on a request no route has a handler for (a HEAD on a path without
+ * GET reaches it with the route of its path set). Every failure of the service's own code is an
+ * ApiError.
  */
 function isUnrouted(exception: unknown, request: Request): boolean {
-  return exception instanceof HttpException && request.route === undefined;
+  return exception instanceof HttpException && !routeAnswers(request.route, request.method);
 }
 
 /** The one place where failures become responses (docs/api.md §2): no stack, no SQL, ever. */

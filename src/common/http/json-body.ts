@@ -52,14 +52,20 @@ const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
 /** The API routes, whose bodies are JSON (docs/api.md §1); matched without case, as routing is. */
 const JSON_BODY_PATH = /^\/(v1|admin)(\/|$)/i;
 
+/**
+ * The labels of UTF-8 in the WHATWG Encoding Standard, which is what clients send: a `charset`
+ * names UTF-8 when it is one of them in any letter case (docs/api.md §1).
+ */
+const UTF8_LABELS = new Set(['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8']);
+
 const notJsonMediaType = () => new ApiError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json');
 const notUtf8 = () => new ApiError(415, 'unsupported_media_type', 'The body must be UTF-8 encoded JSON');
 
 /**
  * Why the head of the request refuses its body, if it does: a media type that is not JSON, a
- * Content-Type whose parameters do not parse (what they say could not be honoured: body-parser
- * would read such a body as UTF-8 whatever charset it names), a charset other than UTF-8 (RFC 8259;
- * the depth scan reads UTF-8 bytes), or a Content-Encoding other than those documented.
+ * Content-Type whose parameters do not parse (what they say could not be honoured), a charset that
+ * is not a label of UTF-8 (RFC 8259; the depth scan reads UTF-8 bytes), or a Content-Encoding other
+ * than those documented.
  */
 function headRefusal(request: Request): ApiError | undefined {
   if (!request.is(JSON_MEDIA_TYPES)) return notJsonMediaType();
@@ -69,7 +75,7 @@ function headRefusal(request: Request): ApiError | undefined {
   } catch {
     return notJsonMediaType();
   }
-  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') return notUtf8();
+  if (charset !== undefined && !UTF8_LABELS.has(charset.toLowerCase())) return notUtf8();
   const encoding = (request.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (!CONTENT_ENCODINGS.has(encoding)) {
     return new ApiError(415, 'unsupported_media_type', `Content-Encoding ${encoding} is not supported`);
@@ -97,17 +103,32 @@ function bodyParserRefusal(error: { type?: string }): ApiError {
   switch (error.type) {
     case 'entity.too.large':
       return new ApiError(413, 'payload_too_large', `The body exceeds ${BODY_LIMIT_BYTES} bytes`);
-    case 'entity.parse.failed':
-      return new ApiError(400, 'invalid_json', 'The body is not valid JSON');
     case 'entity.not.utf8':
       return new ApiError(400, 'invalid_json', 'The body is not valid UTF-8');
     case 'entity.too.deep':
       return new ApiError(400, 'invalid_json', `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`);
-    case 'charset.unsupported':
     case 'encoding.unsupported':
-      return notUtf8();
+      return new ApiError(415, 'unsupported_media_type', 'The Content-Encoding is not supported');
     default:
       return new ApiError(400, 'invalid_json', 'The body could not be read');
+  }
+}
+
+const BYTE_ORDER_MARK = 0xfeff;
+
+/**
+ * The JSON of bytes `verifyJsonBytes` passed (UTF-8, nested within the limit), or undefined when
+ * they are no JSON text. A byte order mark is not part of the text (RFC 8259 §8.1 lets a parser
+ * ignore it); no bytes at all, as a compressed empty body decodes to, are no members: `{}`.
+ */
+function parsedJson(bytes: Buffer): unknown {
+  const decoded = bytes.toString('utf8');
+  const text = decoded.charCodeAt(0) === BYTE_ORDER_MARK ? decoded.slice(1) : decoded;
+  if (text === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 
@@ -115,24 +136,27 @@ function bodyParserRefusal(error: { type?: string }): ApiError {
  * JSON body parsing for the API routes (docs/api.md §1), whatever the method: only
  * `application/json` or a `+json` type, in UTF-8 (415 otherwise), Content-Encoding gzip, deflate or
  * br, at most 1 MiB once decoded (413), valid UTF-8 and valid JSON nested at most MAX_BODY_DEPTH
- * levels (400 `invalid_json`), an object at the top level. body-parser reads the bytes; a body it
- * refuses is still read to its end, so a keep-alive connection serves its next request. The signed
- * file routes are outside `/v1` and stream their bytes themselves.
+ * levels (400 `invalid_json`), an object at the top level. body-parser reads the bytes (its raw
+ * reader: its JSON reader refuses UTF-8's labels but `utf-*`, and the charset is judged here); a
+ * body it refuses is still read to its end, so a keep-alive connection serves its next request.
+ * The signed file routes are outside `/v1` and stream their bytes themselves.
  */
 export function apiJsonBody() {
-  const parse = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: () => true, verify: verifyJsonBytes });
+  const read = express.raw({ limit: BODY_LIMIT_BYTES, type: () => true, verify: verifyJsonBytes });
   // Mounted for every path and judged here: a mount path would rewrite and restore every request's
   // URL, bodies or not.
   return (request: Request, response: Response, next: NextFunction): void => {
     if (!hasBody(request.headers) || !JSON_BODY_PATH.test(request.path)) return next();
     const refusal = headRefusal(request);
     if (refusal) return sendError(response, refusal);
-    parse(request, response, (error?: unknown) => {
+    read(request, response, (error?: unknown) => {
       if (error) return sendError(response, bodyParserRefusal(error as { type?: string }));
-      const body: unknown = request.body;
+      const body = parsedJson(request.body as Buffer);
+      if (body === undefined) return sendError(response, new ApiError(400, 'invalid_json', 'The body is not valid JSON'));
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         return sendError(response, new ApiError(400, 'invalid_json', 'The body must be a JSON object'));
       }
+      request.body = body;
       next();
     });
   };

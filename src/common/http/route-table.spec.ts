@@ -1,6 +1,6 @@
 import type { HttpAdapterHost } from '@nestjs/core';
 import express from 'express';
-import { RouteTable } from './route-table';
+import { routeAnswers, RouteTable } from './route-table';
 
 function tableOf(register: (app: express.Express) => void): RouteTable {
   const app = express();
@@ -57,5 +57,22 @@ describe('RouteTable', () => {
       'POST /v1/files/:id/complete',
       'POST /v1/notes',
     ]);
+  });
+
+  it.each([
+    [{ get: true }, 'GET', true],
+    [{ get: true }, 'HEAD', true],
+    [{ get: true, head: true }, 'HEAD', true],
+    [{ post: true }, 'POST', true],
+    // Express matches HEAD to a route by its path and sets it on the request, GET or not.
+    [{ post: true }, 'HEAD', false],
+    [{ post: true }, 'GET', false],
+    [{ get: false, post: true }, 'HEAD', false],
+  ])('says whether a route of methods %j answers %s', (methods, method, answers) => {
+    expect(routeAnswers({ path: '/v1/x', methods }, method)).toBe(answers);
+  });
+
+  it('says no route answers a request Express routed nowhere', () => {
+    expect(routeAnswers(undefined, 'GET')).toBe(false);
   });
 });

@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 
-/** A layer of Express's router: a route (a path with its methods) or a middleware (no `route`). */
+/** A route of Express's router: a path and the methods it has handlers for. */
+interface RouterRoute {
+  path: string;
+  methods: Record<string, boolean>;
+}
+
+/** A layer of Express's router: a route or a middleware (no `route`). */
 interface RouterLayer {
-  route?: { path: string; methods: Record<string, boolean> };
+  route?: RouterRoute;
   match(path: string): boolean;
 }
 
@@ -38,10 +44,8 @@ export class RouteTable {
   allowedMethods(path: string): string[] {
     const methods = new Set<string>();
     for (const layer of this.routeLayers()) {
-      if (!matches(layer, path)) continue;
-      for (const [method, enabled] of Object.entries(layer.route.methods)) if (enabled) methods.add(method.toUpperCase());
+      if (matches(layer, path)) for (const method of methodsOf(layer.route)) methods.add(method);
     }
-    if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort();
   }
 
@@ -50,6 +54,23 @@ export class RouteTable {
       Object.keys(route.methods).map((method) => ({ method: method.toUpperCase(), url: route.path })),
     );
   }
+}
+
+/** The methods a route answers: its own, and HEAD where it has GET (Express answers HEAD with the GET handler). */
+function methodsOf(route: RouterRoute): string[] {
+  const methods = Object.keys(route.methods)
+    .filter((method) => route.methods[method])
+    .map((method) => method.toUpperCase());
+  return methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : methods;
+}
+
+/**
+ * Whether the route Express matched for a request has a handler for its method. Express's router
+ * matches a HEAD request to a route by its path alone, GET or not, and sets `request.route` before
+ * finding no handler there: a route set on a request is not proof that it was answered.
+ */
+export function routeAnswers(route: RouterRoute | undefined, method: string): boolean {
+  return route !== undefined && methodsOf(route).includes(method);
 }
 
 function matches(layer: RouterLayer, path: string): boolean {

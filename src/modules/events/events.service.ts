@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { AuthContext } from '../../common/auth/auth-context';
-import type { Scope } from '../../common/auth/scopes';
+import { insufficientScope, type Scope } from '../../common/auth/scopes';
 import { ApiError } from '../../common/errors/api-error';
 import { AppConfig } from '../../config/app-config';
 import { DefinitionsService } from '../../records/definitions.service';
@@ -34,6 +34,13 @@ const OTHER_ACTIONS = new Map([
   ['file', ['completed', 'cancelled', 'expired']],
 ]);
 
+/** An event type as a key sees it: its entity type, the scope that reads it, and whether the key holds that scope. */
+export interface EventTypeAccess {
+  entityType: string;
+  scope: Scope;
+  readable: boolean;
+}
+
 /** What a feed request asks for, once its query and cursor are read. */
 interface FeedRequest {
   after: string;
@@ -60,6 +67,11 @@ function typesOf(raw: unknown): string[] | undefined {
   const names = typeof raw === 'string' ? raw.split(',') : [''];
   if (names.some((name) => name === '')) throw ApiError.invalidParameter('types', 'types is a comma-separated list of event types');
   return [...new Set(names)].sort();
+}
+
+/** Event types in a message: at most three by name. */
+export function namedTypes(types: string[]): string {
+  return types.length > 3 ? `${types.slice(0, 3).join(', ')} and ${types.length - 3} more` : types.join(', ');
 }
 
 function sameTypes(a: string[] | null, b: string[] | null): boolean {
@@ -108,10 +120,10 @@ export class EventsService {
    * Every event type of the workspace, with whether the caller's key may read it: `types` naming
    * an unknown one is refused, one it may not read is a missing scope.
    */
-  async eventTypesOf(caller: AuthContext): Promise<Map<string, { entityType: string; readable: boolean }>> {
-    const types = new Map<string, { entityType: string; readable: boolean }>();
+  async eventTypesOf(caller: AuthContext): Promise<Map<string, EventTypeAccess>> {
+    const types = new Map<string, EventTypeAccess>();
     const add = (entityType: string, actions: string[], scope: Scope) => {
-      for (const action of actions) types.set(`${entityType}.${action}`, { entityType, readable: caller.scopes.has(scope) });
+      for (const action of actions) types.set(`${entityType}.${action}`, { entityType, scope, readable: caller.scopes.has(scope) });
     };
     for (const type of (await this.definitions.typesOf(caller)).values()) {
       if (type.slug === 'member') continue;
@@ -121,18 +133,17 @@ export class EventsService {
     return types;
   }
 
-  private readRequest(caller: AuthContext, query: ParsedUrlQuery, readable: Map<string, { readable: boolean; entityType: string }>): FeedRequest {
+  private readRequest(caller: AuthContext, query: ParsedUrlQuery, readable: Map<string, EventTypeAccess>): FeedRequest {
     for (const name of Object.keys(query)) {
       if (!['cursor', 'types', 'limit'].includes(name)) throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
     }
     const limit = limitOf(query.limit);
     const types = typesOf(query.types);
-    for (const type of types ?? []) {
-      const known = readable.get(type);
-      if (!known) throw ApiError.invalidParameter('types', `${type.slice(0, 100)} is not an event type of this workspace`);
-      if (!known.readable) {
-        throw new ApiError(403, 'insufficient_scope', `Reading ${type} events requires the read scope of ${known.entityType}`);
-      }
+    const unknown = types?.find((type) => !readable.has(type));
+    if (unknown !== undefined) throw ApiError.invalidParameter('types', `${unknown.slice(0, 100)} is not an event type of this workspace`);
+    const unreadable = types?.filter((type) => !readable.get(type)!.readable) ?? [];
+    if (unreadable.length > 0) {
+      throw insufficientScope(`Reading ${namedTypes(unreadable)} events`, unreadable.map((type) => readable.get(type)!.scope), caller.scopes);
     }
     const kept = Date.now() - this.config.eventRetentionDays * DAY_MS;
     if (query.cursor === undefined) return { after: '0', occurredFrom: new Date(kept), types: types ?? null, limit: limit ?? DEFAULT_EVENTS_PAGE };

@@ -8,7 +8,7 @@ import type { DeliveryStatus, WebhookStatus } from './webhooks.repository';
 export const WEBHOOK_STATUSES: WebhookStatus[] = ['ENABLED', 'DISABLED'];
 const DELIVERY_STATUSES: DeliveryStatus[] = ['SUCCEEDED', 'FAILED', 'PENDING'];
 export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 1000;
-/** Every event type, present and future: it stands alone in `eventTypes`. */
+/** Every event type the endpoint's key may read, present and future: it stands alone in `eventTypes`. */
 export const ALL_EVENT_TYPES = '*';
 
 /**
@@ -30,8 +30,8 @@ const EVENT_TYPES_PROPERTY: ApiPropertyOptions = {
   minItems: 1,
   example: ['note.created', 'note.updated'],
   description:
-    'Event types of the workspace (`GET /v1/events` names them: `note.created`, `list.member_added`, …), or `["*"]` for ' +
-    'every type, also those added later. The key must be able to read each type (for `*`: every type).',
+    'Event types of the workspace (`GET /v1/events` names them: `note.created`, `list.member_added`, …), which the key ' +
+    'must be able to read, or `["*"]`: every type the endpoint\'s key may read, also those added later, and no other.',
 };
 const DESCRIPTION_PROPERTY: ApiPropertyOptions = {
   type: 'string',

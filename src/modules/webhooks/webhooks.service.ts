@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiKeysRepository, authContextOf } from '../../common/auth/api-keys.repository';
+import { insufficientScope } from '../../common/auth/scopes';
 import { ApiError } from '../../common/errors/api-error';
 import { PreparedWrites } from '../../common/idempotency/prepared-writes';
 import { isIdOf, newId } from '../../common/ids';
@@ -9,7 +10,7 @@ import type { PageRequest, PageResult } from '../../common/pagination/pagination
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { EventsRepository } from '../../records/events.repository';
-import { EventsService } from '../events/events.service';
+import { EventsService, EventTypeAccess, namedTypes } from '../events/events.service';
 import { MAX_WEBHOOK_URL_LENGTH, readWebhookUrl, resolveWebhookUrl } from './webhook-url';
 import {
   ALL_EVENT_TYPES,
@@ -25,7 +26,7 @@ import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.
 /** How long a rotated-out secret keeps signing beside the new one. */
 const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
 
-type EventTypes = Map<string, { entityType: string; readable: boolean }>;
+type EventTypes = Map<string, EventTypeAccess>;
 
 /** A malformed id, another workspace's endpoint and an unknown one are all a plain 404. */
 function notFound(): ApiError {
@@ -46,14 +47,14 @@ function urlOf(value: unknown): string {
   return href;
 }
 
-/** The types of `types` (every type of the workspace for `*`) that the reader of `known` may not read. */
+/** The event types of `types` that the reader of `known` may not read (a type no longer defined has no events to read). */
 function unreadableOf(known: EventTypes, types: string[]): string[] {
-  const wanted = types.includes(ALL_EVENT_TYPES) ? [...known.keys()] : types;
-  return wanted.filter((type) => known.get(type)?.readable !== true);
+  return types.filter((type) => known.get(type)?.readable === false);
 }
 
-function named(types: string[]): string {
-  return types.length > 3 ? `${types.slice(0, 3).join(', ')} and ${types.length - 3} more` : types.join(', ');
+/** The 403 of a caller that may not read `unreadable`, naming the scopes it lacks for them. */
+function mayNotRead(caller: AuthContext, known: EventTypes, unreadable: string[], needing: string): ApiError {
+  return insufficientScope(needing, unreadable.map((type) => known.get(type)!.scope), caller.scopes);
 }
 
 function toDto(row: WebhookEndpointRow): WebhookDto {
@@ -137,10 +138,11 @@ export class WebhooksService {
 
   /**
    * Changes what the body gives; what equals the endpoint's value changes nothing, and an update
-   * that changes nothing writes nothing (`updatedAt` stays). A changed URL is checked as on create,
-   * and its caller must be able to read every event type the endpoint is sent (else a key could
-   * point another key's subscription at a receiver of its own). New event types must be readable
-   * by the caller (403) and by the endpoint's own key, which its events are read as (422).
+   * that changes nothing writes nothing (`updatedAt` stays). A changed URL is checked as on create.
+   * An update that changes the URL or the event types needs a caller that may read every type the
+   * endpoint is then sent (403; else a key could have another key's events sent to a receiver of
+   * its own). New event types must also be readable by the endpoint's own key, which its events
+   * are read as (422); `*` is what that key may read.
    */
   async update(caller: AuthContext, id: string, body: UpdateWebhookDto): Promise<WebhookDto> {
     const url = body.url === undefined ? undefined : urlOf(body.url);
@@ -160,7 +162,9 @@ export class WebhooksService {
         if (body.status === 'DISABLED') change.disabledReason = `disabled through the API by member ${caller.memberId}`;
       }
       if (Object.keys(change).length === 0) return toDto(row);
-      if (change.url && !eventTypes) await this.checkCallerReads(caller, row.event_types);
+      if (change.url || change.eventTypes) {
+        await this.checkCallerReads(caller, row, eventTypes ?? row.event_types, change.url !== undefined);
+      }
       if (change.eventTypes) await this.checkOwnerReads(row, change.eventTypes);
       return toDto((await this.webhooks.updateEndpoint(caller.workspaceId, id, change))!);
     });
@@ -192,7 +196,7 @@ export class WebhooksService {
   }
 
   /**
-   * One more attempt of an event of the workspace whose type the endpoint subscribes to, due now
+   * One more attempt of an event of the workspace whose type the endpoint is sent, due now
    * (docs/api.md §13): numbered after the endpoint's last attempt of it (1 when it was never sent,
    * say an event older than the endpoint), and followed by retries on failure as any attempt is.
    * Only to an ENABLED endpoint (409), and only while the event is kept (404).
@@ -209,8 +213,8 @@ export class WebhooksService {
       if (!event) {
         throw new ApiError(404, 'not_found', `No event ${body.eventId.slice(0, 40)} of this workspace is kept (events are kept ${this.config.eventRetentionDays} days)`);
       }
-      if (!endpoint.event_types.includes(ALL_EVENT_TYPES) && !endpoint.event_types.includes(event.type)) {
-        throw new ApiError(404, 'not_found', `This webhook does not subscribe to ${event.type} events`);
+      if (!(await this.sentTypes(endpoint, endpoint.event_types)).includes(event.type)) {
+        throw new ApiError(404, 'not_found', `This webhook is not sent ${event.type} events`);
       }
       const highest = (await this.webhooks.highestAttempt(endpoint.id, event.id)) ?? 0;
       return toDeliveryDto(await this.webhooks.insertAttempt(endpoint.id, event.id, highest + 1, new Date()));
@@ -225,7 +229,7 @@ export class WebhooksService {
 
   /**
    * `requested` without repeats: event types of the workspace (422 for another) that the caller
-   * may read (403), or `*` alone, which needs every type to be readable.
+   * may read (403), or `*` alone: the types the endpoint's key may read, whichever they are.
    */
   private async subscribable(caller: AuthContext, requested: string[]): Promise<string[]> {
     const types = [...new Set(requested)];
@@ -236,32 +240,41 @@ export class WebhooksService {
     const unknown = types.find((type) => type !== ALL_EVENT_TYPES && !known.has(type));
     if (unknown !== undefined) throw ApiError.invalidValue('eventTypes', `${unknown} is not an event type of this workspace`);
     const unreadable = unreadableOf(known, types);
-    if (unreadable.length > 0) {
-      throw new ApiError(403, 'insufficient_scope', `This key may not read ${named(unreadable)} events, so it may not subscribe to them`);
-    }
+    if (unreadable.length > 0) throw mayNotRead(caller, known, unreadable, `Subscribing to ${namedTypes(unreadable)} events`);
     return types;
   }
 
-  /** A caller that points an endpoint elsewhere must be able to read what it is sent. */
-  private async checkCallerReads(caller: AuthContext, types: string[]): Promise<void> {
-    const unreadable = unreadableOf(await this.feed.eventTypesOf(caller), types);
-    if (unreadable.length > 0) {
-      throw new ApiError(
-        403,
-        'insufficient_scope',
-        `This webhook is sent ${named(unreadable)} events, which this key may not read: it may not change its url`,
-      );
-    }
+  /**
+   * The event types the endpoint is sent with `types`: those, or for `*` the types its own key may
+   * read now (none once that key is revoked: nothing is sent then).
+   */
+  private async sentTypes(endpoint: WebhookEndpointRow, types: string[]): Promise<string[]> {
+    if (!types.includes(ALL_EVENT_TYPES)) return types;
+    const owner = await this.apiKeys.findActiveById(endpoint.api_key_id);
+    if (!owner) return [];
+    const readable = [...(await this.feed.eventTypesOf(authContextOf(owner)))].filter(([, access]) => access.readable);
+    return readable.map(([type]) => type);
   }
 
-  /** The endpoint's key (its events are read as that key) must be able to read new types, unless it is revoked. */
+  /** A caller that points an endpoint elsewhere, or changes what it is sent, must be able to read what it is then sent. */
+  private async checkCallerReads(caller: AuthContext, endpoint: WebhookEndpointRow, types: string[], pointsElsewhere: boolean): Promise<void> {
+    const known = await this.feed.eventTypesOf(caller);
+    const unreadable = unreadableOf(known, await this.sentTypes(endpoint, types));
+    if (unreadable.length === 0) return;
+    const named = namedTypes(unreadable);
+    const needing = pointsElsewhere ? `Pointing a webhook sent ${named} events at another url` : `Subscribing a webhook to ${named} events`;
+    throw mayNotRead(caller, known, unreadable, needing);
+  }
+
+  /** The endpoint's key (its events are read as that key) must be able to read new types, unless it is revoked; `*` is what it reads. */
   private async checkOwnerReads(endpoint: WebhookEndpointRow, types: string[]): Promise<void> {
+    if (types.includes(ALL_EVENT_TYPES)) return;
     const owner = await this.apiKeys.findActiveById(endpoint.api_key_id);
     const unreadable = owner ? unreadableOf(await this.feed.eventTypesOf(authContextOf(owner)), types) : [];
     if (unreadable.length > 0) {
       throw ApiError.invalidValue(
         'eventTypes',
-        `This webhook's events are read as the API key that created it, which may not read ${named(unreadable)} events`,
+        `This webhook's events are read as the API key that created it, which may not read ${namedTypes(unreadable)} events`,
       );
     }
   }
