@@ -137,8 +137,8 @@ function parsedJson(bytes: Buffer): unknown {
  * `application/json` or a `+json` type, in UTF-8 (415 otherwise), Content-Encoding gzip, deflate or
  * br, at most 1 MiB once decoded (413), valid UTF-8 and valid JSON nested at most MAX_BODY_DEPTH
  * levels (400 `invalid_json`), an object at the top level. body-parser reads the bytes (its raw
- * reader: its JSON reader refuses UTF-8's labels but `utf-*`, and the charset is judged here); a
- * body it refuses is still read to its end, so a keep-alive connection serves its next request.
+ * reader: its JSON reader refuses every charset not spelled `utf-…`, `utf8` among them, and the
+ * charset is judged above, in one place); a body it refuses is still read to its end, so a keep-alive connection serves its next request.
  * The signed file routes are outside `/v1` and stream their bytes themselves.
  */
 export function apiJsonBody() {
