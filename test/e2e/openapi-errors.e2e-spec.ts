@@ -93,6 +93,15 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
     expectDocumented(await withKey('/v1/lists', LIST, 'k'.repeat(256)), 400, 'idempotency_key_too_long');
   });
 
+  it('reports a code an operation answers that its response of that status does not list', () => {
+    const read = { method: 'GET', target: '/v1/notes/not_x', status: 409 };
+    expect(undocumentedError(suite.t.document, { ...read, code: 'duplicate_slug' })).toBe(
+      'GET /v1/notes/{id} answered 409 duplicate_slug, a code its 409 does not list',
+    );
+    expect(undocumentedError(suite.t.document, { ...read, code: 'conflict' })).toBeUndefined();
+    expect(undocumentedError(suite.t.document, { method: 'POST', target: '/admin/v1/object-types', status: 409, code: 'duplicate_slug' })).toBeUndefined();
+  });
+
   it('every write under /v1 lists what its Idempotency-Key can answer; every /v1 and operator operation, a lost database', () => {
     const problems: string[] = [];
     for (const name of documentOperations(suite.t.document).keys()) {

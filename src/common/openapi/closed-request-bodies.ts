@@ -39,7 +39,8 @@ export function closeRequestBodies(document: OpenAPIObject): void {
     closed.add(name);
     const schema = schemas[name];
     if (!schema || '$ref' in schema) continue;
-    schema.additionalProperties ??= false;
+    // Only a schema that declares members can be closed: one of alternatives (a custom field's value) has none of its own.
+    if (schema.properties) schema.additionalProperties ??= false;
     referencedComponents(schema, pending);
   }
 }
