@@ -55,7 +55,7 @@ export class MeetingsController {
     category: 'write',
     scopes: ['meetings:update'],
     response: MeetingDto,
-    errors: ['not_permitted', 'relationship_entity_missing'],
+    errors: [...RECORD_WRITE_ERRORS, 'not_permitted'],
   })
   @ApiJsonBody(UpdateMeetingDto, UPDATE_MEETING_EXAMPLE)
   update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateMeetingDto): Promise<MeetingDto> {
