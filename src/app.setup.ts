@@ -1,17 +1,20 @@
 import type { NestApplicationOptions } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, OpenAPIObject, type OperationObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ADMIN_SECURITY, API_KEY_SECURITY } from './common/auth/auth.decorators';
-import { isErrorStatus } from './common/errors/error-codes';
-import { errorExample, errorResponseObject, errorStatusDescription } from './common/errors/error-responses';
 import { configureHttpServer } from './common/http/http-server';
+import { ErrorResponseDto } from './common/errors/error-response.dto';
 import { closeRequestBodies } from './common/openapi/closed-request-bodies';
+import { documentErrorResponses } from './common/openapi/error-responses';
+import { nameRequestBodies } from './common/openapi/named-request-bodies';
+import { shareHeaderParameters } from './common/openapi/shared-parameters';
 import { operationHandlers, operationIdOf } from './common/openapi/operation-handlers';
 import { documentPublicOperations } from './common/openapi/operation-security';
 import { documentResponseHeaders } from './common/openapi/response-headers';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
 import { documentFieldValues } from './records/field-value.schema';
+import { documentRecordWrites } from './records/record-write.schema';
 import { HttpParserRefusals } from './modules/observability/http-parser-refusals';
 import { MetricsListener } from './modules/observability/metrics-listener';
 import { MetricsService } from './modules/observability/metrics.service';
@@ -46,48 +49,6 @@ const API_TAGS: [name: string, description: string][] = [
   ['Operator', 'Workspaces, members, API keys and custom object types, with ADMIN_TOKEN.'],
 ];
 
-/** What the JSON body parser refuses: invalid or too deep JSON, too large a body, another media type. */
-const BODY_PARSER_STATUSES = [400, 413, 415] as const;
-
-/**
- * Every error response lists the codes its status allows (docs/api.md §2), also one an operation
- * documented by hand with a note of its own (the signed file routes, readiness): the note stays
- * and the codes follow it. Its JSON example is an error of that status.
- */
-function listErrorCodes(operation: OperationObject): void {
-  for (const [key, response] of Object.entries(operation.responses)) {
-    const status = Number(key);
-    if (!isErrorStatus(status) || !response || '$ref' in response) continue;
-    const codes = errorStatusDescription(status);
-    if (!response.description.endsWith(codes)) response.description = `${response.description}\n\n${codes}`;
-    const json = response.content?.['application/json'];
-    if (json && !json.example && !json.examples) json.example = errorExample(status);
-  }
-}
-
-/**
- * Errors the pipeline answers before any decorator has a say: the JSON body parser reads a body
- * sent to any `/v1` and operator route, whatever the method (docs/api.md §1), so every such
- * operation, a GET or a DELETE too, can answer its 400, 413 and 415; and an operation without
- * query parameters refuses any (QueryParametersGuard). Then every error response gets its codes.
- */
-function documentPipelineErrors(document: OpenAPIObject): OpenAPIObject {
-  for (const [path, item] of Object.entries(document.paths)) {
-    const parsesBody = /^\/(v1|admin)\//.test(path);
-    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
-      const operation = item[method];
-      if (!operation) continue;
-      const takesQuery = (operation.parameters ?? []).some((parameter) => 'in' in parameter && parameter.in === 'query');
-      if (!takesQuery) operation.responses['400'] ??= errorResponseObject(400);
-      if (parsesBody) {
-        for (const status of BODY_PARSER_STATUSES) operation.responses[status] ??= errorResponseObject(status);
-      }
-      listErrorCodes(operation);
-    }
-  }
-  return document;
-}
-
 export function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Workspace records service')
@@ -104,13 +65,18 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key (sk_…)', description: 'API key (sk_…)' }, API_KEY_SECURITY)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'ADMIN_TOKEN', description: 'Operator ADMIN_TOKEN' }, ADMIN_SECURITY);
   for (const [name, description] of API_TAGS) builder.addTag(name, description);
-  const document = documentPipelineErrors(
-    sortedDocument(SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: operationIdOf })),
+  // ErrorResponseDto: the schema of the error responses documentErrorResponses writes, which no decorator names.
+  const document = sortedDocument(
+    SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: operationIdOf, extraModels: [ErrorResponseDto] }),
   );
+  documentRecordWrites(document);
   const handlers = operationHandlers(app);
   documentPublicOperations(document, handlers);
   documentResponseHeaders(document, handlers);
+  documentErrorResponses(document, handlers);
   closeRequestBodies(document);
+  nameRequestBodies(document);
+  shareHeaderParameters(document);
   documentFieldValues(document);
   return document;
 }

@@ -11,6 +11,7 @@ import { DefinitionsDto, toDefinitionsDto } from './definitions.dto';
 import { EntityEnvelopeDto } from './entity-envelope';
 import { RecordsService } from './records.service';
 import { listFilterExample, recordWriteExample, recordWriteSchema } from './record-write.schema';
+import { RECORD_WRITE_ERRORS } from './record-write';
 import { SYSTEM_RECORD_TYPES } from './system-types';
 
 export interface RecordRoutes {
@@ -58,7 +59,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       category: 'write',
       scopes: [routes.scopes.create],
       response: EntityEnvelopeDto,
-      errors: [409, 415, 422],
+      errors: RECORD_WRITE_ERRORS,
     })
     @ApiJsonBody(recordWriteSchema(systemType, true), recordWriteExample(systemType, true))
     create(@Caller() caller: AuthContext, @Body() body: unknown): Promise<EntityEnvelopeDto> {
@@ -71,7 +72,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       category: 'write',
       scopes: [routes.scopes.update],
       response: EntityEnvelopeDto,
-      errors: [404, 409, 415, 422],
+      errors: RECORD_WRITE_ERRORS,
     })
     @ApiJsonBody(recordWriteSchema(systemType, false), recordWriteExample(systemType, false))
     update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: unknown): Promise<EntityEnvelopeDto> {
@@ -84,7 +85,6 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       category: 'read',
       scopes: [routes.scopes.read],
       response: EntityEnvelopeDto,
-      errors: [404],
     })
     get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<EntityEnvelopeDto> {
       return this.records.get(caller, routes.slug, id);

@@ -29,7 +29,9 @@ const SOME_IDS: OpenApiSchema = {
 /**
  * A value of a custom field, whose type only the workspace knows: whatever a field type takes (a
  * string, a number, a boolean, an array of strings, an object of ADDRESS or FULL_NAME), or null.
+ * One component, which every type's bodies refer to (documentRecordWrites).
  */
+const CUSTOM_FIELD_VALUE_NAME = 'CustomFieldValue';
 const CUSTOM_FIELD_VALUE: OpenApiSchema = {
   anyOf: [
     { type: 'string', nullable: true },
@@ -40,6 +42,11 @@ const CUSTOM_FIELD_VALUE: OpenApiSchema = {
   ],
   description: 'A custom field: its value type is in GET …/definitions',
 };
+
+/** Adds the components the record bodies refer to. */
+export function documentRecordWrites(document: { components?: { schemas?: Record<string, unknown> } }): void {
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, [CUSTOM_FIELD_VALUE_NAME]: CUSTOM_FIELD_VALUE } };
+}
 
 /** What an update asks of one relationship: the type's operations, each an id or ids. */
 function linkChangeSchema(operations: readonly RelationshipOperation[]): OpenApiSchema {
@@ -71,7 +78,7 @@ export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean)
         type: 'object',
         // null is the same as absent: a no-op on update, a missing member on create.
         ...(!isCreate && { nullable: true }),
-        additionalProperties: CUSTOM_FIELD_VALUE,
+        additionalProperties: { $ref: `#/components/schemas/${CUSTOM_FIELD_VALUE_NAME}` },
         description:
           'Field key → bare value; null clears. System fields start with $, custom fields use their bare key. ' +
           (isCreate ? 'Required.' : 'null is the same as absent.'),

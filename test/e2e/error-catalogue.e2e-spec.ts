@@ -1,7 +1,7 @@
 import { Controller, ForbiddenException, Get } from '@nestjs/common';
 import { Endpoint } from '../../src/common/auth/auth.decorators';
 import { ApiError } from '../../src/common/errors/api-error';
-import { ERROR_CODES, ERROR_TYPES, isErrorStatus } from '../../src/common/errors/error-codes';
+import { ERROR_CODES, ERROR_TYPES, type ErrorCode, isErrorStatus } from '../../src/common/errors/error-codes';
 import { errorStatusDescription } from '../../src/common/errors/error-responses';
 import { catalogueMismatch, expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
@@ -17,19 +17,19 @@ type Responses = Record<string, { description: string; content?: Record<string, 
 @Controller('v1/test-probe')
 class UncataloguedProbeController {
   @Get('uncatalogued-code')
-  @Endpoint({ summary: 'Test only: throw a code that is not in the catalogue', category: 'read', errors: [409] })
+  @Endpoint({ summary: 'Test only: throw a code that is not in the catalogue', category: 'read', errors: ['invalid_state'] })
   uncatalogued(): never {
     throw new ApiError(409, 'made_up_code' as never, 'Test probe: a made-up code');
   }
 
   @Get('code-under-another-status')
-  @Endpoint({ summary: 'Test only: throw a catalogued code under another status', category: 'read', errors: [404] })
+  @Endpoint({ summary: 'Test only: throw a catalogued code under another status', category: 'read', errors: ['not_found'] })
   misplaced(): never {
     throw new ApiError(404, 'invalid_state' as never, 'Test probe: invalid_state is a 409');
   }
 
   @Get('framework-forbidden')
-  @Endpoint({ summary: 'Test only: throw Nest’s ForbiddenException', category: 'read', errors: [403] })
+  @Endpoint({ summary: 'Test only: throw Nest’s ForbiddenException', category: 'read', errors: ['not_permitted'] })
   forbidden(): never {
     throw new ForbiddenException('Test probe: forbidden by the framework');
   }
@@ -90,17 +90,22 @@ describe('error catalogue', () => {
       expect(schemas.ErrorType.enum).toEqual(Object.values(ERROR_TYPES));
     });
 
-    it('describes every error response of every operation with the codes its status allows', () => {
+    it('refers every error response of every operation to a shared response that lists codes of its status', () => {
       let checked = 0;
+      const shared = (t.document.components!.responses ?? {}) as Responses;
       for (const [path, item] of Object.entries(t.document.paths)) {
         for (const method of HTTP_METHODS) {
-          const responses = (item as Record<string, { responses: Responses } | undefined>)[method]?.responses;
+          const responses = (item as Record<string, { responses: Record<string, { $ref?: string }> } | undefined>)[method]?.responses;
           for (const [status, response] of Object.entries(responses ?? {})) {
             const numeric = Number(status);
             if (numeric < 400) continue;
             const route = `${method.toUpperCase()} ${path} ${status}`;
-            const described = isErrorStatus(numeric) && response.description.endsWith(errorStatusDescription(numeric));
-            expect({ route, described }).toEqual({ route, described: true });
+            const name = response.$ref?.replace('#/components/responses/', '');
+            const description = name === undefined ? undefined : shared[name]?.description;
+            const codes = [...(description ?? '').matchAll(/^- `([a-z_]+)`: /gm)].map(([, code]) => code as ErrorCode);
+            const described = isErrorStatus(numeric) && codes.length > 0 && description === errorStatusDescription(numeric, codes);
+            const ofStatus = codes.every((code) => ERROR_CODES[code].status === numeric);
+            expect({ route, described, ofStatus }).toEqual({ route, described: true, ofStatus: true });
             checked += 1;
           }
         }
@@ -108,11 +113,10 @@ describe('error catalogue', () => {
       expect(checked).toBeGreaterThan(100);
     });
 
-    it('keeps a note an operation wrote by hand and adds the codes after it', () => {
-      const upload = t.document.paths['/uploads/{id}'].put!.responses['403'] as { description: string };
-      const codes = errorStatusDescription(403);
-      expect(upload.description.endsWith(`\n\n${codes}`)).toBe(true);
-      expect(upload.description.length).toBeGreaterThan(codes.length + 2);
+    it('lists on an operation only the codes it can answer: no slug conflict on a read', () => {
+      const read = t.document.paths['/v1/notes/{id}'].get!.responses;
+      expect(read['409']).toEqual({ $ref: '#/components/responses/E409_DuplicateValue_Conflict' });
+      expect(read['404']).toEqual({ $ref: '#/components/responses/E404_NotFound' });
     });
   });
 });

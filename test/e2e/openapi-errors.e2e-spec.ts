@@ -1,9 +1,16 @@
 import type { Response } from 'supertest';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
 import { DataSource } from 'typeorm';
+import { authModeOf, REQUIRED_SCOPES } from '../../src/common/auth/auth.decorators';
+import { type ErrorCode, isErrorCode } from '../../src/common/errors/error-codes';
+import { IdempotencyInterceptor } from '../../src/common/idempotency/idempotency.interceptor';
+import { operationHandlers } from '../../src/common/openapi/operation-handlers';
 import { apiSuite } from '../support/api-suite';
 import { AnsweredError, undocumentedError } from '../support/documented-errors';
 import { expectError } from '../support/errors';
-import { documentOperations } from '../support/openapi';
+import { documentOperations, resolved } from '../support/openapi';
+import { codesThrownIn, reachableFiles, sourceFileOf } from '../support/error-sources';
 import { requestOf } from '../support/request-of';
 import { v1Headers } from '../support/test-app';
 
@@ -93,6 +100,15 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
     expectDocumented(await withKey('/v1/lists', LIST, 'k'.repeat(256)), 400, 'idempotency_key_too_long');
   });
 
+  it('reports a code an operation answers that its response of that status does not list', () => {
+    const read = { method: 'GET', target: '/v1/notes/not_x', status: 409 };
+    expect(undocumentedError(suite.t.document, { ...read, code: 'duplicate_slug' })).toBe(
+      'GET /v1/notes/{id} answered 409 duplicate_slug, a code its 409 does not list',
+    );
+    expect(undocumentedError(suite.t.document, { ...read, code: 'conflict' })).toBeUndefined();
+    expect(undocumentedError(suite.t.document, { method: 'POST', target: '/admin/v1/object-types', status: 409, code: 'duplicate_slug' })).toBeUndefined();
+  });
+
   it('every write under /v1 lists what its Idempotency-Key can answer; every /v1 and operator operation, a lost database', () => {
     const problems: string[] = [];
     for (const name of documentOperations(suite.t.document).keys()) {
@@ -105,6 +121,74 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
       for (const [status, code] of expected) {
         const problem = undocumentedError(suite.t.document, { method, target, status, code });
         if (problem) problems.push(problem);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  /** The codes an operation's error responses list. */
+  function listedCodes(operation: { responses: Record<string, unknown> }): Set<ErrorCode> {
+    const codes = new Set<ErrorCode>();
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (Number(status) < 400) continue;
+      const { description } = resolved<{ description: string }>(suite.t.document, response as { description: string });
+      for (const [, code] of description.matchAll(/^- `([a-z_]+)`: /gm)) if (isErrorCode(code)) codes.add(code);
+    }
+    return codes;
+  }
+
+  /** The file a controller is written in, or the one of the module it is made in (the records core's). */
+  function controllerSource(controller: Function): string | undefined {
+    const own = sourceFileOf(controller);
+    if (own) return own;
+    for (const module of suite.t.app.get(ModulesContainer).values()) {
+      if ([...module.controllers.values()].some(({ metatype }) => metatype === controller)) return sourceFileOf(module.metatype);
+    }
+    return undefined;
+  }
+
+  it('lists on each operation only codes it can answer: its pipeline’s, as its metadata says, and ones its code can throw', () => {
+    const handlers = operationHandlers(suite.t.app);
+    const problems: string[] = [];
+    for (const [name, operation] of documentOperations(suite.t.document)) {
+      const path = name.split(' ')[1];
+      const { handler, controller } = handlers.get(operation.operationId!)!;
+      const auth = authModeOf(handler, controller);
+      const interceptors = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
+      const idempotent = interceptors.includes(IdempotencyInterceptor);
+      const scoped = ((Reflect.getMetadata(REQUIRED_SCOPES, handler) as unknown[] | undefined) ?? []).length > 0;
+      const parsesBody = /^\/(v1|admin)\//.test(path);
+      const listed = listedCodes(operation);
+      // The first two are what any route may answer (a query parameter the route does not take, what
+      // toApiError makes of an unexpected or a database error) and a body's validation, which need not
+      // refuse anything of a body whose members are all optional: allowed, not required.
+      const pipeline: [ErrorCode[], boolean][] = [
+        [['internal_error', 'invalid_parameter', 'conflict', 'duplicate_value', 'database_unavailable'], true],
+        [['invalid_api_key', 'rate_limited', 'conflict', 'duplicate_value', 'database_unavailable'], auth !== 'public'],
+        [['version_header'], auth === 'apiKey'],
+        [['insufficient_scope'], scoped],
+        [['idempotency_key_too_long', 'idempotency_conflict', 'idempotency_key_reused'], idempotent],
+        [['invalid_json', 'payload_too_large', 'unsupported_media_type'], parsesBody],
+        [['unknown_field', 'invalid_type', 'parameter_missing', 'invalid_value'], operation.requestBody !== undefined],
+        [['not_found'], path.includes('{') || auth === 'admin'],
+      ];
+      const allowed = new Set<ErrorCode>();
+      for (const [codes, applies] of pipeline) {
+        if (!applies) continue;
+        codes.forEach((code) => allowed.add(code));
+        // What a step of the pipeline answers, every operation it runs on lists.
+        if (codes !== pipeline[0][0] && codes !== pipeline[6][0]) {
+          for (const code of codes) if (!listed.has(code)) problems.push(`${name} does not list ${code}, which its pipeline answers`);
+        }
+      }
+      const source = controllerSource(controller);
+      if (!source) {
+        problems.push(`${name}: the file of ${controller.name} is unknown`);
+        continue;
+      }
+      const thrown = codesThrownIn(reachableFiles(source));
+      for (const code of listed) {
+        if (!allowed.has(code) && !thrown.has(code)) problems.push(`${name} lists ${code}, which neither its pipeline nor its code answers`);
       }
     }
     expect(problems).toEqual([]);

@@ -9,7 +9,7 @@ import { apiSuite } from '../support/api-suite';
 import { undocumentedError } from '../support/documented-errors';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace } from '../support/factories';
-import { documentOperations } from '../support/openapi';
+import { documentOperations, resolved } from '../support/openapi';
 import { requestOf } from '../support/request-of';
 import { adminHeaders, createTestApp, v1Headers } from '../support/test-app';
 
@@ -308,7 +308,7 @@ describe('OpenAPI: the document is as exact as the service', () => {
       });
       expect({ path, route: route !== undefined }).toEqual({ path, route: true });
       const [name, operation] = route!;
-      const documented = operation.responses[String(response.status)];
+      const documented = resolved<DocumentResponse | undefined>(document, operation.responses[String(response.status)]);
       for (const header of PIPELINE_HEADERS) {
         if (response.headers[header.toLowerCase()] === undefined) continue;
         seen.add(`${header} ${response.status}`);

@@ -6,7 +6,7 @@ import { codesOf, ERROR_TYPES, isErrorStatus } from '../../src/common/errors/err
 import { exampleIdOf } from '../../src/common/ids';
 import { PROJECT_TYPE_EXAMPLE } from '../../src/modules/objects/project-type.example';
 import { until } from '../support/concurrency';
-import { documentOperations, OpenApiValidator } from '../support/openapi';
+import { documentOperations, OpenApiValidator, resolved } from '../support/openapi';
 import { createIsolatedTestApp } from '../support/scratch-database';
 import { adminHeaders, TestApp, v1Headers } from '../support/test-app';
 
@@ -74,7 +74,20 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
   });
 
   it('no request or response schema leaves Swagger UI to invent members (additionalProp1)', () => {
-    const found = openMapsWithoutExample(t.document.components, '#/components');
+    // A body with an example is pre-filled from it: its schema's open maps are never sampled, whether
+    // the body writes its schema in place or names it (nameRequestBodies).
+    const prefilledSchemas = new Set<string>();
+    for (const operation of operations.values()) {
+      const media = operation.requestBody?.content['application/json'];
+      const ref = (media?.schema as { $ref?: string } | undefined)?.$ref;
+      if (media && ref && prefilledBody(media) !== undefined) prefilledSchemas.add(ref);
+    }
+    const { schemas, ...others } = t.document.components ?? {};
+    const found = openMapsWithoutExample(others, '#/components');
+    for (const [name, schema] of Object.entries(schemas ?? {})) {
+      const at = `#/components/schemas/${name}`;
+      if (!prefilledSchemas.has(at)) openMapsWithoutExample(schema, at, found);
+    }
     for (const [route, operation] of operations) {
       const { requestBody, responses } = operation as Operation & { responses?: unknown };
       // A body with an example is pre-filled from it: its schema's open maps are never sampled.
@@ -89,8 +102,10 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
   it('every error response shows an error of its own status, with a code that status allows', () => {
     const wrong: string[] = [];
     for (const [route, operation] of operations) {
-      const responses = (operation as { responses: Record<string, { content?: Record<string, MediaType> }> }).responses;
-      for (const [status, response] of Object.entries(responses)) {
+      type Response = { content?: Record<string, MediaType> };
+      const responses = (operation as { responses: Record<string, Response | { $ref: string }> }).responses;
+      for (const [status, shared] of Object.entries(responses)) {
+        const response = resolved<Response>(t.document, shared);
         const code = Number(status);
         const example = response.content?.['application/json']?.example as { error?: { type?: string; code?: string } };
         if (!isErrorStatus(code)) continue;

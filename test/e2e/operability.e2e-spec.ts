@@ -11,7 +11,7 @@ import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import { metricsUrl } from '../support/metrics';
-import { documentOperations, OpenApiValidator } from '../support/openapi';
+import { documentOperations, OpenApiValidator, resolved } from '../support/openapi';
 import { controllerOperations, servedRoutes } from '../support/routes';
 import { createTestApp, testDatabaseUrl, TestApp, v1Headers } from '../support/test-app';
 
@@ -23,9 +23,9 @@ type Operation = NonNullable<Paths[string]['get']>;
 type ParameterObject = { name: string; in: string; required?: boolean; schema?: unknown };
 type ResponseObject = { content?: Record<string, { schema?: unknown }> };
 
-function expectErrorResponses(route: string, operation: Operation, statuses: number[]): void {
+function expectErrorResponses(document: OpenAPIObject, route: string, operation: Operation, statuses: number[]): void {
   for (const status of statuses) {
-    const response = operation.responses[String(status)] as ResponseObject | undefined;
+    const response = resolved<ResponseObject | undefined>(document, operation.responses[String(status)]);
     expect({ route, status, schema: response?.content?.['application/json']?.schema }).toEqual({
       route,
       status,
@@ -262,7 +262,7 @@ describe('operability: health, metrics, docs', () => {
         expect(route).toMatch(/^[A-Z]+ \/v1\//);
         const operation = operations.get(route)!;
         expect({ route, security: operation.security }).toEqual({ route, security: [{ apiKey: [] }] });
-        const version = ((operation.parameters ?? []) as ParameterObject[]).find(
+        const version = (operation.parameters ?? []).map((parameter) => resolved<ParameterObject>(document, parameter)).find(
           (parameter) => parameter.in === 'header' && parameter.name === 'Service-Version',
         );
         expect({ route, version }).toEqual({
@@ -272,8 +272,9 @@ describe('operability: health, metrics, docs', () => {
         const statuses = [400, 401, 429, 500];
         if (scopes.length > 0) statuses.push(403);
         if (route.includes('{')) statuses.push(404);
-        if (route.startsWith('POST ')) statuses.push(413, 415, 422);
-        expectErrorResponses(route, operation, statuses);
+        statuses.push(413, 415);
+        if (route.startsWith('POST ')) statuses.push(422);
+        expectErrorResponses(document, route, operation, statuses);
         expect((operation.responses['200'] as ResponseObject | undefined)?.content?.['application/json']).toBeDefined();
       }
     });
@@ -286,11 +287,11 @@ describe('operability: health, metrics, docs', () => {
         expect(route).toMatch(/^POST \/admin\/v1\//);
         const operation = operations.get(route)!;
         expect({ route, security: operation.security }).toEqual({ route, security: [{ adminToken: [] }] });
-        const headers = ((operation.parameters ?? []) as ParameterObject[]).filter((p) => p.in === 'header');
+        const headers = (operation.parameters ?? []).map((p) => resolved<ParameterObject>(t.document, p)).filter((p) => p.in === 'header');
         expect(headers).toEqual([]);
-        const statuses = [400, 401, 413, 415, 422, 500];
-        if (route.includes('{')) statuses.push(404);
-        expectErrorResponses(route, operation, statuses);
+        const statuses = [400, 401, 404, 413, 415, 500];
+        if (operation.requestBody) statuses.push(422);
+        expectErrorResponses(t.document, route, operation, statuses);
       }
     });
 

@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { resolved } from './openapi';
 
 /**
  * Codes of http-parser-refusals.ts: answered on a connection whose bytes Node's parser refused,
@@ -17,7 +18,7 @@ export interface AnsweredError {
 }
 
 type ErrorResponseObject = { description?: string };
-type DocumentOperation = { responses: Record<string, ErrorResponseObject | undefined> };
+type DocumentOperation = { responses: Record<string, ErrorResponseObject | { $ref: string } | undefined> };
 
 function segmentsOf(path: string): string[] | undefined {
   try {
@@ -72,7 +73,7 @@ export function undocumentedError(document: OpenAPIObject, answered: AnsweredErr
   const found = operationOf(document, answered.method, answered.target);
   if (!found) return undefined;
   const what = `${found.name} answered ${answered.status} ${answered.code ?? '(no body)'}`;
-  const response = found.operation.responses[String(answered.status)];
+  const response = resolved<ErrorResponseObject | undefined>(document, found.operation.responses[String(answered.status)]);
   if (!response) return `${what}, a status it does not document`;
   if (answered.code !== undefined && !response.description?.includes(`\`${answered.code}\``)) {
     return `${what}, a code its ${answered.status} does not list`;

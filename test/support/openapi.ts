@@ -82,7 +82,7 @@ export class OpenApiValidator {
     if (!path) throw new Error(`${actualPath} is not in the OpenAPI document`);
     const operation = (this.document.paths[path] as Record<string, Operation>)[method];
     if (!operation) throw new Error(`${method.toUpperCase()} ${path} is not in the OpenAPI document`);
-    const documented = operation.responses[String(response.status)];
+    const documented = resolved(this.document, operation.responses[String(response.status)]);
     if (!documented) throw new Error(`${method.toUpperCase()} ${path} does not document status ${response.status}`);
     const mismatch = response.status >= 400 ? catalogueMismatch(response.status, response.body) : undefined;
     if (mismatch) throw new Error(`${method.toUpperCase()} ${path} ${response.status}: ${mismatch}\n${JSON.stringify(response.body)}`);
@@ -100,6 +100,18 @@ export class OpenApiValidator {
       );
     }
   }
+}
+
+/**
+ * `value`, or what it refers to when it is a `{ $ref: '#/components/<kind>/<name>' }` (the error
+ * responses and the pipeline's header parameters are shared components).
+ */
+export function resolved<T>(document: OpenAPIObject, value: T | { $ref: string }): T {
+  if (!value || typeof value !== 'object' || !('$ref' in value) || typeof value.$ref !== 'string') return value as T;
+  const [kind, name] = value.$ref.replace('#/components/', '').split('/');
+  const target = (document.components as Record<string, Record<string, unknown> | undefined> | undefined)?.[kind]?.[name];
+  if (target === undefined) throw new Error(`${value.$ref} names no component`);
+  return target as T;
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

@@ -70,7 +70,7 @@ export class WriteProbeController {
   constructor(private readonly transactions: Transactions) {}
 
   @Post('items')
-  @Endpoint({ summary: 'Test only: write one row', category: 'write' })
+  @Endpoint({ summary: 'Test only: write one row', category: 'write', errors: ['invalid_state'] })
   // Taken (and ignored) so that a request can differ from another by its query string alone.
   @QueryParameters({ name: 'x', required: false })
   createItem(@Caller() caller: AuthContext, @Body() body: ProbeItemDto): Promise<ProbeItem> {
@@ -78,7 +78,7 @@ export class WriteProbeController {
   }
 
   @Post('other-items')
-  @Endpoint({ summary: 'Test only: write one row, on another path', category: 'write' })
+  @Endpoint({ summary: 'Test only: write one row, on another path', category: 'write', errors: ['invalid_state'] })
   createOtherItem(@Caller() caller: AuthContext, @Body() body: ProbeItemDto): Promise<ProbeItem> {
     return this.write(caller, body);
   }

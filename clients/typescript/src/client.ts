@@ -1,6 +1,6 @@
 import createClient, { type Client, type ClientPathsWithMethod, type FetchOptions, type MethodResponse } from 'openapi-fetch';
 import { responseError } from './errors';
-import { DEFAULT_RETRY, type Fetch, retryingFetch, type RetryOptions } from './retry';
+import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type Fetch, retryingFetch, type RetryOptions } from './retry';
 import type { operations, paths } from './schema';
 
 /** The interface version this client was generated for; a document of another version does not compile here. */
@@ -8,20 +8,30 @@ export const SERVICE_VERSION: operations['Auth_validate']['parameters']['header'
 
 /**
  * An operation as a caller writes it: the document requires `Service-Version` on each, and the
- * client sends it on every request, so a call need not (and cannot) repeat it.
+ * client sends it on every request, so a call need not (and cannot) repeat it; and a page's
+ * `nextCursor`, null on the last page, is taken as the `cursor` as it is (null sends none).
  */
-type WithoutVersionHeader<Operation> = Operation extends { parameters: { header: infer Header } }
+type AsCalled<Operation> = Operation extends { parameters: { header: infer Header; query?: infer Query } }
   ? Omit<Operation, 'parameters'> & {
-      parameters: Omit<Operation['parameters'], 'header'> & { header?: HeaderWithoutVersion<Header> };
+      parameters: Omit<Operation['parameters'], 'header' | 'query'> & {
+        header?: HeaderWithoutVersion<Header>;
+      } & QueryPart<Operation['parameters'], Query>;
     }
   : Operation;
+/** The query as the document has it (required or not), its `cursor` also null. */
+type QueryPart<Parameters, Query> = [Query] extends [undefined]
+  ? {}
+  : {} extends Pick<Parameters, 'query' & keyof Parameters>
+    ? { query?: CursorOrNull<NonNullable<Query>> }
+    : { query: CursorOrNull<NonNullable<Query>> };
+type CursorOrNull<Query> = Query extends { cursor?: string } ? Omit<Query, 'cursor'> & { cursor?: string | null } : Query;
 /** `never` when nothing is left, so that a `Service-Version` given anyway does not compile either. */
 type HeaderWithoutVersion<Header> =
   Omit<Header, 'Service-Version'> extends infer Rest ? ([keyof Rest] extends [never] ? never : Rest) : never;
 
-/** The service's paths as the client takes them (see WithoutVersionHeader). */
+/** The service's paths as the client takes them (see AsCalled). */
 export type ClientPaths = {
-  [Path in keyof paths]: { [Method in keyof paths[Path]]: WithoutVersionHeader<paths[Path][Method]> };
+  [Path in keyof paths]: { [Method in keyof paths[Path]]: AsCalled<paths[Path][Method]> };
 };
 
 /** openapi-fetch's client for these paths: `{ data, error, response }`, for callers who want the response. */
@@ -57,9 +67,14 @@ export interface RecordsClient {
    * page (the event feed always gives a cursor; keep the last page's to poll with later).
    */
   pages<P extends PagedPath>(path: P, ...options: CallArguments<'get', P>): AsyncGenerator<Answer<'get', P>, void, undefined>;
-  /** The same requests (key, version, Idempotency-Key, retries), answered the openapi-fetch way. */
+  /** Every item of a list, page after page as `pages` reads them: `for await (const note of client.items('/v1/notes'))`. */
+  items<P extends PagedPath>(path: P, ...options: CallArguments<'get', P>): AsyncGenerator<ItemOf<P>, void, undefined>;
+  /** The same requests (key, version, Idempotency-Key, timeout, retries), answered the openapi-fetch way. */
   raw: RawClient;
 }
+
+/** An item of a paged path's pages. */
+export type ItemOf<P extends PagedPath> = Answer<'get', P> extends { data: (infer Item)[] } ? Item : never;
 
 export interface RecordsClientOptions {
   /** Where the service is, e.g. `http://localhost:3000` (paths start with `/v1`). */
@@ -67,6 +82,8 @@ export interface RecordsClientOptions {
   /** An API key (`sk_…`); the operator API takes the ADMIN_TOKEN here. */
   apiKey: string;
   retry?: Partial<RetryOptions>;
+  /** How long one attempt may take before it is abandoned (and retried, when that is safe); 30 s unless given. */
+  timeoutMs?: number;
   fetch?: Fetch;
 }
 
@@ -76,12 +93,11 @@ export interface RecordsClientOptions {
  */
 const QUERY_STYLE = { object: { style: 'form', explode: true } } as const;
 
-interface Page {
-  data: unknown[];
-  nextCursor: string | null;
-}
-interface PageOptions {
-  params?: { path?: Record<string, string>; query?: Record<string, unknown> };
+/** What openapi-fetch answers, whatever the path: the success body, or the error body and the response. */
+interface Fetched {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
 }
 
 export function createRecordsClient(options: RecordsClientOptions): RecordsClient {
@@ -89,26 +105,47 @@ export function createRecordsClient(options: RecordsClientOptions): RecordsClien
     baseUrl: options.baseUrl,
     headers: { Authorization: `Bearer ${options.apiKey}`, 'Service-Version': SERVICE_VERSION },
     querySerializer: QUERY_STYLE,
-    fetch: retryingFetch(options.fetch ?? ((request) => globalThis.fetch(request)), { ...DEFAULT_RETRY, ...options.retry }),
+    fetch: retryingFetch(
+      options.fetch ?? ((request) => globalThis.fetch(request)),
+      { ...DEFAULT_RETRY, ...options.retry },
+      options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ),
   });
-  // One implementation for the three methods; `request`'s per-path typing cannot follow a method chosen at run time.
-  const call =
-    <M extends Method>(method: M): Call<M> =>
-    async (path, ...[init]) => {
-      const { data, error, response } = await raw.request(method as 'get', path as PathOf<'get'>, init as never);
-      if (!response.ok) throw responseError(response, error);
-      return data as never;
-    };
-  const get = call('get');
-  // Written once for any page: `get` typed for no path in particular, its answer only as a page.
-  const getPage = get as unknown as (path: string, init?: PageOptions) => Promise<Page>;
-  async function* pages(path: string, init?: PageOptions): AsyncGenerator<Page, void, undefined> {
-    let page = await getPage(path, init);
+  // openapi-fetch's `request`, typed for no path in particular: one implementation for the three
+  // methods and for pages, whose per-path types the signatures of RecordsClient give.
+  const request = raw.request as unknown as (method: Method, path: string, init?: object) => Promise<Fetched>;
+  const send = async (method: Method, path: string, init?: object): Promise<unknown> => {
+    const { data, error, response } = await request(method, path, init);
+    if (!response.ok) throw responseError(response, error);
+    return data;
+  };
+  const call = <M extends Method>(method: M): Call<M> =>
+    ((path: string, init?: object) => send(method, path, init)) as Call<M>;
+
+  interface Page {
+    data: unknown[];
+    nextCursor: string | null;
+  }
+  interface PageInit {
+    params?: { query?: object };
+  }
+  async function* pages(path: string, init?: PageInit): AsyncGenerator<Page, void, undefined> {
+    let page = (await send('get', path, init)) as Page;
     yield page;
     while (page.nextCursor !== null && page.data.length > 0) {
-      page = await getPage(path, { ...init, params: { ...init?.params, query: { cursor: page.nextCursor } } });
+      page = (await send('get', path, { ...init, params: { ...init?.params, query: { cursor: page.nextCursor } } })) as Page;
       yield page;
     }
   }
-  return { get, post: call('post'), delete: call('delete'), pages: pages as RecordsClient['pages'], raw };
+  async function* items(path: string, init?: PageInit): AsyncGenerator<unknown, void, undefined> {
+    for await (const page of pages(path, init)) yield* page.data;
+  }
+  return {
+    get: call('get'),
+    post: call('post'),
+    delete: call('delete'),
+    pages: pages as RecordsClient['pages'],
+    items: items as RecordsClient['items'],
+    raw,
+  };
 }

@@ -3,7 +3,7 @@
  * `@ts-expect-error TSnnnn \`text\`` names the error the next line must give, and a part of its
  * message; the spec checks that the line gives exactly that error.
  */
-import { type RecordsClient, RecordsApiError, type Schemas } from '../src';
+import { createRecordsClient, type RecordsClient, RecordsApiError, type Schemas, type WebhookEvent } from '../src';
 
 type IsAny<T> = 0 extends 1 & T ? true : false;
 /** Compiles only for a value whose type is not `any`. */
@@ -27,6 +27,26 @@ export async function typedCalls(api: RecordsClient): Promise<void> {
   const uploadUrl: string = typed(file.uploadUrl);
   typed(uploadUrl);
   await api.post('/v1/notes', { params: { header: { 'Idempotency-Key': 'once' } }, body: { fields: { $title: 'Once' } } });
+  // A page's nextCursor is taken as the cursor as it is, null included.
+  const first = await api.get('/v1/notes', { params: { query: { limit: 5 } } });
+  typed(await api.get('/v1/notes', { params: { query: { cursor: first.nextCursor } } }));
+  for await (const task of api.items('/v1/tasks')) typed(task.fields);
+  for await (const event of api.items('/v1/events')) {
+    const received: WebhookEvent = typed(event);
+    typed(received.type);
+  }
+}
+
+/** The operator adds a member without a role: the service defaults it to `member`. */
+export async function operatorCalls(workspaceId: string): Promise<void> {
+  const operator = createRecordsClient({ baseUrl: 'http://localhost:3000', apiKey: 'admin-token', timeoutMs: 5_000 });
+  typed(await operator.post('/admin/v1/workspaces/{workspaceId}/members', { params: { path: { workspaceId } }, body: { email: 'ada@example.com' } }));
+}
+
+/** A webhook receiver types the body it was sent. */
+export function receivedEvent(body: string): string {
+  const event = JSON.parse(body) as WebhookEvent;
+  return `${event.type} ${event.id}`;
 }
 
 /** Create, update, read and list each resource, typed throughout, without a cast. */

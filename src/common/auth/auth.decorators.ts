@@ -1,7 +1,7 @@
 import { applyDecorators, HttpCode, SetMetadata, Type, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiSecurity } from '@nestjs/swagger';
-import type { ErrorStatus } from '../errors/error-codes';
-import { ApiErrorResponses, DATABASE_ERRORS } from '../errors/error-responses';
+import type { ErrorCode } from '../errors/error-codes';
+import { ApiErrors, DATABASE_ERRORS } from '../errors/error-responses';
 import { IdempotencyInterceptor, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/idempotency.interceptor';
 import { SERVICE_VERSION } from '../versioning/service-version';
 import { RATE_CATEGORY, type RateCategory } from '../throttling/rate-category';
@@ -28,7 +28,10 @@ export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_M
  * What the idempotency interceptor answers (docs/api.md §5): 400 for an empty or too long key, 409
  * while a request with the key still runs, 422 for the key sent with another method, path or body.
  */
-const IDEMPOTENCY_ERRORS = [400, 409, 422] as const satisfies readonly ErrorStatus[];
+const IDEMPOTENCY_ERRORS = ['invalid_parameter', 'idempotency_key_too_long', 'idempotency_conflict', 'idempotency_key_reused'] as const satisfies readonly ErrorCode[];
+
+/** What AuthGuard answers: a bad credential, and too many of them from one client (AuthFailureLimiter). */
+const AUTHENTICATION_ERRORS = ['invalid_api_key', 'rate_limited'] as const satisfies readonly ErrorCode[];
 
 /**
  * Operator routes: `Authorization: Bearer <ADMIN_TOKEN>`, no Service-Version, no scopes. Without
@@ -37,7 +40,8 @@ const IDEMPOTENCY_ERRORS = [400, 409, 422] as const satisfies readonly ErrorStat
 export function AdminRoute(options: {
   summary: string;
   response?: Type<unknown>;
-  errors?: readonly ErrorStatus[];
+  /** Codes the handler answers besides the pipeline's. */
+  errors?: readonly ErrorCode[];
 }): MethodDecorator {
   return applyDecorators(
     SetMetadata(AUTH_MODE, 'admin'),
@@ -45,7 +49,8 @@ export function AdminRoute(options: {
     ApiSecurity(ADMIN_SECURITY),
     ApiOperation({ summary: options.summary }),
     ApiOkResponse({ type: options.response }),
-    ApiErrorResponses([400, 401, 404, 415, 422, 429, 500, ...DATABASE_ERRORS, ...(options.errors ?? [])]),
+    // not_found: every operator route while ADMIN_TOKEN is unset.
+    ApiErrors([...AUTHENTICATION_ERRORS, 'not_found', ...DATABASE_ERRORS, ...(options.errors ?? [])]),
   );
 }
 
@@ -61,13 +66,13 @@ export function Endpoint(options: {
   scopes?: Scope[];
   /** The 200 response; omit when the handler documents it itself (e.g. a paged list). */
   response?: Type<unknown>;
-  /** Statuses this operation can answer besides the ones every `/v1` operation can. */
-  errors?: readonly ErrorStatus[];
+  /** Codes the handler answers besides the ones of the steps in front of it (authentication, scopes…). */
+  errors?: readonly ErrorCode[];
 }): MethodDecorator {
   const scopes = options.scopes ?? [];
   const write = options.category === 'write';
-  // The key, looked up in PostgreSQL, then Service-Version (400), the scopes, the rate limit.
-  const errors: ErrorStatus[] = [400, 401, 429, 500, ...DATABASE_ERRORS, ...(scopes.length ? [403 as const] : [])];
+  // The key, looked up in PostgreSQL, then Service-Version, the scopes, the rate limit.
+  const errors: ErrorCode[] = [...AUTHENTICATION_ERRORS, ...DATABASE_ERRORS, 'version_header', ...(scopes.length ? (['insufficient_scope'] as const) : [])];
   if (write) errors.push(...IDEMPOTENCY_ERRORS);
   const decorators: MethodDecorator[] = [
     SetMetadata(AUTH_MODE, 'apiKey'),
@@ -80,7 +85,7 @@ export function Endpoint(options: {
       summary: options.summary,
       description: `Scopes: ${scopes.length ? scopes.join(', ') : 'none'}. Rate limit category: ${options.category}.`,
     }),
-    ApiErrorResponses([...errors, ...(options.errors ?? [])]),
+    ApiErrors([...errors, ...(options.errors ?? [])]),
   ];
   if (options.response) decorators.push(ApiOkResponse({ type: options.response }));
   if (write) {

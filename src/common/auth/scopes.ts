@@ -39,10 +39,6 @@ export type Scope = (typeof SCOPES)[number];
 /** Granting `*` grants every scope, including ones added later. */
 export const ALL_SCOPES = '*';
 
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
-
 /** The scopes a stored grant stands for, `*` expanded. */
 export function expandScopes(granted: readonly string[]): Scope[] {
   return granted.includes(ALL_SCOPES) ? [...SCOPES] : SCOPES.filter((scope) => granted.includes(scope));

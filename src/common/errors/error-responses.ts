@@ -1,29 +1,27 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiResponse, getSchemaPath, type ResponseObject } from '@nestjs/swagger';
-import { codesOf, ERROR_CODES, ERROR_TYPES, ErrorStatus } from './error-codes';
-import { ErrorResponseDto } from './error-response.dto';
+import { ERROR_CODES, ERROR_TYPES, type ErrorCode, type ErrorStatus } from './error-codes';
 
-/** An error status as the OpenAPI document describes it: its type, then each code it allows and what that code means. */
-export function errorStatusDescription(status: ErrorStatus): string {
-  const codes = codesOf(status).map((code) => `- \`${code}\`: ${ERROR_CODES[code].description}`);
-  return [`Type \`${ERROR_TYPES[status]}\`; \`error.code\` is one of:`, ...codes].join('\n');
+/** Where a handler's `ApiErrors` codes are kept, for the OpenAPI document to list (documentErrorResponses). */
+export const ERROR_CODES_METADATA = 'openapi:error-codes';
+
+/** The catalogue's codes in catalogue order, each once. */
+export function catalogueOrder(codes: Iterable<ErrorCode>): ErrorCode[] {
+  const wanted = new Set(codes);
+  return (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => wanted.has(code));
+}
+
+/** An error response as the OpenAPI document describes it: its status's type, then each of `codes` and what it means. */
+export function errorStatusDescription(status: ErrorStatus, codes: readonly ErrorCode[]): string {
+  const listed = catalogueOrder(codes).map((code) => `- \`${code}\`: ${ERROR_CODES[code].description}`);
+  return [`Type \`${ERROR_TYPES[status]}\`; \`error.code\` is one of:`, ...listed].join('\n');
 }
 
 /**
- * An error body of the status as the service sends it: its type and its first code. Without it the
+ * An error body of the status as the service sends it, with the first of `codes`. Without it the
  * example comes from ErrorResponseDto's members, the same 422 under every status.
  */
-export function errorExample(status: ErrorStatus): { error: { type: string; code: string; message: string } } {
-  const code = codesOf(status)[0];
+export function errorExample(status: ErrorStatus, codes: readonly ErrorCode[]): { error: { type: string; code: string; message: string } } {
+  const [code] = catalogueOrder(codes);
   return { error: { type: ERROR_TYPES[status], code, message: ERROR_CODES[code].description } };
-}
-
-/** The response object of an error status, for operations documented after Nest built the document. */
-export function errorResponseObject(status: ErrorStatus): ResponseObject {
-  return {
-    description: errorStatusDescription(status),
-    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) } } },
-  };
 }
 
 /**
@@ -32,12 +30,22 @@ export function errorResponseObject(status: ErrorStatus): ResponseObject {
  * statement for a concurrent one (a deadlock or serialization failure), 409 `duplicate_value` for a
  * unique index a concurrent write took first.
  */
-export const DATABASE_ERRORS = [409, 503] as const satisfies readonly ErrorStatus[];
+export const DATABASE_ERRORS = ['conflict', 'duplicate_value', 'database_unavailable'] as const satisfies readonly ErrorCode[];
 
-/** Documents each of `statuses` once, in ascending order, with the catalogue's codes. */
-export function ApiErrorResponses(statuses: readonly ErrorStatus[]): MethodDecorator {
-  const documented = [...new Set(statuses)].sort((a, b) => a - b);
-  return applyDecorators(
-    ...documented.map((status) => ApiResponse({ status, description: errorStatusDescription(status), type: ErrorResponseDto })),
-  );
+/**
+ * Error codes a handler answers, besides the ones the document derives from the operation itself
+ * (documentErrorResponses). Each use adds to the codes of the handler, so that `@Endpoint`, `@Paginated`
+ * and the route each say what their part answers; the document lists exactly these on the
+ * operation, grouped by status.
+ */
+export function ApiErrors(codes: readonly ErrorCode[]): MethodDecorator {
+  return (_target, _key, descriptor) => {
+    Reflect.defineMetadata(ERROR_CODES_METADATA, catalogueOrder([...errorCodesOf(descriptor.value as Function), ...codes]), descriptor.value as object);
+    return descriptor;
+  };
+}
+
+/** The codes `ApiErrors` gave a handler. */
+export function errorCodesOf(handler: Function): ErrorCode[] {
+  return (Reflect.getMetadata(ERROR_CODES_METADATA, handler) as ErrorCode[] | undefined) ?? [];
 }

@@ -20,12 +20,26 @@ function referencedComponents(schema: unknown, found: Set<string>): Set<string> 
 }
 
 /**
+ * A member with a default is one the client may leave out: `@ApiProperty({ default })` marks it
+ * required all the same, and a generated client then demands it (a member's `role`).
+ */
+function optionalDefaults(schema: SchemaObject): void {
+  const properties = (schema.properties ?? {}) as Record<string, SchemaObject | ReferenceObject>;
+  const required = schema.required?.filter((key) => {
+    const property = properties[key];
+    return !property || '$ref' in property || property.default === undefined;
+  });
+  if (required?.length) schema.required = required;
+  else delete schema.required;
+}
+
+/**
  * `additionalProperties: false` on every component schema a JSON request body reaches. Each is the
  * class of a static body, which DtoValidationPipe (or validateEntry, for the parts a handler
  * validates itself) checks at every level, refusing any member the class does not declare with
  * 400 `unknown_field`. A body the records core validates is built closed by recordWriteSchema,
  * with its user-keyed maps open; a component that says how its extra members look (a map) keeps
- * that.
+ * that. And none of them requires a member that has a default.
  */
 export function closeRequestBodies(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject | ReferenceObject>;
@@ -39,7 +53,9 @@ export function closeRequestBodies(document: OpenAPIObject): void {
     closed.add(name);
     const schema = schemas[name];
     if (!schema || '$ref' in schema) continue;
-    schema.additionalProperties ??= false;
+    // Only a schema that declares members can be closed: one of alternatives (a custom field's value) has none of its own.
+    if (schema.properties) schema.additionalProperties ??= false;
+    optionalDefaults(schema);
     referencedComponents(schema, pending);
   }
 }

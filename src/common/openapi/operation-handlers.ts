@@ -14,13 +14,18 @@ export function operationIdOf(controllerName: string, methodName: string): strin
   return `${controllerName.replace(/Controller$/, '')}_${methodName}`;
 }
 
-/** Every operation of the document, whatever its method. */
-export function* operationsOf(document: OpenAPIObject): Generator<OperationObject> {
-  for (const item of Object.values(document.paths)) {
+/** Every operation of the document with its path, whatever its method. */
+export function* operationsByPath(document: OpenAPIObject): Generator<{ path: string; operation: OperationObject }> {
+  for (const [path, item] of Object.entries(document.paths)) {
     for (const operation of Object.values(item) as unknown[]) {
-      if (operation && typeof operation === 'object' && 'responses' in operation) yield operation as OperationObject;
+      if (operation && typeof operation === 'object' && 'responses' in operation) yield { path, operation: operation as OperationObject };
     }
   }
+}
+
+/** Every operation of the document, whatever its method. */
+export function* operationsOf(document: OpenAPIObject): Generator<OperationObject> {
+  for (const { operation } of operationsByPath(document)) yield operation;
 }
 
 /**

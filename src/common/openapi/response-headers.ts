@@ -60,12 +60,12 @@ const RETRY_LATER = new Set(['429', '503']);
 const headerRef = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
 
 /** What of the pipeline runs on an operation's requests, as the guards and Nest read it from its handler. */
-interface OperationPipeline {
+export interface OperationPipeline {
   rateLimited: boolean;
   idempotent: boolean;
 }
 
-function pipelineOf(handler: Function | undefined): OperationPipeline {
+export function pipelineOf(handler: Function | undefined): OperationPipeline {
   const interceptors = (handler && (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined)) ?? [];
   return {
     rateLimited: handler !== undefined && Reflect.getMetadata(RATE_CATEGORY, handler) !== undefined,
@@ -74,7 +74,7 @@ function pipelineOf(handler: Function | undefined): OperationPipeline {
 }
 
 /** The pipeline headers a response of `status` of an operation can carry. */
-function headersOf(status: string, { rateLimited, idempotent }: OperationPipeline): string[] {
+export function pipelineHeaders(status: string, { rateLimited, idempotent }: OperationPipeline): string[] {
   const names = ['X-Request-Id'];
   if (rateLimited && !ANSWERED_BEFORE_COUNTING.has(status)) names.push(...RATE_LIMIT_HEADERS);
   if (RETRY_LATER.has(status)) names.push('Retry-After');
@@ -95,7 +95,7 @@ export function documentResponseHeaders(document: OpenAPIObject, handlers: Map<s
     for (const [status, response] of Object.entries(operation.responses)) {
       if (!response || '$ref' in response) continue;
       const declared: ResponseObject['headers'] = { ...response.headers };
-      for (const name of headersOf(status, pipeline)) declared[name] = headerRef(name);
+      for (const name of pipelineHeaders(status, pipeline)) declared[name] = headerRef(name);
       response.headers = declared;
     }
   }

@@ -15,6 +15,7 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import type { Request } from 'express';
 import { map, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
+import { ApiErrors } from '../errors/error-responses';
 import { queryOf } from '../http/http-server';
 import { QueryParameters } from '../http/query-parameters';
 import { encodeListCursor, PageFilters, PageKey, resumeListCursor } from './page-cursor';
@@ -97,6 +98,8 @@ export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): 
     SetMetadata(PAGINATED, options),
     UseInterceptors(PaginationInterceptor),
     ApiExtraModels(item),
+    // A bad limit, offset or cursor; a filter on a field the type lacks, or one it cannot apply.
+    ApiErrors(['invalid_parameter', ...(options.filters ? (['unknown_field', 'invalid_filter'] as const) : [])]),
     QueryParameters(
       { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 25 } },
       { name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },

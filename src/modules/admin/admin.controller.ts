@@ -27,7 +27,7 @@ export class AdminController {
   }
 
   @Post('workspaces/:workspaceId/members')
-  @AdminRoute({ summary: 'Add a member to a workspace', response: EntityEnvelopeDto, errors: [404, 409] })
+  @AdminRoute({ summary: 'Add a member to a workspace', response: EntityEnvelopeDto })
   @ApiJsonBody(CreateMemberDto, {
     summary: 'A member (an email is one member per workspace)',
     value: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', role: 'member' },
@@ -37,7 +37,7 @@ export class AdminController {
   }
 
   @Post('workspaces/:workspaceId/api-keys')
-  @AdminRoute({ summary: 'Issue an API key (the key is shown once)', response: CreatedApiKeyDto, errors: [404] })
+  @AdminRoute({ summary: 'Issue an API key (the key is shown once)', response: CreatedApiKeyDto, errors: ['relationship_entity_missing'] })
   @ApiJsonBody(CreateApiKeyDto, {
     summary: 'A key with every scope; memberId needs the id of one of the workspace’s members',
     value: { memberId: exampleIdOf('member'), scopes: ['*'], name: 'Integration' },
@@ -47,7 +47,7 @@ export class AdminController {
   }
 
   @Post('api-keys/:keyId/revoke')
-  @AdminRoute({ summary: 'Revoke an API key, effective at once', response: RevokedApiKeyDto, errors: [404] })
+  @AdminRoute({ summary: 'Revoke an API key, effective at once', response: RevokedApiKeyDto })
   revokeApiKey(@Param('keyId') keyId: string): Promise<RevokedApiKeyDto> {
     return this.admin.revokeApiKey(keyId);
   }

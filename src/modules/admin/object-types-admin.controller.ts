@@ -19,14 +19,14 @@ export class ObjectTypesAdminController {
   constructor(private readonly objectTypes: ObjectTypesAdminService) {}
 
   @Post()
-  @AdminRoute({ summary: 'Create a custom object type', response: DefinitionsDto, errors: [404, 409] })
+  @AdminRoute({ summary: 'Create a custom object type', response: DefinitionsDto, errors: ['duplicate_slug'] })
   @ApiJsonBody(CreateObjectTypeDto, PROJECT_TYPE_EXAMPLE)
   createType(@Param('workspaceId') workspaceId: string, @Body() body: CreateObjectTypeDto): Promise<DefinitionsDto> {
     return this.objectTypes.createType(workspaceId, body);
   }
 
   @Post(':slug/fields')
-  @AdminRoute({ summary: 'Add a custom field to a type', response: DefinitionsDto, errors: [404, 409] })
+  @AdminRoute({ summary: 'Add a custom field to a type', response: DefinitionsDto, errors: ['duplicate_slug'] })
   @ApiParam({ name: 'slug', example: PROJECT_SLUG })
   @ApiJsonBody(AddFieldDto, PROJECT_FIELD_EXAMPLE)
   addField(
@@ -38,7 +38,7 @@ export class ObjectTypesAdminController {
   }
 
   @Post(':slug/relationships')
-  @AdminRoute({ summary: 'Add a custom relationship to a type', response: DefinitionsDto, errors: [404, 409] })
+  @AdminRoute({ summary: 'Add a custom relationship to a type', response: DefinitionsDto, errors: ['duplicate_slug'] })
   @ApiParam({ name: 'slug', example: PROJECT_SLUG })
   @ApiJsonBody(AddRelationshipDto, PROJECT_RELATIONSHIP_EXAMPLE)
   addRelationship(

@@ -20,7 +20,12 @@ export class EventsController {
   constructor(private readonly events: EventsService) {}
 
   @Get()
-  @Endpoint({ summary: 'The change feed: what changed in the workspace, oldest first', category: 'search', scopes: ['events:read'] })
+  @Endpoint({
+    summary: 'The change feed: what changed in the workspace, oldest first',
+    category: 'search',
+    scopes: ['events:read'],
+    errors: ['invalid_parameter'],
+  })
   @QueryParameters(
     { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_EVENTS_PAGE, default: 25 } },
     {

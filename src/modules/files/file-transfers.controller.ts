@@ -1,8 +1,8 @@
 import { applyDecorators, Controller, Get, HttpCode, Param, Put, Req, Res, StreamableFile } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/auth.decorators';
-import { ErrorResponseDto } from '../../common/errors/error-response.dto';
+import { ApiErrors } from '../../common/errors/error-responses';
 import { queryOf } from '../../common/http/http-server';
 import { QueryParameters } from '../../common/http/query-parameters';
 import { FileTransfersService } from './file-transfers.service';
@@ -16,10 +16,6 @@ function SignedUrl(): MethodDecorator {
       { name: 'signature', required: true, schema: { type: 'string' }, description: 'HMAC-SHA256, base64url' },
     ),
   );
-}
-
-function error(status: number, description: string): MethodDecorator {
-  return ApiResponse({ status, description, type: ErrorResponseDto });
 }
 
 /**
@@ -39,7 +35,8 @@ export class FileTransfersController {
     summary: 'Upload the bytes of a PENDING file (the uploadUrl of POST /v1/files)',
     description:
       'No Authorization or Service-Version header. Send exactly the uploadHeaders (Content-Type equal to the ' +
-      'file\'s mimeType) and at most sizeBytes bytes. A second upload before completion replaces the first.',
+      'file\'s mimeType) and at most sizeBytes bytes. A second upload before completion replaces the first. ' +
+      'With files stored in S3 this route serves nothing (404): the uploadUrl is S3\'s.',
   })
   @SignedUrl()
   @ApiConsumes('*/*')
@@ -48,13 +45,7 @@ export class FileTransfersController {
     description: 'Stored; complete the file with POST /v1/files/{id}/complete',
     headers: { ETag: { description: 'MD5 of the stored bytes, quoted', schema: { type: 'string' } } },
   })
-  @error(403, 'invalid_signature: not a URL this service issued, or expired')
-  @error(404, 'Files are stored in S3: this route serves nothing')
-  @error(409, 'invalid_state: the file is not PENDING')
-  @error(413, 'payload_too_large: more bytes than sizeBytes')
-  @error(415, 'unsupported_media_type: Content-Type is not the signed mimeType')
-  @error(500, 'Unexpected error')
-  @error(503, 'database_unavailable: the file could not be looked up')
+  @ApiErrors(['invalid_signature', 'invalid_state', 'payload_too_large', 'unsupported_media_type', 'database_unavailable'])
   async upload(
     @Param('id') id: string,
     @Req() request: Request,
@@ -80,10 +71,7 @@ export class FileTransfersController {
       },
     },
   })
-  @error(403, 'invalid_signature: not a URL this service issued, or expired')
-  @error(404, 'No such file')
-  @error(500, 'Unexpected error')
-  @error(503, 'database_unavailable: the file could not be looked up')
+  @ApiErrors(['invalid_signature', 'database_unavailable'])
   async download(
     @Param('id') id: string,
     @Req() request: Request,

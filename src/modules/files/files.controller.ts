@@ -21,7 +21,7 @@ export class FilesController {
     category: 'write',
     scopes: ['files:create'],
     response: CreatedFileDto,
-    errors: [409, 422],
+    errors: ['not_permitted', 'file_constraint'],
   })
   @ApiJsonBody(CreateFileDto, {
     summary: 'A 1,024-byte WebVTT transcript',
@@ -39,7 +39,7 @@ export class FilesController {
   }
 
   @Get(':id')
-  @Endpoint({ summary: 'Retrieve a file', category: 'read', scopes: ['files:read'], response: FileDto, errors: [404] })
+  @Endpoint({ summary: 'Retrieve a file', category: 'read', scopes: ['files:read'], response: FileDto })
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<FileDto> {
     return this.files.get(caller, id);
   }
@@ -50,7 +50,7 @@ export class FilesController {
     category: 'write',
     scopes: ['files:create'],
     response: FileDto,
-    errors: [404, 409, 422],
+    errors: ['invalid_state', 'size_mismatch', 'checksum_mismatch'],
   })
   @ApiJsonBody(CompleteFileDto, { summary: 'Without a checksum (add md5 to have it checked)', value: {} }, false)
   @PreparesOutsideTransaction()
@@ -64,7 +64,7 @@ export class FilesController {
     category: 'write',
     scopes: ['files:create'],
     response: FileDto,
-    errors: [404, 409, 422],
+    errors: ['invalid_state'],
   })
   @ApiJsonBody(CancelFileDto, { summary: 'No members', value: {} }, false)
   cancel(@Caller() caller: AuthContext, @Param('id') id: string, @Body() _body: CancelFileDto): Promise<FileDto> {
@@ -77,7 +77,7 @@ export class FilesController {
     category: 'read',
     scopes: ['files:read'],
     response: FileUrlDto,
-    errors: [404, 409],
+    errors: ['invalid_state'],
   })
   url(@Caller() caller: AuthContext, @Param('id') id: string): Promise<FileUrlDto> {
     return this.files.downloadUrl(caller, id);

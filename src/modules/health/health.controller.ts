@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/auth/auth.decorators';
-import { ErrorResponseDto } from '../../common/errors/error-response.dto';
+import { ApiErrors } from '../../common/errors/error-responses';
 import { databaseUnavailable } from '../../common/errors/to-api-error';
 import { DatabaseHealth } from '../../database/database-health';
 
@@ -24,7 +24,7 @@ export class HealthController {
 
   @Get('ready')
   @ApiOkResponse({ type: HealthDto, description: 'The database answers' })
-  @ApiResponse({ status: 503, type: ErrorResponseDto, description: 'The database does not answer; carries Retry-After' })
+  @ApiErrors(['database_unavailable'])
   async ready(): Promise<HealthDto> {
     try {
       await this.database.ping();

@@ -4,13 +4,18 @@ import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
 import { ApiJsonBody } from '../../common/openapi/api-json-body';
+import { RECORD_WRITE_ERRORS } from '../../records/record-write';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { CreateListDto, ListDto, UpdateListDto } from './lists.dto';
 import { ListsService } from './lists.service';
 
-const MEMBER_ERRORS = [404, 422] as const;
+/** A list's members are written as a record's relationships, of the list's type alone. */
+const LIST_WRITE_ERRORS = [...RECORD_WRITE_ERRORS, 'object_type_mismatch'] as const;
+
+/** A list's members read at another type's route. */
+const MEMBER_ERRORS = ['object_type_mismatch'] as const;
 
 @ApiTags('Lists')
 @Controller('v1/lists')
@@ -23,7 +28,7 @@ export class ListsController {
     category: 'write',
     scopes: ['lists:create'],
     response: ListDto,
-    errors: [415, 422],
+    errors: LIST_WRITE_ERRORS,
   })
   @ApiJsonBody(CreateListDto, {
     summary: 'An empty list of accounts (add members with relationships.$accounts)',
@@ -39,7 +44,7 @@ export class ListsController {
     category: 'write',
     scopes: ['lists:update'],
     response: ListDto,
-    errors: [404, 415, 422],
+    errors: LIST_WRITE_ERRORS,
   })
   @ApiJsonBody(UpdateListDto, { summary: 'Rename a list', value: { fields: { $name: 'Key accounts 2026' } } })
   update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateListDto): Promise<ListDto> {
@@ -47,7 +52,7 @@ export class ListsController {
   }
 
   @Get(':id')
-  @Endpoint({ summary: 'Retrieve a list', category: 'read', scopes: ['lists:read'], response: ListDto, errors: [404] })
+  @Endpoint({ summary: 'Retrieve a list', category: 'read', scopes: ['lists:read'], response: ListDto })
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<ListDto> {
     return this.lists.get(caller, id);
   }

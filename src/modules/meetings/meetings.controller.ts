@@ -6,6 +6,7 @@ import { Endpoint } from '../../common/auth/auth.decorators';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { ApiJsonBody } from '../../common/openapi/api-json-body';
+import { RECORD_WRITE_ERRORS } from '../../records/record-write';
 import { listFilterExample, recordWriteExample, recordWriteSchema } from '../../records/record-write.schema';
 import { SYSTEM_RECORD_TYPES } from '../../records/system-types';
 import { MeetingCreateOptionsDto, MeetingDto, UpdateMeetingDto } from './meeting.dto';
@@ -39,7 +40,7 @@ export class MeetingsController {
     category: 'write',
     scopes: ['meetings:create'],
     response: MeetingDto,
-    errors: [415, 422],
+    errors: RECORD_WRITE_ERRORS,
   })
   @ApiJsonBody(CREATE_MEETING_SCHEMA, CREATE_MEETING_EXAMPLE)
   // A record body: its keys are the type's, and `constructor` is a valid custom field key, which a
@@ -54,7 +55,7 @@ export class MeetingsController {
     category: 'write',
     scopes: ['meetings:update'],
     response: MeetingDto,
-    errors: [404, 415, 422],
+    errors: [...RECORD_WRITE_ERRORS, 'not_permitted'],
   })
   @ApiJsonBody(UpdateMeetingDto, UPDATE_MEETING_EXAMPLE)
   update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateMeetingDto): Promise<MeetingDto> {
@@ -67,7 +68,6 @@ export class MeetingsController {
     category: 'read',
     scopes: ['meetings:read'],
     response: MeetingDto,
-    errors: [404],
   })
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<MeetingDto> {
     return this.meetings.get(caller, id);

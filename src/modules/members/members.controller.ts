@@ -32,7 +32,6 @@ export class MembersController {
     category: 'read',
     scopes: ['members:read'],
     response: EntityEnvelopeDto,
-    errors: [404],
   })
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<EntityEnvelopeDto> {
     return this.members.get(caller.workspaceId, id);

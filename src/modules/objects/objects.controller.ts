@@ -10,6 +10,7 @@ import { DefinitionsDto } from '../../records/definitions.dto';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import type { ObjectTypeDefinition } from '../../records/object-type';
 import { recordWriteSchema } from '../../records/record-write.schema';
+import { RECORD_WRITE_ERRORS } from '../../records/record-write';
 import { ObjectTypeListDto } from './objects.dto';
 import { ObjectsService } from './objects.service';
 import { PROJECT_CREATE_EXAMPLE, PROJECT_FILTER_EXAMPLE, PROJECT_SLUG, PROJECT_UPDATE_EXAMPLE } from './project-type.example';
@@ -43,7 +44,6 @@ export class ObjectsController {
     category: 'read',
     scopes: ['objects:read'],
     response: DefinitionsDto,
-    errors: [404],
   })
   definitions(@Caller() caller: AuthContext, @Param('entitySlug') slug: string): Promise<DefinitionsDto> {
     return this.objects.definitionsOf(caller, slug);
@@ -56,7 +56,7 @@ export class ObjectsController {
     category: 'write',
     scopes: ['objects:create'],
     response: EntityEnvelopeDto,
-    errors: [404, 409, 415, 422],
+    errors: RECORD_WRITE_ERRORS,
   })
   @ApiJsonBody(recordWriteSchema(CUSTOM_TYPE, true), PROJECT_CREATE_EXAMPLE)
   create(
@@ -74,7 +74,6 @@ export class ObjectsController {
     category: 'read',
     scopes: ['objects:read'],
     response: EntityEnvelopeDto,
-    errors: [404],
   })
   get(
     @Caller() caller: AuthContext,
@@ -91,7 +90,7 @@ export class ObjectsController {
     category: 'write',
     scopes: ['objects:update'],
     response: EntityEnvelopeDto,
-    errors: [404, 409, 415, 422],
+    errors: RECORD_WRITE_ERRORS,
   })
   @ApiJsonBody(recordWriteSchema(CUSTOM_TYPE, false), PROJECT_UPDATE_EXAMPLE)
   update(
@@ -109,7 +108,6 @@ export class ObjectsController {
     summary: 'List the records of a custom type, newest first, with ?key[operator]=value filters',
     category: 'search',
     scopes: ['objects:read'],
-    errors: [404],
   })
   @Paginated(EntityEnvelopeDto, { filters: PROJECT_FILTER_EXAMPLE })
   list(

@@ -31,7 +31,6 @@ export class WebhooksController {
     category: 'write',
     scopes: ['webhooks:write'],
     response: WebhookWithSecretDto,
-    errors: [415, 422],
   })
   @ApiJsonBody(CreateWebhookDto, {
     summary: 'Notes created and updated, sent to an address of a documentation range (RFC 5737): put your receiver’s URL there',
@@ -50,7 +49,7 @@ export class WebhooksController {
   }
 
   @Get(':id')
-  @Endpoint({ summary: 'Retrieve a webhook endpoint', category: 'read', scopes: ['webhooks:read'], response: WebhookDto, errors: [404] })
+  @Endpoint({ summary: 'Retrieve a webhook endpoint', category: 'read', scopes: ['webhooks:read'], response: WebhookDto })
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookDto> {
     return this.webhooks.get(caller, id);
   }
@@ -61,7 +60,6 @@ export class WebhooksController {
     category: 'write',
     scopes: ['webhooks:write'],
     response: WebhookDto,
-    errors: [404, 415, 422],
   })
   @ApiJsonBody(UpdateWebhookDto, {
     summary: 'Also send tasks created, and say so',
@@ -78,7 +76,6 @@ export class WebhooksController {
     category: 'write',
     scopes: ['webhooks:write'],
     response: WebhookDto,
-    errors: [404],
   })
   delete(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookDto> {
     return this.webhooks.delete(caller, id);
@@ -90,7 +87,6 @@ export class WebhooksController {
     category: 'write',
     scopes: ['webhooks:write'],
     response: WebhookWithSecretDto,
-    errors: [404, 415, 422],
   })
   @ApiJsonBody(RotateWebhookSecretDto, { summary: 'No members', value: {} }, false)
   rotateSecret(@Caller() caller: AuthContext, @Param('id') id: string, @Body() _body: RotateWebhookSecretDto): Promise<WebhookWithSecretDto> {
@@ -102,7 +98,6 @@ export class WebhooksController {
     summary: 'The delivery attempts of a webhook endpoint, newest first',
     category: 'search',
     scopes: ['webhooks:read'],
-    errors: [404],
   })
   @Paginated(WebhookDeliveryDto, { serialKeys: true })
   deliveries(@Caller() caller: AuthContext, @Param('id') id: string, @Page() page: PageRequest): Promise<PageResult<WebhookDeliveryDto>> {
@@ -115,7 +110,7 @@ export class WebhooksController {
     category: 'write',
     scopes: ['webhooks:write'],
     response: WebhookDeliveryDto,
-    errors: [404, 409, 415, 422],
+    errors: ['invalid_state'],
   })
   @ApiJsonBody(RedeliverWebhookDto, {
     summary: 'eventId needs the id of an event this endpoint was sent (its deliveries list them)',
