@@ -16,7 +16,7 @@ const HOUR = 3_600_000;
 const past = (hoursAgo: number) => new Date(Date.now() - hoursAgo * HOUR).toISOString();
 /** Six attempts, a second apart after the first: retries come quickly enough to watch. */
 const RETRY_SCHEDULE = '0,1,1,1,1,1';
-const APP_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE };
+const APP_ENV = { ROLES: 'api,worker', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE };
 
 /** Who an endpoint reads events as: a member of a workspace, and that member's key. */
 interface Owner {
@@ -448,7 +448,7 @@ describe('webhook deliveries to a real receiver', () => {
   });
 
   it('refuses at delivery an endpoint whose URL reaches 127.0.0.1, when private networks are not allowed: no connection, the attempt failed naming the address', async () => {
-    const refusing = await anotherApp({ WEBHOOK_RETRY_SCHEDULE: '0,1' }, { own: true });
+    const refusing = await anotherApp({ ROLES: 'api,worker', WEBHOOK_RETRY_SCHEDULE: '0,1' }, { own: true });
     const ws = await createWorkspace(refusing.t.http);
     const receiver = await startReceiver();
     const port = receiver.port;

@@ -9,8 +9,8 @@ import { ServiceProcess } from '../support/service-process';
 import { TEST_ADMIN_TOKEN } from '../support/test-app';
 import { newWebhookSecret, WebhookReceiver } from '../support/webhook-receiver';
 
-/** What WebhookQueue waits before making again an attempt whose instance is gone: a claim's age (60 s), then its check (every 30 s). */
-const RECOVERY_WAIT_MS = 120_000;
+/** What WebhookQueue waits before making again an attempt whose worker is gone: a claim's age (60 s), then its check (each minute, on the queue's schedule), then the job. */
+const RECOVERY_WAIT_MS = 150_000;
 const ABANDONED = 'the instance making this attempt stopped before it was recorded';
 
 interface Attempt {

@@ -30,7 +30,12 @@ export function testDatabaseUrl(): string {
   return url;
 }
 
-/** The production AppModule and setup, on the test database, with env overrides. */
+/**
+ * The production AppModule and setup, on the test database, with env overrides. It serves the API
+ * and runs no job (`ROLES=api`) unless told: the apps of the suites share the run's database, and
+ * a worker among them would make the others' deliveries with its own settings. A suite that needs
+ * its deliveries made runs the worker role on a database of its own (createIsolatedTestApp).
+ */
 export async function createTestApp(
   options: { env?: Record<string, string>; controllers?: Type<unknown>[] } = {},
 ): Promise<TestApp> {
@@ -43,6 +48,7 @@ export async function createTestApp(
       RATE_LIMIT_WRITE: '10000',
       RATE_LIMIT_SEARCH: '10000',
       AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
+      ROLES: 'api',
       ...options.env,
     }),
     databaseUrl: options.env?.DATABASE_URL ?? testDatabaseUrl(),
