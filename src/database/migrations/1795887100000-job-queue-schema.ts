@@ -28,6 +28,8 @@ export class JobQueueSchema1795887100000 implements MigrationInterface {
     const { url } = q.connection.options as PostgresDataSourceOptions;
     if (!url) throw new Error('the job queue schema is installed through a data source given by URL');
     const pgPool = new Pool({ connectionString: url, max: 1, application_name: applicationName('migrations') });
+    // An idle connection's error is emitted on the pool (and would end the process unheard); a query's rejects the migration.
+    pgPool.on('error', () => undefined);
     try {
       await runMigrations({ pgPool, logger: warningsOnly });
     } finally {
