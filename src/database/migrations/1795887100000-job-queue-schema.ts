@@ -30,6 +30,7 @@ export class JobQueueSchema1795887100000 implements MigrationInterface {
     const pgPool = new Pool({ connectionString: url, max: 1, application_name: applicationName('migrations') });
     // An idle connection's error is emitted on the pool (and would end the process unheard); a query's rejects the migration.
     pgPool.on('error', () => undefined);
+    pgPool.on('connect', (client) => client.on('error', () => undefined));
     try {
       await runMigrations({ pgPool, logger: warningsOnly });
     } finally {
