@@ -4,10 +4,13 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { IdempotencyRepository } from '../../src/common/idempotency/idempotency.repository';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { until } from '../support/concurrency';
 import { createWorkspace } from '../support/factories';
 import { httpCall } from '../support/http-call';
+import { StdoutCapture } from '../support/log-capture';
 import { createIsolatedTestApp, ScratchDatabase } from '../support/scratch-database';
 import { ServiceProcess } from '../support/service-process';
 import { TEST_ADMIN_TOKEN, TestApp } from '../support/test-app';
@@ -47,6 +50,49 @@ describe('process roles', () => {
       for (const other of ['/v1/notes/note_01JZ0000000000000000000000', '/docs', '/health/other', '/metrics']) {
         const response = await t.http.get(other).set({ Authorization: 'Bearer sk_nothing', 'Service-Version': SERVICE_VERSION });
         expect({ path: other, status: response.status, code: response.body.error?.code }).toEqual({ path: other, status: 404, code: 'not_found' });
+      }
+    });
+  });
+
+  describe("the periodic work, on the queue's schedule", () => {
+    let t: TestApp;
+    let output: StdoutCapture;
+    beforeAll(async () => {
+      output = new StdoutCapture();
+      t = await createIsolatedTestApp('records_roles_periodic', { env: { ROLES: 'worker', LOG_LEVEL: 'error' } });
+    });
+    afterAll(async () => {
+      await t.close();
+      output.restore();
+    });
+
+    it('is scheduled once for every worker, each piece by its name', async () => {
+      const known = await t.app.get(DataSource).query(`SELECT identifier FROM graphile_worker._private_known_crontabs ORDER BY identifier`);
+      expect(known.map((row: { identifier: string }) => row.identifier)).toEqual([
+        'event_retention',
+        'file_sweep',
+        'idempotency_sweep',
+        'webhook_delivery_retention',
+        'webhook_recovery',
+      ]);
+    });
+
+    it('logs a run that fails, naming the work, and runs it again the next period', async () => {
+      const sweep = jest.spyOn(IdempotencyRepository.prototype, 'deleteExpired').mockRejectedValueOnce(new Error('the database went away'));
+      const failures = () => output.records.filter((record) => record.msg === 'idempotency sweep failed; it runs again next period');
+      try {
+        // Enqueued here as its minute would enqueue it.
+        await t.app.get(DataSource).query(`SELECT graphile_worker.add_job('idempotency_sweep')`);
+        await until('the failure to be logged', () => failures().length === 1);
+        expect(failures()[0]).toMatchObject({ level: 50, context: 'JobQueue', err: expect.objectContaining({ message: 'the database went away' }) });
+        await t.app.get(DataSource).query(`SELECT graphile_worker.add_job('idempotency_sweep')`);
+        const jobsLeft = async () =>
+          (await t.app.get(DataSource).query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'idempotency_sweep'`))[0].n;
+        // Both jobs ended (the failed run's too: it is not retried by the queue, the next period is its retry).
+        await until('the next run to sweep, and both jobs to end', async () => sweep.mock.calls.length === 2 && (await jobsLeft()) === 0);
+        expect(failures()).toHaveLength(1);
+      } finally {
+        sweep.mockRestore();
       }
     });
   });
