@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { keysetPageSql } from '../../common/pagination/paging-sql';
+import { firstRowsSql, keysetPageSql } from '../../common/pagination/paging-sql';
 import { endPage } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
@@ -348,7 +348,7 @@ export class WebhooksRepository implements EventDeliveries {
   async pruneDeliveries(before: Date, batch: number): Promise<number> {
     const rows = await this.transactions.query(
       `DELETE FROM webhook_deliveries WHERE id IN (
-         SELECT id FROM webhook_deliveries WHERE status <> 'PENDING' AND created_at < $1 ORDER BY created_at LIMIT $2)
+         SELECT id FROM webhook_deliveries WHERE status <> 'PENDING' AND created_at < $1 ORDER BY created_at ${firstRowsSql('$2')})
        RETURNING 1`,
       [before, batch],
     );
