@@ -71,8 +71,8 @@ export class SessionLocks implements OnApplicationShutdown {
     return {
       release: async () => {
         this.kept.delete(name);
-        this.keptHere.delete(name);
-        const session = await this.session?.catch(() => undefined);
+        // Not yet taken back on a new session: there is nothing to unlock.
+        const session = this.keptHere.delete(name) ? await this.session?.catch(() => undefined) : undefined;
         if (session) await this.unlock(session, name);
         else this.held.delete(name);
       },

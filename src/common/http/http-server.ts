@@ -91,8 +91,9 @@ export class ApiExpressAdapter extends ExpressAdapter {
  * - paths match without case and with or without a trailing slash (Express's defaults);
  * - no weak ETag: Express would hash every body for conditional requests no client of this API
  *   makes (5–9 % of a read's CPU); the file upload sets its own;
- * - every request is observed first (a worker answers 404 to all but the health checks), and the API routes' bodies are JSON (apiJsonBody) read before
- *   authentication, so that a body is judged the same on every route, known or not.
+ * - every request is observed first (a worker answers 404 to all but the health checks), and the
+ *   API routes' bodies are JSON (apiJsonBody) read before authentication, so that a body is judged
+ *   the same on every route, known or not.
  * Node's own timeouts stay (5 s keep-alive, 300 s per request); its parser's refusals are answered
  * by HttpParserRefusals.
  */
