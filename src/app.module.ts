@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthFailureLimiter } from './common/auth/auth-failure-limiter';
 import { AuthGuard } from './common/auth/auth.guard';
 import { ScopeGuard } from './common/auth/scope.guard';
+import { JobQueueModule } from './common/background/job-queue.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { RouteTable } from './common/http/route-table';
 import { QueryParametersGuard } from './common/http/query-parameters.guard';
@@ -54,6 +55,7 @@ export class AppModule {
       imports: [
         ConfigModule.register(config),
         DatabaseModule,
+        JobQueueModule,
         IdempotencyModule,
         ObservabilityModule,
         RateLimitsModule,

@@ -29,6 +29,15 @@ describe('startupBanner', () => {
     expect(banner(environment)).toContain('Metrics:      not served (set METRICS_PORT to serve them on a port of their own)');
   });
 
+  it('names the roles of the process, and says a worker alone serves no API', () => {
+    const environment = { source: 'environment', value: 'operator-secret-0123456789' } as const;
+    expect(banner(environment)).toContain('Roles:        api (serves the API), worker (runs the job queue and the periodic work)');
+    const worker = startupBanner({ config: loadConfig({ ROLES: 'worker' }), seconds: '1.00', embeddedDatabase: false, metricsPort: undefined, adminToken: environment });
+    expect(worker).toContain('  Roles:        worker (runs the job queue and the periodic work)');
+    expect(worker).toContain('  API:          not served by this process (ROLES): only /health and /health/ready');
+    expect(worker.join('\n')).not.toContain('Swagger UI');
+  });
+
   it('prints the demo key the service made, with a request to try', () => {
     const text = banner({ source: 'environment', value: 'operator-secret-0123456789' });
     expect(text).toContain(`Demo API key: ${demo.apiKey}`);

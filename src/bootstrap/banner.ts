@@ -18,10 +18,13 @@ export function startupBanner(options: {
   demo?: DevCredentials;
 }): string[] {
   const { config, adminToken, demo } = options;
+  const { api, worker } = config.roles;
   const lines = [
     `Workspace records service ready in ${options.seconds}s`,
-    `  API:          ${config.publicUrl}/v1`,
-    `  Swagger UI:   ${config.publicUrl}/docs   (OpenAPI: ${config.publicUrl}/docs-json)`,
+    `  Roles:        ${[api && 'api (serves the API)', worker && 'worker (runs the job queue and the periodic work)'].filter(Boolean).join(', ')}`,
+    ...(api
+      ? [`  API:          ${config.publicUrl}/v1`, `  Swagger UI:   ${config.publicUrl}/docs   (OpenAPI: ${config.publicUrl}/docs-json)`]
+      : ['  API:          not served by this process (ROLES): only /health and /health/ready']),
     `  Database:     ${options.embeddedDatabase ? `embedded PostgreSQL in ${config.dataDir}/postgres` : 'DATABASE_URL'}`,
     options.metricsPort === undefined
       ? '  Metrics:      not served (set METRICS_PORT to serve them on a port of their own)'

@@ -137,7 +137,8 @@ async function main(): Promise<void> {
   try {
     await runMigrations(database.url);
     const app = await NestFactory.createApplicationContext(
-      AppModule.register(new AppConfig({ ...config, databaseUrl: database.url })),
+      // Neither role: a command runs no job and serves nothing; what it writes is enqueued for the workers.
+      AppModule.register(new AppConfig({ ...config, databaseUrl: database.url, roles: { api: false, worker: false } })),
       { logger: false },
     );
     try {

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect({ ...config }).toEqual({
       nodeEnv: 'development',
+      roles: { api: true, worker: true },
       port: 3000,
       metricsPort: undefined,
       databaseUrl: undefined,
@@ -35,20 +36,27 @@ describe('loadConfig', () => {
       s3: undefined,
       fileSweepIntervalSeconds: 300,
       eventRetentionDays: 30,
-      webhooks: { retrySchedule: [0, 5, 300, 1800, 7200, 18000, 36000, 36000], disableAfterHours: 120, allowPrivateNetworks: false, allowedNetworks: undefined },
+      webhooks: {
+        retrySchedule: [0, 5, 300, 1800, 7200, 18000, 36000, 36000],
+        disableAfterHours: 120,
+        allowPrivateNetworks: false,
+        allowedNetworks: undefined,
+        deliveryRetentionDays: 30,
+      },
       shutdownTimeoutSeconds: 10,
     });
     expect(config.isProduction).toBe(false);
   });
 
   it('treats empty variables as unset', () => {
-    const empty = loadConfig({ PORT: '', METRICS_PORT: '', DATABASE_URL: '', REDIS_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: '', RATE_LIMIT_READ: '' });
+    const empty = loadConfig({ ROLES: '', WEBHOOK_DELIVERY_RETENTION_DAYS: '', FILE_SWEEP_INTERVAL_SECONDS: '', PORT: '', METRICS_PORT: '', DATABASE_URL: '', REDIS_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: '', RATE_LIMIT_READ: '' });
     expect({ ...empty }).toEqual({ ...loadConfig({}) });
   });
 
   it('reads every variable', () => {
     const config = loadConfig({
       NODE_ENV: 'production',
+      ROLES: 'worker',
       PORT: '8080',
       METRICS_PORT: '9464',
       DATABASE_URL: 'postgres://u:p@db:5432/records',
@@ -75,6 +83,7 @@ describe('loadConfig', () => {
       S3_FORCE_PATH_STYLE: 'true',
       FILE_SWEEP_INTERVAL_SECONDS: '0',
       EVENT_RETENTION_DAYS: '7',
+      WEBHOOK_DELIVERY_RETENTION_DAYS: '2',
       WEBHOOK_RETRY_SCHEDULE: '0, 1,2',
       WEBHOOK_DISABLE_AFTER_HOURS: '3',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -83,6 +92,7 @@ describe('loadConfig', () => {
     });
     expect({ ...config }).toEqual({
       nodeEnv: 'production',
+      roles: { api: false, worker: true },
       port: 8080,
       metricsPort: 9464,
       databaseUrl: 'postgres://u:p@db:5432/records',
@@ -116,6 +126,7 @@ describe('loadConfig', () => {
           { address: '10.0.0.0', prefix: 8, family: 'ipv4' },
           { address: '2001:db8::', prefix: 32, family: 'ipv6' },
         ],
+        deliveryRetentionDays: 2,
       },
       shutdownTimeoutSeconds: 25,
     });
@@ -143,6 +154,20 @@ describe('loadConfig', () => {
       { address: '0.0.0.0', prefix: 0, family: 'ipv4' },
     ]);
     expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: ' ' }).webhooks.allowedNetworks).toBeUndefined();
+  });
+
+  it.each([
+    ['api', { api: true, worker: false }],
+    ['worker', { api: false, worker: true }],
+    ['api,worker', { api: true, worker: true }],
+    [' worker , api ', { api: true, worker: true }],
+  ])('reads ROLES=%p as the roles it names', (value, expected) => {
+    expect(loadConfig({ ROLES: value }).roles).toEqual(expected);
+  });
+
+  it('keeps the delivery log as long as the events unless told otherwise', () => {
+    expect(loadConfig({ EVENT_RETENTION_DAYS: '9' }).webhooks.deliveryRetentionDays).toBe(9);
+    expect(loadConfig({ EVENT_RETENTION_DAYS: '9', WEBHOOK_DELIVERY_RETENTION_DAYS: '3' }).webhooks.deliveryRetentionDays).toBe(3);
   });
 
   it('lets PORT and METRICS_PORT both be 0: the system gives each listener a free port of its own', () => {
@@ -186,6 +211,11 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY must be true or false, got "yes"'],
     [{ FILE_URL_SECRET: 'short' }, 'FILE_URL_SECRET must be at least 32 characters'],
     [{ FILE_SWEEP_INTERVAL_SECONDS: '-1' }, 'FILE_SWEEP_INTERVAL_SECONDS must be an integer between 0 and 86400, got "-1"'],
+    [{ FILE_SWEEP_INTERVAL_SECONDS: '90' }, 'FILE_SWEEP_INTERVAL_SECONDS must be 0 or a whole number of minutes (60, 120, …, 86400), got "90"'],
+    [{ ROLES: 'web' }, 'ROLES must be api, worker or both (comma-separated), got "web"'],
+    [{ ROLES: 'api,' }, 'ROLES must be api, worker or both (comma-separated), got "api,"'],
+    [{ ROLES: 'API' }, 'ROLES must be api, worker or both (comma-separated), got "API"'],
+    [{ WEBHOOK_DELIVERY_RETENTION_DAYS: '0' }, 'WEBHOOK_DELIVERY_RETENTION_DAYS must be an integer between 1 and 3650, got "0"'],
     [{ SHUTDOWN_TIMEOUT_SECONDS: '601' }, 'SHUTDOWN_TIMEOUT_SECONDS must be an integer between 0 and 600, got "601"'],
     [{ S3_ENDPOINT: 'http://s3' }, 'S3_ENDPOINT is set but S3_BUCKET is not; set S3_BUCKET to store files in S3'],
     [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'AKIA' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together'],

@@ -7,6 +7,8 @@ import * as path from 'node:path';
  */
 export class AppConfig {
   readonly nodeEnv: string;
+  /** What this process does: `api` serves the HTTP API, `worker` runs the job queue and the periodic work. */
+  readonly roles: ProcessRoles;
   readonly port: number;
   /** The Prometheus metrics' own port; unset → no metrics are served. */
   readonly metricsPort: number | undefined;
@@ -26,7 +28,7 @@ export class AppConfig {
   readonly fileUrlSecret: string | undefined;
   /** S3-compatible file storage; unset → files under `dataDir/files`. */
   readonly s3: S3Settings | undefined;
-  /** How often expired and cancelled uploads lose their bytes; 0 disables the sweep. */
+  /** How often expired and cancelled uploads lose their bytes, in whole minutes as seconds; 0 disables the sweep. */
   readonly fileSweepIntervalSeconds: number;
   /** How long change events are kept before they are removed. */
   readonly eventRetentionDays: number;
@@ -55,6 +57,11 @@ export interface S3Settings {
   forcePathStyle: boolean;
 }
 
+export interface ProcessRoles {
+  api: boolean;
+  worker: boolean;
+}
+
 export interface WebhookSettings {
   /** Seconds before each attempt of a delivery, the first included; each gets ±10 % jitter. */
   retrySchedule: number[];
@@ -64,6 +71,8 @@ export interface WebhookSettings {
   allowPrivateNetworks: boolean;
   /** The only networks a delivery may connect to (on top of allowPrivateNetworks); unset → any. */
   allowedNetworks: Network[] | undefined;
+  /** How long the delivery log keeps an attempt that was made. */
+  deliveryRetentionDays: number;
 }
 
 /** An IPv4 or IPv6 network: its address and prefix length, as `net.BlockList.addSubnet` takes them. */
@@ -104,6 +113,31 @@ function networks(env: NodeJS.ProcessEnv, name: string): Network[] | undefined {
     }
     return { address, prefix: length, family: version === 4 ? 'ipv4' : 'ipv6' };
   });
+}
+
+const ROLE_NAMES = ['api', 'worker'] as const;
+
+/** Comma-separated `api` and `worker`; unset → both, one process doing everything. */
+function roles(env: NodeJS.ProcessEnv): ProcessRoles {
+  const raw = env.ROLES;
+  if (raw === undefined || raw === '') return { api: true, worker: true };
+  const names = raw.split(',').map((part) => part.trim());
+  if (names.some((name) => !(ROLE_NAMES as readonly string[]).includes(name))) {
+    throw new ConfigError(`ROLES must be api, worker or both (comma-separated), got "${raw}"`);
+  }
+  return { api: names.includes('api'), worker: names.includes('worker') };
+}
+
+/**
+ * Seconds, but a whole number of minutes: the sweep is a job of the queue's schedule, which runs
+ * to the minute. 0 turns it off.
+ */
+function sweepInterval(env: NodeJS.ProcessEnv): number {
+  const seconds = integer(env, 'FILE_SWEEP_INTERVAL_SECONDS', 300, 0, 24 * 3600);
+  if (seconds % 60 !== 0) {
+    throw new ConfigError(`FILE_SWEEP_INTERVAL_SECONDS must be 0 or a whole number of minutes (60, 120, …, 86400), got "${env.FILE_SWEEP_INTERVAL_SECONDS}"`);
+  }
+  return seconds;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -189,8 +223,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (fileUrlSecret !== undefined && fileUrlSecret.length < 32) {
     throw new ConfigError('FILE_URL_SECRET must be at least 32 characters');
   }
+  const eventRetentionDays = integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650);
   return new AppConfig({
     nodeEnv: env.NODE_ENV || 'development',
+    roles: roles(env),
     port,
     metricsPort,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], true),
@@ -210,13 +246,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     downloadUrlTtlSeconds: integer(env, 'DOWNLOAD_URL_TTL_SECONDS', 900, 1, 7 * 24 * 3600),
     fileUrlSecret,
     s3: s3Settings(env),
-    fileSweepIntervalSeconds: integer(env, 'FILE_SWEEP_INTERVAL_SECONDS', 300, 0, 24 * 3600),
-    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    fileSweepIntervalSeconds: sweepInterval(env),
+    eventRetentionDays,
     webhooks: {
       retrySchedule: retrySchedule(env),
       disableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
       allowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
       allowedNetworks: networks(env, 'WEBHOOK_ALLOWED_NETWORKS'),
+      deliveryRetentionDays: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', eventRetentionDays, 1, 3650),
     },
     logLevel,
     trustProxy: flag(env, 'TRUST_PROXY'),

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { applicationName } from './application-name';
 import { buildDataSourceOptions } from './data-source-options';
 
 /** Serialises migration runs of instances starting together. */
@@ -6,7 +7,7 @@ const MIGRATION_LOCK = 727_001;
 
 /** Applies pending migrations under an advisory lock; returns the names applied. */
 export async function runMigrations(databaseUrl: string): Promise<string[]> {
-  const dataSource = new DataSource({ ...buildDataSourceOptions(databaseUrl), extra: { max: 1 } });
+  const dataSource = new DataSource({ ...buildDataSourceOptions(databaseUrl), extra: { max: 1, application_name: applicationName('migrations') } });
   await dataSource.initialize();
   try {
     await dataSource.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);

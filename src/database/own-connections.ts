@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Client, Pool, type PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
+import { applicationName } from './application-name';
 
 /** A pool outside TypeORM's, as OwnConnections makes it. */
 export type OwnPool = Pool;
@@ -20,14 +21,14 @@ export class OwnConnections {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** A client not yet connected: the caller listens for its errors, connects and ends it. */
-  client(): Client {
-    return new Client(this.settings());
+  /** A client not yet connected, named after its `purpose`: the caller listens for its errors, connects and ends it. */
+  client(purpose: string): Client {
+    return new Client(this.settings(purpose));
   }
 
-  /** A pool of at most `max` connections, named `purpose` in the log of a connection it loses. */
+  /** A pool of at most `max` connections, named after its `purpose` (also in the log of a connection it loses). */
   pool(purpose: string, max: number): OwnPool {
-    const pool = new Pool({ ...this.settings(), max });
+    const pool = new Pool({ ...this.settings(purpose), max });
     // pg has already dropped an idle connection that failed from the pool.
     pool.on('error', (error) => this.logger.warn(`${purpose}: an idle connection closed: ${error.message}`));
     // A checked-out connection's error also rejects its query, which its caller handles.
@@ -35,8 +36,8 @@ export class OwnConnections {
     return pool;
   }
 
-  private settings() {
+  private settings(purpose: string) {
     const { url, extra } = this.dataSource.options as PostgresDataSourceOptions;
-    return { connectionString: url, ...(extra as object) };
+    return { connectionString: url, ...(extra as object), application_name: applicationName(purpose) };
   }
 }

@@ -40,7 +40,7 @@ describe('SessionLocks', () => {
   it('goes on with the next statement after one that failed', async () => {
     const { connections, seen } = slowSession();
     const locks = new SessionLocks(connections);
-    const session = connections.client() as unknown as { query: (sql: string) => Promise<unknown> };
+    const session = connections.client('session locks') as unknown as { query: (sql: string) => Promise<unknown> };
     const answer = session.query;
     session.query = async () => {
       session.query = answer;

@@ -11,6 +11,7 @@ import { FileStorage } from '../../src/modules/files/storage/file-storage';
 import { LocalFileStorage } from '../../src/modules/files/storage/local-file-storage';
 import { ByteResponse, md5, md5Of, patternChunks, sendBytes } from '../support/byte-http';
 import { Gate } from '../support/concurrency';
+import { ScratchDatabase } from '../support/scratch-database';
 import { expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import {
@@ -218,20 +219,31 @@ describe('files on the local storage driver: what only it has', () => {
     expect(head.headers['content-length']).toBe('15');
   });
 
-  it('sweeps by itself every FILE_SWEEP_INTERVAL_SECONDS', async () => {
+  it("sweeps by itself as the worker's periodic job, scheduled every FILE_SWEEP_INTERVAL_SECONDS", async () => {
+    // A worker on a database of its own: on the shared one it would make the other suites' deliveries.
+    const database = new ScratchDatabase('records_files_sweep');
+    await database.create();
     // A 1 s upload URL can expire between create and PUT on a busy machine (403): 3 s leaves room.
-    const sweeping = await startFilesApp(localDriver, { FILE_SWEEP_INTERVAL_SECONDS: '1', UPLOAD_TTL_SECONDS: '3' });
+    const sweeping = await startFilesApp(localDriver, { DATABASE_URL: database.url, ROLES: 'api,worker', FILE_SWEEP_INTERVAL_SECONDS: '120', UPLOAD_TTL_SECONDS: '3' });
     try {
-      const client = filesClient(sweeping, ws.key);
+      const own = await createWorkspace(sweeping.http);
+      const client = filesClient(sweeping, own.key);
       const file = await client.created({ filename: 'gone.txt', mimeType: 'text/plain', sizeBytes: 4 });
       expect((await upload(sweeping, file, 'gone')).status).toBe(200);
-      const stored = path.join(sweeping.config.dataDir, 'files', ws.workspaceId, file.id);
+      const stored = path.join(sweeping.config.dataDir, 'files', own.workspaceId, file.id);
       expect(existsSync(stored)).toBe(true);
+      // The schedule is graphile-worker's, to the minute: its job is enqueued here as its minute would.
+      expect(await sweeping.dataSource.query(`SELECT identifier FROM graphile_worker._private_known_crontabs WHERE identifier = 'file_sweep'`)).toEqual([
+        { identifier: 'file_sweep' },
+      ]);
+      await sleep(3000);
+      await sweeping.dataSource.query(`SELECT graphile_worker.add_job('file_sweep')`);
       for (let waited = 0; waited < 10_000 && existsSync(stored); waited += 100) await sleep(100);
       expect(existsSync(stored)).toBe(false);
       expect((await client.get(file.id)).body.status).toBe('EXPIRED');
     } finally {
       await sweeping.close();
+      await database.drop();
     }
   });
 

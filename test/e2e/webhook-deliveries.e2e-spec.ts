@@ -3,6 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Transactions } from '../../src/database/transactions';
+import { WebhookDeliveries } from '../../src/modules/webhooks/webhook-deliveries';
+import { WebhookQueue } from '../../src/modules/webhooks/webhook-queue';
 import { WebhookEndpointRow, WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository';
 import { apiSuite } from '../support/api-suite';
 import { concurrently, sleep, until } from '../support/concurrency';
@@ -16,7 +18,7 @@ const HOUR = 3_600_000;
 const past = (hoursAgo: number) => new Date(Date.now() - hoursAgo * HOUR).toISOString();
 /** Six attempts, a second apart after the first: retries come quickly enough to watch. */
 const RETRY_SCHEDULE = '0,1,1,1,1,1';
-const APP_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE };
+const APP_ENV = { ROLES: 'api,worker', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE };
 
 /** Who an endpoint reads events as: a member of a workspace, and that member's key. */
 interface Owner {
@@ -316,6 +318,84 @@ describe('webhook deliveries to a real receiver', () => {
     expect(feed.map((event) => event.entityId).sort()).toEqual(notes.map((note) => note.id).sort());
   });
 
+  it('records an attempt whose making threw as failed and makes the next one on the schedule: the queue retries no job of its own', async () => {
+    const ws = await createWorkspace(http());
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
+    const attempt = jest.spyOn(WebhookDeliveries.prototype, 'attempt').mockRejectedValueOnce(new Error('a fault of the service'));
+    try {
+      ok(await post('/v1/notes', { fields: { $title: 'thrown once' } }, ws.key));
+      await until('the event to be delivered', hasDelivered(receiver, 1));
+    } finally {
+      attempt.mockRestore();
+    }
+    const attempts = await settled(endpoint.id);
+    expect(attempts.map((row) => [row.attempt, row.status, row.error])).toEqual([
+      [1, 'FAILED', 'the service failed while making this attempt'],
+      [2, 'SUCCEEDED', null],
+    ]);
+    // The schedule's 1 s, ± 10 %, after the failure.
+    expect(attempts[0].next_attempt_at!.getTime() - attempts[0].attempted_at!.getTime()).toBeGreaterThanOrEqual(900);
+    expect(receiver.delivered).toHaveLength(1);
+  });
+
+  it('enqueues again an attempt whose job threw and could not record it (its job failed for good), once it is a minute overdue', async () => {
+    const ws = await createWorkspace(http());
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
+    const attempt = jest.spyOn(WebhookDeliveries.prototype, 'attempt').mockRejectedValueOnce(new Error('a fault of the service'));
+    const record = jest.spyOn(WebhookDeliveries.prototype, 'recordUnexpectedFailure').mockRejectedValueOnce(new Error('the database went away'));
+    const dataSource = suite.t.app.get(DataSource);
+    const jobOf = async () =>
+      (
+        await dataSource.query(
+          `SELECT j.attempts, j.max_attempts, j.locked_at FROM graphile_worker.jobs j JOIN webhook_deliveries d ON j.key = 'webhook_delivery:' || d.id
+            WHERE d.endpoint_id = $1`,
+          [endpoint.id],
+        )
+      )[0];
+    try {
+      ok(await post('/v1/notes', { fields: { $title: 'dropped once' } }, ws.key));
+      await until('the job to fail for good', async () => (await jobOf())?.attempts === 1 && (await jobOf()).locked_at === null);
+    } finally {
+      attempt.mockRestore();
+      record.mockRestore();
+    }
+    expect(await jobOf()).toEqual({ attempts: 1, max_attempts: 1, locked_at: null });
+    expect((await attemptsOf(endpoint.id)).map((row) => row.status)).toEqual(['PENDING']);
+    await sleep(1500);
+    expect(receiver.received).toEqual([]);
+
+    const recovery = suite.t.app.get(WebhookQueue);
+    expect(await recovery.recoverAbandoned()).toBe(0);
+    await dataSource.query(`UPDATE webhook_deliveries SET scheduled_at = scheduled_at - interval '2 minutes' WHERE endpoint_id = $1`, [endpoint.id]);
+    expect(await recovery.recoverAbandoned()).toBe(1);
+    await until('the event to be delivered', hasDelivered(receiver, 1));
+    expect((await settled(endpoint.id)).map((row) => [row.attempt, row.status])).toEqual([[1, 'SUCCEEDED']]);
+  });
+
+  it('removes from the log the attempts made more than WEBHOOK_DELIVERY_RETENTION_DAYS ago, and never a PENDING one', async () => {
+    const ws = await createWorkspace(http());
+    const { endpoint } = await withReceiver(owner(ws), ['note.created']);
+    const dataSource = suite.t.app.get(DataSource);
+    const days = suite.t.config.webhooks.deliveryRetentionDays;
+    expect(days).toBe(suite.t.config.eventRetentionDays);
+    const insert = (status: string, ageDays: number, scheduledInDays = -ageDays) =>
+      dataSource.query(
+        `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
+         VALUES ($1, 'evt_test_' || gen_random_uuid(), 1, $2, now() + make_interval(days => $4), now() - make_interval(days => $3))`,
+        [endpoint.id, status, ageDays, scheduledInDays],
+      );
+    for (let i = 0; i < 3; i += 1) await insert('SUCCEEDED', days + 1);
+    await insert('FAILED', days + 2);
+    await insert('SUCCEEDED', days - 1);
+    // Due tomorrow: its job waits, as a retry's would.
+    await insert('PENDING', days + 3, 1);
+
+    expect(await suite.t.app.get(WebhookQueue).pruneLog()).toBe(4);
+    expect((await attemptsOf(endpoint.id)).map((row) => row.status).sort()).toEqual(['PENDING', 'SUCCEEDED']);
+    expect(await suite.t.app.get(WebhookQueue).pruneLog()).toBe(0);
+    await suite.t.app.get(Transactions).run(() => suite.t.app.get(WebhooksRepository).deleteEndpoint(ws.workspaceId, endpoint.id));
+  });
+
   it('sends every attempt of an event with the same webhook-id and body, signed anew, and records each answer', async () => {
     const ws = await createWorkspace(http());
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
@@ -448,7 +528,7 @@ describe('webhook deliveries to a real receiver', () => {
   });
 
   it('refuses at delivery an endpoint whose URL reaches 127.0.0.1, when private networks are not allowed: no connection, the attempt failed naming the address', async () => {
-    const refusing = await anotherApp({ WEBHOOK_RETRY_SCHEDULE: '0,1' }, { own: true });
+    const refusing = await anotherApp({ ROLES: 'api,worker', WEBHOOK_RETRY_SCHEDULE: '0,1' }, { own: true });
     const ws = await createWorkspace(refusing.t.http);
     const receiver = await startReceiver();
     const port = receiver.port;

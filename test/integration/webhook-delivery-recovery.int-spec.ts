@@ -9,8 +9,8 @@ import { ServiceProcess } from '../support/service-process';
 import { TEST_ADMIN_TOKEN } from '../support/test-app';
 import { newWebhookSecret, WebhookReceiver } from '../support/webhook-receiver';
 
-/** What WebhookQueue waits before making again an attempt whose instance is gone: a claim's age (60 s), then its check (every 30 s). */
-const RECOVERY_WAIT_MS = 120_000;
+/** What WebhookQueue waits before making again an attempt whose worker is gone: a claim's age (60 s), then its check (each minute, on the queue's schedule), then the job. */
+const RECOVERY_WAIT_MS = 150_000;
 const ABANDONED = 'the instance making this attempt stopped before it was recorded';
 
 interface Attempt {
@@ -124,6 +124,39 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
     ]);
     await db.query(`UPDATE webhook_endpoints SET status = 'DISABLED' WHERE id = 'whk_test_sigterm'`);
   });
+
+  it('a worker stopped by SIGTERM finishes the attempts under way and releases the jobs it took: another worker makes the rest, each once', async () => {
+    const receiver = await startReceiver();
+    receiver.answer({ status: 204, delayMs: 1000 });
+    const api = await start({ ROLES: 'api' });
+    const worker = await start({ ROLES: 'worker' });
+    const ws = await createWorkspace(request(api.baseUrl));
+    await addEndpoint('whk_test_worker_sigterm', ws, receiver);
+    // More attempts than a worker makes at once (8): some are under way at the signal, the others wait for a worker.
+    for (let i = 0; i < 20; i++) expect((await createNote(api, ws, `across SIGTERM ${i}`)).status).toBe(200);
+    await until('attempts to be under way', () => receiver.inFlight >= 4);
+
+    worker.signal('SIGTERM');
+    const exit = await worker.exited;
+    expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
+    // Each attempt under way was answered (in 1 s, within the 2 s the queue gives them) and recorded; no job stays taken.
+    expect(receiver.received.filter((hook) => !hook.answered)).toEqual([]);
+    const stopped = await attemptsOf('whk_test_worker_sigterm');
+    expect(stopped.filter((row) => row.status === 'SUCCEEDED')).toHaveLength(receiver.received.length);
+    expect(stopped.filter((row) => row.status === 'FAILED')).toEqual([]);
+    expect((await db.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE locked_at IS NOT NULL`)).rows).toEqual([{ n: 0 }]);
+
+    const next = await start({ ROLES: 'worker' });
+    await until('every event to be delivered', () => new Set(receiver.delivered.map((hook) => hook.id)).size === 20, 30_000);
+    await until('the last attempts to be recorded', async () => (await attemptsOf('whk_test_worker_sigterm')).every((row) => row.status !== 'PENDING'));
+    expect((await attemptsOf('whk_test_worker_sigterm')).map((row) => [row.attempt, row.status])).toEqual(Array(20).fill([1, 'SUCCEEDED']));
+    expect(receiver.received).toHaveLength(20);
+    await db.query(`UPDATE webhook_endpoints SET status = 'DISABLED' WHERE id = 'whk_test_worker_sigterm'`);
+    for (const service of [next, api]) {
+      service.signal('SIGTERM');
+      await service.exited;
+    }
+  }, 180_000);
 
   it('delivers every event committed before the kill once a new process runs, making the attempts it cut off again', async () => {
     const receiver = await startReceiver();

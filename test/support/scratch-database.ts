@@ -51,7 +51,7 @@ export class ScratchDatabase {
 export async function createIsolatedTestApp(prefix: string, options: Parameters<typeof createTestApp>[0] = {}): Promise<TestApp> {
   const database = new ScratchDatabase(prefix);
   await database.create();
-  const t = await createTestApp({ ...options, env: { ...options.env, DATABASE_URL: database.url } });
+  const t = await createTestApp({ ...options, env: { ROLES: 'api,worker', ...options.env, DATABASE_URL: database.url } });
   const close = async () => {
     try {
       await t.close();

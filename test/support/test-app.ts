@@ -33,7 +33,10 @@ export function testDatabaseUrl(): string {
 
 /**
  * The production AppModule and setup, on the test database, with env overrides; its webhook
- * deliveries are held to loopback (WEBHOOK_ALLOWED_NETWORKS) unless `env` says otherwise.
+ * deliveries are held to loopback (WEBHOOK_ALLOWED_NETWORKS) unless `env` says otherwise. It serves the API
+ * and runs no job (`ROLES=api`) unless told: the apps of the suites share the run's database, and
+ * a worker among them would make the others' deliveries with its own settings. A suite that needs
+ * its deliveries made runs the worker role on a database of its own (createIsolatedTestApp).
  */
 export async function createTestApp(
   options: { env?: Record<string, string>; controllers?: Type<unknown>[] } = {},
@@ -48,6 +51,7 @@ export async function createTestApp(
       RATE_LIMIT_SEARCH: '10000',
       AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
       WEBHOOK_ALLOWED_NETWORKS: TEST_WEBHOOK_ALLOWED_NETWORKS,
+      ROLES: 'api',
       ...options.env,
     }),
     databaseUrl: options.env?.DATABASE_URL ?? testDatabaseUrl(),

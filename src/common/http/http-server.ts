@@ -48,16 +48,20 @@ function namesNothing(request: Request): boolean {
   return (path.includes('%') && !decodes(path)) || DOT_SEGMENT.test(path);
 }
 
+/** What a process without the `api` role serves (ROLES): liveness and readiness, as routed (any case, a trailing slash). */
+const HEALTH_PATH = /^\/health(\/ready)?\/?$/i;
+
 /**
  * What runs first on every request: it is observed (request id, access log, metrics) before
  * anything can answer it; its target is normalised for routing; a path that names nothing is a
- * 404 `not_found`, like an id of the wrong shape.
+ * 404 `not_found`, like an id of the wrong shape, and so is every path but the health checks in a
+ * process that does not serve the API (a worker).
  */
-function requestEntry(observers: RequestObserver[]) {
+function requestEntry(observers: RequestObserver[], servesApi: boolean) {
   return (request: Request, response: Response, next: NextFunction): void => {
     for (const observe of observers) observe(request, response);
     request.url = normalizedTarget(request.url);
-    if (namesNothing(request)) return sendError(response, ApiError.notFound());
+    if (namesNothing(request) || (!servesApi && !HEALTH_PATH.test(request.path))) return sendError(response, ApiError.notFound());
     next();
   };
 }
@@ -87,8 +91,9 @@ export class ApiExpressAdapter extends ExpressAdapter {
  * - paths match without case and with or without a trailing slash (Express's defaults);
  * - no weak ETag: Express would hash every body for conditional requests no client of this API
  *   makes (5–9 % of a read's CPU); the file upload sets its own;
- * - every request is observed first, and the API routes' bodies are JSON (apiJsonBody) read before
- *   authentication, so that a body is judged the same on every route, known or not.
+ * - every request is observed first (a worker answers 404 to all but the health checks), and the
+ *   API routes' bodies are JSON (apiJsonBody) read before authentication, so that a body is judged
+ *   the same on every route, known or not.
  * Node's own timeouts stay (5 s keep-alive, 300 s per request); its parser's refusals are answered
  * by HttpParserRefusals.
  */
@@ -97,7 +102,7 @@ export function configureHttpServer(app: NestExpressApplication, config: AppConf
   app.set('query parser', 'simple');
   app.set('etag', false);
   app.disable('x-powered-by');
-  app.use(requestEntry(observers));
+  app.use(requestEntry(observers, config.roles.api));
   app.use(apiJsonBody());
 }
 

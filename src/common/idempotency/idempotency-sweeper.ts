@@ -1,22 +1,17 @@
-import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { JobQueue } from '../background/job-queue';
 import { IdempotencyRepository } from './idempotency.repository';
 
-const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
-
-/** Deletes stored responses past their 24 hours, every 10 minutes, on every instance. */
+/** Deletes stored responses past their 24 hours, every 10 minutes, by one of the workers (JobQueue's schedule; a failed run is logged there). */
 @Injectable()
-export class IdempotencySweeper implements OnModuleInit, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-
-  constructor(private readonly stored: IdempotencyRepository) {}
+export class IdempotencySweeper implements OnModuleInit {
+  constructor(
+    private readonly stored: IdempotencyRepository,
+    private readonly queue: JobQueue,
+  ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.sweep().catch(() => undefined), SWEEP_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.queue.schedule({ task: 'idempotency_sweep', what: 'idempotency sweep', when: '*/10 * * * *', run: () => this.sweep() });
   }
 
   /** Returns how many responses it deleted. */

@@ -11,11 +11,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * below in the transaction that inserts the row: in the one that records the event (the events'
  * append inserts the rows of the endpoints that subscribe), in the one that records a failed
  * attempt, in a redelivery's. The function resolves `graphile_worker.add_job` when it runs, after
- * the service has installed the queue's schema at start-up (WebhookQueue).
+ * a later migration has installed the queue's schema (JobQueueSchema).
  *
- * `claimed_by` names the instance making a PENDING attempt (see WebhookQueue's recovery): the job
- * queue releases a job whose worker died only after hours, so an instance that stopped
- * mid-attempt is found by its session lock, and its attempts are made again.
+ * `claimed_by` names the worker making a PENDING attempt (see WebhookQueue's recovery): the job
+ * queue releases a job whose worker died only after hours, so a worker that stopped mid-attempt
+ * is found by its session lock, and its attempts are made again.
  */
 export class Webhooks1764162000000 implements MigrationInterface {
   name = 'Webhooks1764162000000';

@@ -1,39 +1,29 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicTask } from '../../common/background/periodic-task';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { JobQueue } from '../../common/background/job-queue';
 import { AppConfig } from '../../config/app-config';
 import { EventsRepository } from '../../records/events.repository';
 
 const BATCH = 5000;
-const INTERVAL_MS = 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
- * Removes change events older than EVENT_RETENTION_DAYS (docs/api.md §12), at start-up and then
- * hourly, in every instance: deletes of one batch are idempotent, so instances need no turns.
+ * Removes change events older than EVENT_RETENTION_DAYS (docs/api.md §12), hourly, by one of the
+ * workers (JobQueue's schedule), in batches.
  */
 @Injectable()
-export class EventPruner implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly task = new PeriodicTask(() => this.pruneAll(), new Logger('EventPruner'), 'event pruning');
-
+export class EventPruner implements OnModuleInit {
   constructor(
     private readonly events: EventsRepository,
     private readonly config: AppConfig,
+    private readonly queue: JobQueue,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.task.start(INTERVAL_MS, { now: true });
+  onModuleInit(): void {
+    this.queue.schedule({ task: 'event_retention', what: 'event pruning', when: '0 * * * *', run: () => this.prune() });
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
-  }
-
-  /** Removes every event past retention; answers how many. One run at a time per instance. */
-  prune(): Promise<number> {
-    return this.task.run();
-  }
-
-  private async pruneAll(): Promise<number> {
+  /** Removes every event past retention; answers how many. */
+  async prune(): Promise<number> {
     const before = new Date(Date.now() - this.config.eventRetentionDays * DAY_MS);
     let total = 0;
     for (;;) {

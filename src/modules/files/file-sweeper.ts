@@ -1,5 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicTask } from '../../common/background/periodic-task';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { JobQueue } from '../../common/background/job-queue';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { ChangeEvents } from '../../records/change-events';
@@ -16,37 +16,31 @@ const CLAIM_SECONDS = 15 * 60;
  * uploads, and what an upload URL or an unused snapshot left beside a completed file's bytes. It
  * waits for the session's deadline, when the upload URL stops working and no complete can commit
  * any more, so nothing can be written after the sweep; each file is swept once (`swept_at`).
- * Instances sweep side by side: each claims a batch for a while in one statement, deletes outside
- * any transaction (storage can be slow; a transaction would hold a pooled connection meanwhile),
- * then marks it swept. A batch whose sweeper died is claimed again when its claim runs out.
+ * It runs every FILE_SWEEP_INTERVAL_SECONDS (whole minutes, counted from midnight UTC), by one of
+ * the workers (JobQueue's schedule). Sweeps may still overlap (a run longer than the period, a
+ * sweep asked for by hand): each claims a batch for a while in one statement, deletes outside any
+ * transaction (storage can be slow; a transaction would hold a pooled connection meanwhile), then
+ * marks it swept. A batch whose sweeper died is claimed again when its claim runs out.
  */
 @Injectable()
-export class FileSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly task = new PeriodicTask(() => this.sweepAll(), new Logger('FileSweeper'), 'file sweep');
-
+export class FileSweeper implements OnModuleInit {
   constructor(
     private readonly files: FilesRepository,
     private readonly storage: FileStorage,
     private readonly transactions: Transactions,
     private readonly events: ChangeEvents,
     private readonly config: AppConfig,
+    private readonly queue: JobQueue,
   ) {}
 
-  onApplicationBootstrap(): void {
-    const seconds = this.config.fileSweepIntervalSeconds;
-    if (seconds > 0) this.task.start(seconds * 1000);
+  onModuleInit(): void {
+    const minutes = this.config.fileSweepIntervalSeconds / 60;
+    if (minutes === 0) return;
+    this.queue.schedule({ task: 'file_sweep', what: 'file sweep', when: ({ hour, min }) => (hour * 60 + min) % minutes === 0, run: () => this.sweep() });
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.task.stop();
-  }
-
-  /** Sweeps until nothing is left; returns how many files it swept. One run at a time per instance. */
-  sweep(): Promise<number> {
-    return this.task.run();
-  }
-
-  private async sweepAll(): Promise<number> {
+  /** Sweeps until nothing is left; returns how many files it swept. */
+  async sweep(): Promise<number> {
     await this.recordExpiries();
     let total = 0;
     for (;;) {

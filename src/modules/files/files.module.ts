@@ -42,7 +42,7 @@ export class FilesModule implements OnModuleInit, OnApplicationShutdown {
     this.targets.register('file', this.files);
   }
 
-  /** After the providers' own hooks (the sweep stops first). */
+  /** After the job queue stopped (before any module's shutdown), so no sweep is under way. */
   onApplicationShutdown(): void {
     this.storage.close();
   }

@@ -27,7 +27,7 @@ export function signatureOf(endpoint: WebhookEndpointRow, eventId: string, at: D
  * Makes one attempt of a delivery (docs/api.md §13), as the job queue asks: reads the event as
  * the endpoint's member may read it now, checks where the URL points, POSTs it signed, and records
  * the outcome with what follows (the next attempt, due on WEBHOOK_RETRY_SCHEDULE, or the endpoint
- * disabled) in one transaction. The attempt is claimed for this instance first (see WebhookQueue).
+ * disabled) in one transaction. The attempt is claimed for this worker first (see WebhookQueue).
  */
 @Injectable()
 export class WebhookDeliveries {
@@ -61,6 +61,30 @@ export class WebhookDeliveries {
       'user-agent': 'workspace-records-webhooks/1',
     };
     return this.record(delivery, endpoint, await postTo(url, resolution, headers, body, shutdown), sentAt);
+  }
+
+  /**
+   * Records an attempt whose making threw (a fault of the service's, or the database lost) as
+   * failed, with the next one due on the schedule, in one transaction; nothing when it was
+   * recorded meanwhile. The endpoint's failing streak stays as it was: the receiver said nothing.
+   */
+  async recordUnexpectedFailure(deliveryId: string): Promise<void> {
+    await this.transactions.run(async () => {
+      const pending = await this.webhooks.findPendingAttempt(deliveryId);
+      if (!pending) return;
+      const { delivery, failingSince } = pending;
+      const outcome = { succeeded: false, responseStatus: null, durationMs: 0, error: 'the service failed while making this attempt', attemptedAt: new Date() };
+      const next = this.nextAttemptAt(delivery.attempt, null);
+      await this.webhooks.finishAttempt(delivery.id, delivery.endpoint_id, outcome, next, failingSince);
+      if (next) await this.webhooks.insertAttempt(delivery.endpoint_id, delivery.event_id, delivery.attempt + 1, next);
+    });
+  }
+
+  /** When the attempt after attempt number `attempt` is due on the schedule (a longer Retry-After wins); null after the last. */
+  private nextAttemptAt(attempt: number, retryAfterSeconds: number | null): Date | null {
+    const { retrySchedule } = this.config.webhooks;
+    if (attempt >= retrySchedule.length) return null;
+    return new Date(Date.now() + Math.max(jittered(retrySchedule[attempt]), (retryAfterSeconds ?? 0) * 1000));
   }
 
   /**
@@ -102,7 +126,7 @@ export class WebhookDeliveries {
       await this.webhooks.finishAttempt(delivery.id, endpoint.id, attempt, null, null);
       return;
     }
-    const { retrySchedule, disableAfterHours } = this.config.webhooks;
+    const { disableAfterHours } = this.config.webhooks;
     // An attempt that could not be made says nothing of the receiver: the streak is left as it was.
     const failingSince = final ? endpoint.failing_since : (endpoint.failing_since ?? attemptedAt);
     let disabledReason: string | undefined;
@@ -110,11 +134,7 @@ export class WebhookDeliveries {
     if (!final && failingSince && attemptedAt.getTime() - failingSince.getTime() >= disableAfterHours * 3600_000) {
       disabledReason = `every attempt failed for ${disableAfterHours} hours`;
     }
-    let next: Date | null = null;
-    if (!final && !disabledReason && delivery.attempt < retrySchedule.length) {
-      const delay = Math.max(jittered(retrySchedule[delivery.attempt]), (outcome.retryAfterSeconds ?? 0) * 1000);
-      next = new Date(Date.now() + delay);
-    }
+    const next = final || disabledReason ? null : this.nextAttemptAt(delivery.attempt, outcome.retryAfterSeconds);
     await this.transactions.run(async () => {
       if (!(await this.webhooks.finishAttempt(delivery.id, endpoint.id, attempt, next, failingSince))) return;
       if (next) await this.webhooks.insertAttempt(endpoint.id, delivery.event_id, delivery.attempt + 1, next);

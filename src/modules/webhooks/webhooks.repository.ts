@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { keysetPageSql } from '../../common/pagination/paging-sql';
+import { firstRowsSql, keysetPageSql } from '../../common/pagination/paging-sql';
 import { endPage } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
@@ -304,6 +304,53 @@ export class WebhooksRepository implements EventDeliveries {
        SELECT endpoint_id, event_id, attempt + 1, 'PENDING', statement_timestamp(), statement_timestamp() FROM abandoned
        RETURNING 1`,
       [instanceId],
+    );
+    return rows.length;
+  }
+
+  /**
+   * Enqueues again the PENDING attempts due before `before` that have no job left to make them: their
+   * job failed for good (it threw, and so did recording its failure). A job that is waiting, or
+   * running (taken: its `attempts` already counts this run), leaves its attempt alone. Answers how many.
+   */
+  async enqueueDroppedAttempts(before: Date): Promise<number> {
+    const rows = await this.transactions.query(
+      `SELECT webhook_delivery_job(d.id, statement_timestamp())
+         FROM webhook_deliveries d
+        WHERE d.status = 'PENDING' AND d.scheduled_at < $1
+          AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j
+                           WHERE j.key = 'webhook_delivery:' || d.id AND (j.attempts < j.max_attempts OR j.locked_at IS NOT NULL))`,
+      [before],
+    );
+    return rows.length;
+  }
+
+  /**
+   * The attempt while it is PENDING, with its endpoint's failing streak, locked until the ambient
+   * transaction ends (so that it is recorded once); undefined once it was recorded or its endpoint deleted.
+   */
+  async findPendingAttempt(id: string): Promise<{ delivery: DeliveryRow; failingSince: Date | null } | undefined> {
+    const [row] = await this.transactions.query<DeliveryRow & { endpoint_failing_since: Date | null }>(
+      `SELECT ${DELIVERY_COLUMNS}, (SELECT failing_since FROM webhook_endpoints w WHERE w.id = endpoint_id) AS endpoint_failing_since
+         FROM webhook_deliveries WHERE id = $1 AND status = 'PENDING' FOR UPDATE`,
+      [id],
+      { locks: true },
+    );
+    if (!row) return undefined;
+    const { endpoint_failing_since: failingSince, ...delivery } = row;
+    return { delivery: reviveDelivery(delivery), failingSince };
+  }
+
+  /**
+   * Removes up to `batch` attempts made (SUCCEEDED or FAILED) before `before`, oldest first;
+   * answers how many. The log's PENDING attempts stay, whatever their age.
+   */
+  async pruneDeliveries(before: Date, batch: number): Promise<number> {
+    const rows = await this.transactions.query(
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries WHERE status <> 'PENDING' AND created_at < $1 ORDER BY created_at ${firstRowsSql('$2')})
+       RETURNING 1`,
+      [before, batch],
     );
     return rows.length;
   }
