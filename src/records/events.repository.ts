@@ -1,7 +1,4 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { randomInt } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { QueryFailedError } from 'typeorm';
 import { firstRowsSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import type { SqlParameters } from './field-types/field-type';
@@ -23,6 +20,8 @@ export interface NewEvent {
 
 /** An event as stored. */
 export interface EventRow {
+  /** The id of the transaction that appended it (an xid8, as text): the feed's order is (xid, position). */
+  xid: string;
   /** A bigint, as text. */
   position: string;
   id: string;
@@ -47,29 +46,23 @@ export interface EventDeliveries {
 
 export const EVENT_DELIVERIES = Symbol('EventDeliveries');
 
-/** How long a feed reader waits in the append lock's queue before it steps out and tries again (see readHead). */
-const READER_LOCK_WAIT_MS = 20;
-const MAX_HEAD_ATTEMPTS = 100;
-/** SQLSTATE of a lock not granted within lock_timeout. */
-const LOCK_NOT_AVAILABLE = '55P03';
-
-/** SQL of the key of a workspace's append lock (see EventsRepository). */
-function appendLockKeySql(workspace: string): string {
-  return `hashtextextended('events:' || ${workspace}, 0)`;
+/** Where a feed reader stands: after the event (`xid`, `position`), both as text (see EventsRepository). */
+export interface FeedKey {
+  xid: string;
+  position: string;
 }
 
 /**
  * SQL that appends `events` of one workspace (`workspace`, bound), answering each one's `id` and
- * `type`. Each row's position is taken after the workspace's append lock is held shared (the
- * lock's subquery is read before any row is made), in the order given.
+ * `type`. Each row's position is taken in the order given; its `xid` is its transaction's (the
+ * column's default).
  */
 function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParameters): string {
   const column = (pick: (event: NewEvent) => string | null | undefined) => params.add(events.map((event) => pick(event) ?? null));
   return `INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data, changes, member_id)
     SELECT nextval('event_positions'), e.id, ${workspace}, e.type, e.entity_type, e.entity_id,
            date_trunc('milliseconds', clock_timestamp()), e.data::json, e.changes::json, e.member_id
-      FROM (SELECT pg_advisory_xact_lock_shared(${appendLockKeySql(workspace)})) appending,
-           unnest(${column((e) => e.id)}::text[], ${column((e) => e.type)}::text[], ${column((e) => e.entityType)}::text[],
+      FROM unnest(${column((e) => e.id)}::text[], ${column((e) => e.type)}::text[], ${column((e) => e.entityType)}::text[],
                   ${column((e) => e.entityId)}::text[], ${column((e) => e.data)}::text[], ${column((e) => e.changes)}::text[],
                   ${column((e) => e.memberId)}::text[])
            WITH ORDINALITY AS e(id, type, entity_type, entity_id, data, changes, member_id, ordinal)
@@ -80,14 +73,15 @@ function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParam
 /**
  * SQL of `events`, the change feed (docs/api.md §12).
  *
- * Why a reader never skips an event: a position is a sequence value, taken when a transaction
- * appends its events, but transactions commit in another order than they take positions, so a
- * reader that passed position 7 while the transaction holding 5 was still open would never see 5.
- * Here a writer takes its positions while holding its workspace's append lock shared, until it
- * commits; a reader takes that lock exclusively, which waits for the writers holding positions to
- * commit or roll back (appending is the last statement before a commit, so that is short). Once
- * it holds the lock, every position taken so far is final, and every later one is greater (the
- * sequence has no cache: its values rise across sessions).
+ * Why a reader never skips an event, and takes no lock: transactions commit in another order than
+ * they append, so a reader that passed an event while an earlier-appended one was still
+ * uncommitted would never see the latter. The feed is therefore ordered by the appending
+ * transaction's id (`xid`), then by position within it, and read only below the oldest
+ * transaction still in progress when the read's snapshot was taken (its xmin): every transaction
+ * below it has ended, so its events are all visible to that snapshot or were rolled back, and any
+ * transaction that appends later has an id at or above it. What the reader returned can thus gain
+ * nothing before its last event. Writers are never waited on, nor wait: a write's events become
+ * readable once the transactions that took their ids before it have ended too.
  */
 @Injectable()
 export class EventsRepository {
@@ -117,74 +111,48 @@ export class EventsRepository {
   }
 
   /**
-   * The events after `after` whose entity type is among `entityTypes` (and type among `types`,
-   * when given; that occurred from `occurredFrom` on, when given), oldest first, at most `limit`,
-   * and the head: a position up to which every event is final (see the class), so a reader that
-   * reached it may go on from there.
-   *
-   * The head is read under the append lock taken exclusively, in a statement of its own (its own
-   * implicit transaction, so the lock is released as it ends): whatever snapshot it read, every
-   * writer that held a position up to it had finished once the lock was granted. The page is then
-   * read, up to the head, without the lock: readers never hold writers up for longer than that.
+   * The events after `after` in the feed's order whose entity type is among `entityTypes` (and
+   * type among `types`, when given; that occurred from `occurredFrom` on, when given), at most
+   * `limit`, and the horizon: the xid below which every event is final (see the class), so that a
+   * reader that read everything below it may go on from there. One statement, one snapshot: the
+   * horizon is that of the snapshot the events are read in.
    */
   async read(
     workspaceId: string,
-    after: string,
+    after: FeedKey,
     filter: { entityTypes: string[]; types: string[] | null; occurredFrom?: Date | null },
     limit: number,
-  ): Promise<{ events: EventRow[]; head: string }> {
-    if (this.transactions.active) throw new Error('The feed is read outside any transaction: its lock must be released at once');
-    const head = await this.readHead(workspaceId);
+  ): Promise<{ events: EventRow[]; horizon: string }> {
     const params = new SqlParameterList();
     const types = params.add(filter.types);
     const occurredFrom = params.add(filter.occurredFrom ?? null);
-    const events = await this.transactions.query<EventRow>(
-      // Ordered by the column, not by the text the rows carry it as (which would put 10 before 9).
-      `SELECT e.position::text AS position, e.id, e.type, e.entity_type, e.entity_id, e.occurred_at, e.data, e.changes, e.member_id
-         FROM events e
-        WHERE e.workspace_id = ${params.add(workspaceId)} AND e.position > ${params.add(after)}::bigint AND e.position <= ${params.add(head)}::bigint
-          AND e.entity_type = ANY(${params.add(filter.entityTypes)}::text[])
-          AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
-          AND (${occurredFrom}::timestamptz IS NULL OR e.occurred_at >= ${occurredFrom}::timestamptz)
-        ORDER BY e.position ${firstRowsSql(params.add(limit))}`,
+    const rows = await this.transactions.query<EventRow & { horizon: string }>(
+      // Ordered by the columns, not by the text the rows carry them as (which would put 10 before 9).
+      `SELECT h.horizon::text AS horizon, e.xid::text AS xid, e.position::text AS position, e.id, e.type, e.entity_type, e.entity_id,
+              e.occurred_at, e.data, e.changes, e.member_id
+         FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon) h
+         LEFT JOIN LATERAL (
+           SELECT e.* FROM events e
+            WHERE e.workspace_id = ${params.add(workspaceId)}
+              AND (e.xid, e.position) > (${params.add(after.xid)}::xid8, ${params.add(after.position)}::bigint)
+              AND e.xid < h.horizon
+              AND e.entity_type = ANY(${params.add(filter.entityTypes)}::text[])
+              AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
+              AND (${occurredFrom}::timestamptz IS NULL OR e.occurred_at >= ${occurredFrom}::timestamptz)
+            ORDER BY e.xid, e.position ${firstRowsSql(params.add(limit))}) e ON true
+        ORDER BY e.xid, e.position`,
       params.values,
       { prepare: 'events-read' },
     );
-    return { events, head };
-  }
-
-  /**
-   * The head (see read). The reader waits for the lock at most READER_LOCK_WAIT_MS at a time, then
-   * steps out of the lock's queue and tries again: while it waits, writers asking for the lock
-   * queue behind it, and one of them may hold what a holder of the lock waits for (a create holds
-   * the lock from the middle of its statement, whose next step may wait on a row another
-   * transaction holds until its own append): PostgreSQL would end that cycle only after a second,
-   * by aborting one of them, possibly a write.
-   */
-  private async readHead(workspaceId: string): Promise<string> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        // set_config comes first in the list: the wait it bounds is the lock's, in the same implicit transaction.
-        const [{ head }] = await this.transactions.query<{ head: string }>(
-          `SELECT set_config('lock_timeout', '${READER_LOCK_WAIT_MS}ms', true) AS bounded,
-                  pg_advisory_xact_lock(${appendLockKeySql('$1')}) IS NULL AS locked,
-                  coalesce((SELECT max(position) FROM events WHERE workspace_id = $1), 0)::text AS head`,
-          [workspaceId],
-          { prepare: 'events-head' },
-        );
-        return head;
-      } catch (error) {
-        const code = error instanceof QueryFailedError ? (error.driverError as { code?: string }).code : undefined;
-        if (code !== LOCK_NOT_AVAILABLE || attempt === MAX_HEAD_ATTEMPTS) throw error;
-        await sleep(randomInt(1, 2 * READER_LOCK_WAIT_MS));
-      }
-    }
+    // With no event to read, the one row is the horizon's, its event columns null.
+    const events = rows.filter((row) => row.id !== null).map(({ horizon: _horizon, ...event }) => event);
+    return { events, horizon: rows[0].horizon };
   }
 
   /** The event `id` of the workspace, as stored. */
   async find(workspaceId: string, id: string): Promise<EventRow | undefined> {
     const [row] = await this.transactions.query<EventRow>(
-      `SELECT position::text AS position, id, type, entity_type, entity_id, occurred_at, data, changes, member_id
+      `SELECT xid::text AS xid, position::text AS position, id, type, entity_type, entity_id, occurred_at, data, changes, member_id
          FROM events WHERE id = $1 AND workspace_id = $2`,
       [id, workspaceId],
       { prepare: 'events-find' },
