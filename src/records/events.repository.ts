@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { firstRowsSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import type { SqlParameters } from './field-types/field-type';
@@ -35,16 +35,18 @@ export interface EventRow {
 }
 
 /**
- * What else an append writes, in its statement, for the events it appends: the webhooks module
- * inserts the first delivery attempt of each event for every endpoint subscribed to it, so that
- * deliveries are enqueued in the transaction of their events (docs/api.md §13).
+ * What else an append does, in its statement, for the events it appends: the webhooks module
+ * enqueues one job that fans them out to the endpoints subscribed to them (docs/api.md §13), in
+ * the transaction of the events. Registered at module init (EventsRepository.follow).
  */
-export interface EventDeliveries {
-  /** The body of a data-modifying WITH entry; `recorded` names the appended events (`id`, `type`) of the workspace bound as `workspace`. */
-  deliveriesSql(recorded: string, workspace: string): string;
+export interface AppendFollower {
+  /**
+   * SQL of a query answering one row whatever it does, run once per append before its events
+   * are inserted; `ids` and `types` name bound text arrays of the events' ids and types, of the
+   * workspace bound as `workspace`.
+   */
+  followSql(workspace: string, ids: string, types: string): string;
 }
-
-export const EVENT_DELIVERIES = Symbol('EventDeliveries');
 
 /** Where a feed reader stands: after the event (`xid`, `position`), both as text (see EventsRepository). */
 export interface FeedKey {
@@ -54,15 +56,15 @@ export interface FeedKey {
 
 /**
  * SQL that appends `events` of one workspace (`workspace`, bound), answering each one's `id` and
- * `type`. Each row's position is taken in the order given; its `xid` is its transaction's (the
- * column's default).
+ * `type`, after `following` (the name of a one-row WITH entry, if any) has run. Each row's
+ * position is taken in the order given; its `xid` is its transaction's (the column's default).
  */
-function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParameters): string {
+function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParameters, columns: { ids: string; types: string }, following?: string): string {
   const column = (pick: (event: NewEvent) => string | null | undefined) => params.add(events.map((event) => pick(event) ?? null));
   return `INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data, changes, member_id)
     SELECT nextval('event_positions'), e.id, ${workspace}, e.type, e.entity_type, e.entity_id,
            date_trunc('milliseconds', clock_timestamp()), e.data::json, e.changes::json, e.member_id
-      FROM unnest(${column((e) => e.id)}::text[], ${column((e) => e.type)}::text[], ${column((e) => e.entityType)}::text[],
+      FROM ${following ? `${following}, ` : ''}unnest(${columns.ids}::text[], ${columns.types}::text[], ${column((e) => e.entityType)}::text[],
                   ${column((e) => e.entityId)}::text[], ${column((e) => e.data)}::text[], ${column((e) => e.changes)}::text[],
                   ${column((e) => e.memberId)}::text[])
            WITH ORDINALITY AS e(id, type, entity_type, entity_id, data, changes, member_id, ordinal)
@@ -85,20 +87,28 @@ function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParam
  */
 @Injectable()
 export class EventsRepository {
-  constructor(
-    private readonly transactions: Transactions,
-    @Optional() @Inject(EVENT_DELIVERIES) private readonly deliveries?: EventDeliveries,
-  ) {}
+  private follower?: AppendFollower;
+
+  constructor(private readonly transactions: Transactions) {}
+
+  /** Has every append run `follower`'s SQL too; before the first append (a statement's text stays one per process). */
+  follow(follower: AppendFollower): void {
+    if (this.follower) throw new Error('The events already have their follower');
+    this.follower = follower;
+  }
 
   /**
-   * WITH entries that append `events` of one workspace (`workspace`, bound) and what goes with
-   * them (EventDeliveries): a statement of their own (append), or part of another's WITH that
-   * makes the change in the same statement (RecordsRepository.insert). Their names are
-   * `recorded` and `delivering`.
+   * WITH entries that append `events` of one workspace (`workspace`, bound) and do what follows
+   * them (AppendFollower): a statement of their own (append), or part of another's WITH that makes
+   * the change in the same statement (RecordsRepository.insert). The appended events are
+   * `recorded`; the follower's row, `following` (the insert reads it: a WITH entry that is no
+   * data-modifying statement runs only when it is read).
    */
   appendSql(workspace: string, events: NewEvent[], params: SqlParameters): string {
-    const recorded = `recorded AS (${appendEventsSql(workspace, events, params)})`;
-    return this.deliveries ? `${recorded},\n delivering AS (${this.deliveries.deliveriesSql('recorded', workspace)})` : recorded;
+    const columns = { ids: params.add(events.map((event) => event.id)), types: params.add(events.map((event) => event.type)) };
+    if (!this.follower) return `recorded AS (${appendEventsSql(workspace, events, params, columns)})`;
+    return `following AS MATERIALIZED (${this.follower.followSql(workspace, columns.ids, columns.types)}),
+      recorded AS (${appendEventsSql(workspace, events, params, columns, 'following')})`;
   }
 
   /** Appends events of one workspace in the ambient transaction. */

@@ -2,9 +2,10 @@ import { Client, Connection, type QueryConfig } from 'pg';
 
 /**
  * Statements of the webhook job queue (graphile-worker), which polls on its own schedule, in its
- * own schema: whichever request's window a poll falls in, it is none of that request's.
+ * own schema (which it names quoted), and the service's recovery of its jobs: whichever request's
+ * window one falls in, it is none of that request's. A write's own enqueuing (add_job) is counted.
  */
-const JOB_QUEUE_STATEMENT = /graphile_worker/;
+const JOB_QUEUE_STATEMENT = /"graphile_worker"|graphile_worker\.(?!add_job\()|"jobs:insert"/;
 
 /**
  * The SQL statements `run` sends to PostgreSQL from every `pg` client of this process (TypeORM's

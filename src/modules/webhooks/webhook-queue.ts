@@ -6,7 +6,8 @@ import { OwnConnections, type OwnPool } from '../../database/own-connections';
 import { SessionLock, SessionLocks } from '../../database/session-locks';
 import { Transactions } from '../../database/transactions';
 import { WebhookDeliveries } from './webhook-deliveries';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookFanOut } from './webhook-fan-out';
+import { FAN_OUT_TASK, WebhooksRepository } from './webhooks.repository';
 
 /** Attempts one instance makes at once: most of an attempt is waiting on a receiver. */
 const CONCURRENCY = 8;
@@ -55,6 +56,7 @@ export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationSh
 
   constructor(
     private readonly deliveries: WebhookDeliveries,
+    private readonly fanOut: WebhookFanOut,
     private readonly webhooks: WebhooksRepository,
     private readonly transactions: Transactions,
     private readonly locks: SessionLocks,
@@ -98,6 +100,7 @@ export class WebhookQueue implements OnApplicationBootstrap, BeforeApplicationSh
         webhook_delivery: async (payload, helpers) => {
           await this.deliveries.attempt(String((payload as { deliveryId: unknown }).deliveryId), this.instanceId!, helpers.abortSignal);
         },
+        [FAN_OUT_TASK]: (payload, helpers) => this.fanOut.run(payload, this.instanceId!, helpers.abortSignal),
       },
     });
     // Taken as the pool starts: the recovery acts only on claims and jobs a minute old.
