@@ -172,12 +172,26 @@ export async function fanOutCost(db: Client, service: BenchServer, seconds: numb
   ];
 }
 
-/** One consumer polling the feed without pause from its start, until `stop`; counts its polls and those that failed. */
-async function poll(service: BenchServer, workspace: BenchWorkspace, stop: () => boolean): Promise<{ polls: number; failed: Map<number, number> }> {
+/** The nextCursor of the feed's end: a consumer that caught up polls from there. */
+async function feedEnd(service: BenchServer, workspace: BenchWorkspace): Promise<string> {
+  const headers = { authorization: `Bearer ${workspace.key}`, 'service-version': '2026-03-01' };
+  let query = 'limit=100';
+  for (;;) {
+    const body = (await (await fetch(`http://127.0.0.1:${service.port}/v1/events?${query}`, { headers })).json()) as { data: unknown[]; nextCursor: string };
+    query = `cursor=${body.nextCursor}`;
+    if (body.data.length < 100) return body.nextCursor;
+  }
+}
+
+/**
+ * One consumer that caught up (from `cursor`) polling the feed without pause until `stop`, each
+ * poll reading what was written since the one before; counts its polls and those that failed.
+ */
+async function poll(service: BenchServer, workspace: BenchWorkspace, cursor: string, stop: () => boolean): Promise<{ polls: number; failed: Map<number, number> }> {
   const headers = { authorization: `Bearer ${workspace.key}`, 'service-version': '2026-03-01' };
   const failed = new Map<number, number>();
   let polls = 0;
-  let query = 'limit=100';
+  let query = `cursor=${cursor}`;
   while (!stop()) {
     const response = await fetch(`http://127.0.0.1:${service.port}/v1/events?${query}`, { headers });
     const body = (await response.json()) as { nextCursor?: string };
@@ -200,7 +214,8 @@ export async function pollerCost(db: Client, service: BenchServer, seconds: numb
   for (let round = 0; round < rounds; round += 1) {
     alone.add(await createNotes(service, workspace, seconds));
     let stopping = false;
-    const consumers = Promise.all(Array.from({ length: POLLERS }, () => poll(service, workspace, () => stopping)));
+    const end = await feedEnd(service, workspace);
+    const consumers = Promise.all(Array.from({ length: POLLERS }, () => poll(service, workspace, end, () => stopping)));
     polled.add(await createNotes(service, workspace, seconds));
     stopping = true;
     for (const consumer of await consumers) {

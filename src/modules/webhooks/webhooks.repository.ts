@@ -102,6 +102,10 @@ export class WebhooksRepository implements AppendFollower {
    * this instance had claimed in an earlier run of the same job, still PENDING. An attempt that
    * exists already (the job's earlier run, its instance stopped) is not made again: the recovery
    * makes the ones that instance claimed (WebhookQueue). Each with its endpoint.
+   *
+   * The endpoints are locked (KEY SHARE) until the attempts are in: a redelivery, which numbers its
+   * attempt one more than the highest under the endpoint's lock, takes turns with it, so that the
+   * two never both make an event's first attempt.
    */
   async expandFanOut(payload: FanOutPayload, instanceId: string): Promise<{ delivery: DeliveryRow; endpoint: WebhookEndpointRow }[]> {
     const rows = await this.transactions.query<DeliveryRow & { endpoint: WebhookEndpointRow }>(
@@ -109,7 +113,8 @@ export class WebhooksRepository implements AppendFollower {
          SELECT w.id AS endpoint_id, e.id AS event_id, e.ordinal
            FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e(id, type, ordinal)
            JOIN webhook_endpoints w ON w.workspace_id = $1 AND w.status = 'ENABLED' AND w.created_at <= $4
-                                   AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types))),
+                                   AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types))
+            FOR KEY SHARE OF w),
        inserted AS (
          INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, claimed_by, claimed_at)
          SELECT endpoint_id, event_id, 1, 'PENDING', statement_timestamp(), statement_timestamp(), $5, statement_timestamp()
