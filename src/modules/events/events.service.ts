@@ -6,7 +6,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { AppConfig } from '../../config/app-config';
 import { DefinitionsService } from '../../records/definitions.service';
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
-import { EventRow, EventsRepository, FeedKey } from '../../records/events.repository';
+import { EventRow, EventsRepository } from '../../records/events.repository';
 import { FilesRepository } from '../files/files.repository';
 import type { MeetingDto } from '../meetings/meeting.dto';
 import { MeetingsService } from '../meetings/meetings.service';
@@ -36,7 +36,7 @@ const OTHER_ACTIONS = new Map([
 
 /** What a feed request asks for, once its query and cursor are read. */
 interface FeedRequest {
-  after: FeedKey;
+  after: string;
   /**
    * A read from the feed's start begins at the oldest event within retention: older ones, not
    * pruned yet (the prune runs hourly), would make a cursor already older than retention.
@@ -44,13 +44,6 @@ interface FeedRequest {
   occurredFrom: Date | null;
   types: string[] | null;
   limit: number;
-}
-
-/** The later of two places in the feed's order: a horizon read on another snapshot may lie behind the cursor it was read after. */
-function laterOf(a: FeedKey, b: FeedKey): FeedKey {
-  const order = (key: FeedKey) => [BigInt(key.xid), BigInt(key.position)];
-  const [[ax, ap], [bx, bp]] = [order(a), order(b)];
-  return ax > bx || (ax === bx && ap >= bp) ? a : b;
 }
 
 function limitOf(raw: unknown): number | undefined {
@@ -93,18 +86,17 @@ export class EventsService {
     const readable = await this.eventTypesOf(caller);
     const request = this.readRequest(caller, query, readable);
     const entityTypes = [...new Set([...readable.values()].filter((entry) => entry.readable).map((entry) => entry.entityType))];
-    const { events, horizon } = await this.events.read(
+    const { events, head } = await this.events.read(
       caller.workspaceId,
       request.after,
       { entityTypes, types: request.types, occurredFrom: request.occurredFrom },
       request.limit,
     );
-    // A full page goes on after its last event; a shorter one read every event below the horizon, and goes on from there.
+    // A full page goes on after its last event; a shorter one reached the end, where everything up to the head is final.
     const full = events.length === request.limit;
-    const last = events[events.length - 1];
     const next: FeedCursor = {
       workspaceId: caller.workspaceId,
-      after: full ? { xid: last.xid, position: last.position } : laterOf(request.after, { xid: horizon, position: '0' }),
+      after: full ? events[events.length - 1].position : head,
       types: request.types,
       limit: request.limit,
       readAt: full ? events[events.length - 1].occurred_at.getTime() : Date.now(),
@@ -143,7 +135,7 @@ export class EventsService {
       }
     }
     const kept = Date.now() - this.config.eventRetentionDays * DAY_MS;
-    if (query.cursor === undefined) return { after: { xid: '0', position: '0' }, occurredFrom: new Date(kept), types: types ?? null, limit: limit ?? DEFAULT_EVENTS_PAGE };
+    if (query.cursor === undefined) return { after: '0', occurredFrom: new Date(kept), types: types ?? null, limit: limit ?? DEFAULT_EVENTS_PAGE };
     const cursor = decodeFeedCursor(query.cursor);
     if (cursor.workspaceId !== caller.workspaceId) throw ApiError.invalidParameter('cursor', 'This cursor is of another workspace');
     if (cursor.readAt < kept) {

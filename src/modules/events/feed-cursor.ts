@@ -1,12 +1,11 @@
 import { ApiError } from '../../common/errors/api-error';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor';
-import type { FeedKey } from '../../records/events.repository';
 
 /** Where a chain of feed pages stands, and what it reads. */
 export interface FeedCursor {
   workspaceId: string;
-  /** The event after which the next page starts, in the feed's order. */
-  after: FeedKey;
+  /** The position after which the next page starts (a bigint, as text). */
+  after: string;
   types: string[] | null;
   limit: number;
   /**
@@ -20,23 +19,12 @@ export interface FeedCursor {
 /** The most events a page holds: `limit` is 1 to this, in the query and in a cursor. */
 export const MAX_EVENTS_PAGE = 100;
 
-/**
- * `xid:position`; or a position alone, as cursors were made before events kept their
- * transaction's id: every event then kept has xid 0 (see the EventFeedHorizon migration).
- */
-const FEED_KEY = /^(?:(\d{1,19}):)?(\d{1,18})$/;
-
-function feedKeyOf(text: string): FeedKey {
-  const [, xid, position] = FEED_KEY.exec(text)!;
-  return { xid: xid ?? '0', position };
-}
-
 function refused(): ApiError {
   return ApiError.invalidParameter('cursor', 'cursor is not a cursor of this feed: pass the nextCursor of a page unchanged');
 }
 
 export function encodeFeedCursor(cursor: FeedCursor): string {
-  return encodeCursor([cursor.workspaceId, `${cursor.after.xid}:${cursor.after.position}`, cursor.types, cursor.limit, cursor.readAt]);
+  return encodeCursor([cursor.workspaceId, cursor.after, cursor.types, cursor.limit, cursor.readAt]);
 }
 
 /** A cursor as `encodeFeedCursor` made it; anything else is 400 `invalid_parameter`. */
@@ -50,7 +38,7 @@ export function decodeFeedCursor(raw: unknown): FeedCursor {
   if (
     typeof workspaceId !== 'string' ||
     typeof after !== 'string' ||
-    !FEED_KEY.test(after) ||
+    !/^\d{1,18}$/.test(after) ||
     !typesValid ||
     // A cursor is no signed token: anyone can make one, so its limit is checked as the query's is.
     !(Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= MAX_EVENTS_PAGE) ||
@@ -58,5 +46,5 @@ export function decodeFeedCursor(raw: unknown): FeedCursor {
   ) {
     throw refused();
   }
-  return { workspaceId, after: feedKeyOf(after), types: types as string[] | null, limit: limit as number, readAt: readAt as number };
+  return { workspaceId, after, types: types as string[] | null, limit: limit as number, readAt: readAt as number };
 }
