@@ -81,7 +81,7 @@ describe('the change feed under concurrent writers', () => {
     return response.body as FeedPage;
   }
 
-  it('holds back what a still-open transaction could precede, without waiting for it, where a naive reader passes it for good', async () => {
+  it('holds back what a still-open transaction could precede, answering within moments, where a naive reader passes it for good', async () => {
     const workspaceId = suite.ws.workspaceId;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -100,7 +100,7 @@ describe('the change feed under concurrent writers', () => {
     expect(naiveSeen.map((row) => row.id)).toHaveLength(1);
     const naiveCursor = naiveSeen[0].position;
 
-    // The feed answers at once, but not with B alone: B stays behind A, which may still commit.
+    // The feed answers (after waiting a moment for A) without B alone: B stays behind A, which may still commit.
     const early = await feedPage(suite.t, suite.ws.key);
     expect(early.data).toEqual([]);
     release();
