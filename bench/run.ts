@@ -8,6 +8,8 @@
  *     one workspace's creates must scale), update, list page, list with `$title[startsWith]` and
  *     with `$account=`. Runs alternate service, baseline, service, baseline… so that the
  *     machine's noise hits both.
+ *     Then what change events cost a create, and the sync section (bench/sync.ts): creates with 1,
+ *     10 and 100 subscribed webhook endpoints, and with 10 feed consumers polling, against none.
  *  2. Service alone at 32 connections: custom-object filters, a list's members, meetings.
  *  3. Scale, service alone at 8 connections: BENCH_SCALE notes (default 100,000) in one workspace
  *     and 1,000 in another: p50 of the same lists in both, exact totalCount, peak RSS; and the
@@ -18,14 +20,12 @@
  * scenarios whose name holds that text (to measure one change quickly; its budgets are partial).
  */
 import autocannon from 'autocannon';
-import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { Client } from 'pg';
-import { newId } from '../src/common/ids';
 import { encodeFeedCursor } from '../src/modules/events/feed-cursor';
 import { BASELINE_INDEXES } from './baseline-server';
 import { NOTES_PER_ACCOUNT, NotesWorkspace, seedCustomTypeAndList, seededId, seedMeetings, seedNotes } from './seed';
+import { fanOutCost, pollerCost } from './sync';
 import {
   BenchServer,
   BenchWorkspace,
@@ -263,64 +263,6 @@ async function eventCost(db: Client, baseline: BenchServer, create: Load, servic
   return { goal: "creates: CPU an event adds, share of the service's create", measured: added / serviceCreateMs, target: 0.1, atLeast: false };
 }
 
-/** A receiver that answers every delivery 204, counting them and when they came. */
-async function startReceiver(): Promise<{ server: Server; port: number; received: number[] }> {
-  const received: number[] = [];
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      received.push(Date.now());
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as { port: number }).port, received };
-}
-
-/** One endpoint of `workspace`, subscribed to every event, at the receiver. */
-async function subscribe(db: Client, workspace: BenchWorkspace, port: number): Promise<void> {
-  await db.query(
-    `INSERT INTO webhook_endpoints (id, workspace_id, member_id, api_key_id, url, event_types, status, secret, created_at, updated_at)
-     SELECT $1, $2, $3, k.id, $4, '{*}', 'ENABLED', $5, now(), now() FROM api_keys k WHERE k.workspace_id = $2`,
-    [newId('webhook'), workspace.id, workspace.memberId, `http://127.0.0.1:${port}/webhooks`, `whsec_${randomBytes(32).toString('base64')}`],
-  );
-}
-
-/**
- * Webhooks: the service's creates in a workspace with one endpoint subscribed to every event
- * (each create then also inserts a delivery attempt, which a trigger enqueues) against creates in
- * one without, in alternating runs; then how fast the queue delivers to a local receiver.
- */
-async function webhookCost(db: Client, service: BenchServer, plain: Load, hooked: Load, received: number[]): Promise<Budget[]> {
-  console.log(`\nwebhooks: the service's creates with one subscribed endpoint vs none, ${ROUNDS} rounds of ${SECONDS} s`);
-  const subscribed = new Runs();
-  const none = new Runs();
-  const before = received.length;
-  for (let round = 0; round < ROUNDS; round += 1) {
-    await drive(db, service, hooked, SECONDS, subscribed);
-    await drive(db, service, plain, SECONDS, none);
-  }
-  if (SHOW_STATEMENTS) subscribed.printStatements('create note with one endpoint (and its deliveries)');
-  // The receiver's pace once the queue has caught up with what the creates enqueued.
-  const queued = subscribed.sent;
-  const deadline = Date.now() + 120_000;
-  while (received.length - before < subscribed.requests && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-  const deliveries = received.slice(before);
-  const perSecond = deliveries.length / Math.max((deliveries[deliveries.length - 1] - deliveries[0]) / 1000, 0.001);
-  printTable(
-    ['create', 'req/s', 'p50', 'p99', 'node ms', 'pg ms', 'stmts', 'failed'],
-    [
-      ['one endpoint', count(subscribed.perSecond), subscribed.p50, subscribed.p99, fixed(subscribed.nodeMs, 3), fixed(subscribed.postgresMs, 3), fixed(subscribed.statementsPerRequest, 1), subscribed.failed],
-      ['none', count(none.perSecond), none.p50, none.p99, fixed(none.nodeMs, 3), fixed(none.postgresMs, 3), fixed(none.statementsPerRequest, 1), none.failed],
-    ],
-  );
-  console.log(`deliveries: ${count(deliveries.length)} of ${count(queued)} creates received, ${count(perSecond)} per second at the receiver (creates running part of the time)`);
-  return [
-    { goal: 'creates: share fewer per second with one endpoint', measured: 1 - subscribed.perSecond / none.perSecond, target: 0.15, atLeast: false },
-    { goal: 'webhooks: every create delivered, missing', measured: Math.max(0, subscribed.requests - deliveries.length), target: 0, atLeast: false },
-  ];
-}
-
 /** Section 2: one run each. */
 async function serviceAlone(db: Client, service: BenchServer, scenarios: { name: string; load: Load }[]): Promise<void> {
   console.log(`\n2. service alone, 32 connections, ${SECONDS} s`);
@@ -445,9 +387,6 @@ runBench(async (folder) => {
   const meetings = await seedMeetings(db, MEETINGS, 4);
   const big = await seedNotes(db, SCALE, 5);
   const small = await seedNotes(db, SMALL_NOTES, 6);
-  const hooked = await seedNotes(db, SMALL_NOTES, 7);
-  const receiver = await startReceiver();
-  await subscribe(db, hooked, receiver.port);
   for (const sql of BASELINE_INDEXES) await db.query(sql);
   await db.query('VACUUM ANALYZE');
   const { rows } = await db.query<{ server_version: string }>('SHOW server_version');
@@ -497,13 +436,11 @@ runBench(async (folder) => {
   ];
   const results = await versusBaseline(db, service, baseline, chosen(versus));
   const serviceCreate = [...results].find(([{ name }]) => name === 'create note')?.[1].service;
-  const eventBudgets = serviceCreate
-    ? [
-        await eventCost(db, baseline, create, serviceCreate.nodeMs + serviceCreate.postgresMs),
-        ...(await webhookCost(db, service, create, { ...create, workspace: hooked }, receiver.received)),
-      ]
-    : [];
-  receiver.server.close();
+  const eventBudgets = serviceCreate ? [await eventCost(db, baseline, create, serviceCreate.nodeMs + serviceCreate.postgresMs)] : [];
+  const syncBudgets = [
+    ...('webhook fan-out'.includes(ONLY) ? await fanOutCost(db, service, SECONDS, ROUNDS) : []),
+    ...('feed consumers'.includes(ONLY) ? await pollerCost(db, service, SECONDS, ROUNDS) : []),
+  ];
 
   const item = (query: string) => ({ workspace: custom, paths: [`/v1/objects/item?${query}`] });
   // The feed of the workspace the creates and updates above wrote to: its first page, and a page from its middle.
@@ -535,6 +472,7 @@ runBench(async (folder) => {
       ratioGoal === undefined ? [] : [{ goal: `${name}: req/s vs baseline`, measured: s.perSecond / b.perSecond, target: ratioGoal, atLeast: true }],
     ),
     ...eventBudgets,
+    ...syncBudgets,
     ...scaleBudgets,
   ];
   console.log('\nbudgets (the performance goal)');

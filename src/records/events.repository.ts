@@ -1,7 +1,5 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { randomInt } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QueryFailedError } from 'typeorm';
 import { firstRowsSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import type { SqlParameters } from './field-types/field-type';
@@ -36,40 +34,47 @@ export interface EventRow {
 }
 
 /**
- * What else an append writes, in its statement, for the events it appends: the webhooks module
- * inserts the first delivery attempt of each event for every endpoint subscribed to it, so that
- * deliveries are enqueued in the transaction of their events (docs/api.md §13).
+ * What else an append does, in its statement, for the events it appends: the webhooks module
+ * enqueues one job that fans them out to the endpoints subscribed to them (docs/api.md §13), in
+ * the transaction of the events. Registered at module init (EventsRepository.follow).
  */
-export interface EventDeliveries {
-  /** The body of a data-modifying WITH entry; `recorded` names the appended events (`id`, `type`) of the workspace bound as `workspace`. */
-  deliveriesSql(recorded: string, workspace: string): string;
+export interface AppendFollower {
+  /**
+   * SQL of a query answering one row whatever it does, run once per append before its events
+   * are inserted; `ids` and `types` name bound text arrays of the events' ids and types, of the
+   * workspace bound as `workspace`.
+   */
+  followSql(workspace: string, ids: string, types: string): string;
 }
 
-export const EVENT_DELIVERIES = Symbol('EventDeliveries');
+/** How long a feed reader waits, at most, for the appends in flight when it read the head (see EventsRepository.read). */
+const APPENDS_WAIT_MS = 100;
+/** How often it looks whether they ended meanwhile. */
+const APPENDS_LOOK_MS = 2;
 
-/** How long a feed reader waits in the append lock's queue before it steps out and tries again (see readHead). */
-const READER_LOCK_WAIT_MS = 20;
-const MAX_HEAD_ATTEMPTS = 100;
-/** SQLSTATE of a lock not granted within lock_timeout. */
-const LOCK_NOT_AVAILABLE = '55P03';
-
-/** SQL of the key of a workspace's append lock (see EventsRepository). */
-function appendLockKeySql(workspace: string): string {
+/** SQL of the key of a workspace's append marker (see EventsRepository). */
+function appendMarkerKeySql(workspace: string): string {
   return `hashtextextended('events:' || ${workspace}, 0)`;
+}
+
+/** SQL that is true of a `pg_locks` row `l` of the append marker whose key is `key` (an advisory lock's bigint key, split in two). */
+function appendMarkerLockSql(key: string): string {
+  return `l.locktype = 'advisory' AND l.objsubid = 1 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND l.classid = ((${key} >> 32) & 4294967295)::oid AND l.objid = (${key} & 4294967295)::oid`;
 }
 
 /**
  * SQL that appends `events` of one workspace (`workspace`, bound), answering each one's `id` and
- * `type`. Each row's position is taken after the workspace's append lock is held shared (the
- * lock's subquery is read before any row is made), in the order given.
+ * `type`, after `following` (the name of a one-row WITH entry, if any) has run. Each row's
+ * position is taken in the order given, once the workspace's append marker is held (its subquery
+ * is read before any row is made).
  */
-function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParameters): string {
+function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParameters, columns: { ids: string; types: string }, following?: string): string {
   const column = (pick: (event: NewEvent) => string | null | undefined) => params.add(events.map((event) => pick(event) ?? null));
   return `INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data, changes, member_id)
     SELECT nextval('event_positions'), e.id, ${workspace}, e.type, e.entity_type, e.entity_id,
            date_trunc('milliseconds', clock_timestamp()), e.data::json, e.changes::json, e.member_id
-      FROM (SELECT pg_advisory_xact_lock_shared(${appendLockKeySql(workspace)})) appending,
-           unnest(${column((e) => e.id)}::text[], ${column((e) => e.type)}::text[], ${column((e) => e.entityType)}::text[],
+      FROM (SELECT pg_advisory_xact_lock_shared(${appendMarkerKeySql(workspace)})) marked, ${following ? `${following}, ` : ''}unnest(${columns.ids}::text[], ${columns.types}::text[], ${column((e) => e.entityType)}::text[],
                   ${column((e) => e.entityId)}::text[], ${column((e) => e.data)}::text[], ${column((e) => e.changes)}::text[],
                   ${column((e) => e.memberId)}::text[])
            WITH ORDINALITY AS e(id, type, entity_type, entity_id, data, changes, member_id, ordinal)
@@ -80,31 +85,42 @@ function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParam
 /**
  * SQL of `events`, the change feed (docs/api.md §12).
  *
- * Why a reader never skips an event: a position is a sequence value, taken when a transaction
- * appends its events, but transactions commit in another order than they take positions, so a
- * reader that passed position 7 while the transaction holding 5 was still open would never see 5.
- * Here a writer takes its positions while holding its workspace's append lock shared, until it
- * commits; a reader takes that lock exclusively, which waits for the writers holding positions to
- * commit or roll back (appending is the last statement before a commit, so that is short). Once
- * it holds the lock, every position taken so far is final, and every later one is greater (the
- * sequence has no cache: its values rise across sessions).
+ * Why a reader never skips an event, and why it makes no writer wait: a position is a sequence
+ * value, taken when a transaction appends its events, but transactions commit in another order
+ * than they take positions, so a reader that passed position 7 while the transaction holding 5 was
+ * still open would never see 5. A writer takes its positions holding its workspace's append
+ * marker, an advisory lock taken shared (which nobody takes exclusively: it never waits) and held
+ * until it commits. A reader takes no lock: it reads the sequence's last value (the head), then
+ * which transactions hold the marker, and waits until those have ended. Every position up to the
+ * head was taken by then, by a transaction that held the marker when the reader looked (it has
+ * ended now) or that had ended before; one that takes the marker later takes positions above the
+ * head (the sequence has no cache: its values rise across sessions). So every position up to the
+ * head is final, and the page is read up to it.
  */
 @Injectable()
 export class EventsRepository {
-  constructor(
-    private readonly transactions: Transactions,
-    @Optional() @Inject(EVENT_DELIVERIES) private readonly deliveries?: EventDeliveries,
-  ) {}
+  private follower?: AppendFollower;
+
+  constructor(private readonly transactions: Transactions) {}
+
+  /** Has every append run `follower`'s SQL too; before the first append (a statement's text stays one per process). */
+  follow(follower: AppendFollower): void {
+    if (this.follower) throw new Error('The events already have their follower');
+    this.follower = follower;
+  }
 
   /**
-   * WITH entries that append `events` of one workspace (`workspace`, bound) and what goes with
-   * them (EventDeliveries): a statement of their own (append), or part of another's WITH that
-   * makes the change in the same statement (RecordsRepository.insert). Their names are
-   * `recorded` and `delivering`.
+   * WITH entries that append `events` of one workspace (`workspace`, bound) and do what follows
+   * them (AppendFollower): a statement of their own (append), or part of another's WITH that makes
+   * the change in the same statement (RecordsRepository.insert). The appended events are
+   * `recorded`; the follower's row, `following` (the insert reads it: a WITH entry that is no
+   * data-modifying statement runs only when it is read).
    */
   appendSql(workspace: string, events: NewEvent[], params: SqlParameters): string {
-    const recorded = `recorded AS (${appendEventsSql(workspace, events, params)})`;
-    return this.deliveries ? `${recorded},\n delivering AS (${this.deliveries.deliveriesSql('recorded', workspace)})` : recorded;
+    const columns = { ids: params.add(events.map((event) => event.id)), types: params.add(events.map((event) => event.type)) };
+    if (!this.follower) return `recorded AS (${appendEventsSql(workspace, events, params, columns)})`;
+    return `following AS MATERIALIZED (${this.follower.followSql(workspace, columns.ids, columns.types)}),
+      recorded AS (${appendEventsSql(workspace, events, params, columns, 'following')})`;
   }
 
   /** Appends events of one workspace in the ambient transaction. */
@@ -120,12 +136,9 @@ export class EventsRepository {
    * The events after `after` whose entity type is among `entityTypes` (and type among `types`,
    * when given; that occurred from `occurredFrom` on, when given), oldest first, at most `limit`,
    * and the head: a position up to which every event is final (see the class), so a reader that
-   * reached it may go on from there.
-   *
-   * The head is read under the append lock taken exclusively, in a statement of its own (its own
-   * implicit transaction, so the lock is released as it ends): whatever snapshot it read, every
-   * writer that held a position up to it had finished once the lock was granted. The page is then
-   * read, up to the head, without the lock: readers never hold writers up for longer than that.
+   * reached it may go on from there. The appends of this workspace in flight are waited for
+   * APPENDS_WAIT_MS at most (an append is the last statement before its commit); while one is still
+   * open then (a transaction that appended and stays open), the head is `after`: nothing new yet.
    */
   async read(
     workspaceId: string,
@@ -133,8 +146,7 @@ export class EventsRepository {
     filter: { entityTypes: string[]; types: string[] | null; occurredFrom?: Date | null },
     limit: number,
   ): Promise<{ events: EventRow[]; head: string }> {
-    if (this.transactions.active) throw new Error('The feed is read outside any transaction: its lock must be released at once');
-    const head = await this.readHead(workspaceId);
+    const head = (await this.finalHead(workspaceId)) ?? after;
     const params = new SqlParameterList();
     const types = params.add(filter.types);
     const occurredFrom = params.add(filter.occurredFrom ?? null);
@@ -154,31 +166,30 @@ export class EventsRepository {
   }
 
   /**
-   * The head (see read). The reader waits for the lock at most READER_LOCK_WAIT_MS at a time, then
-   * steps out of the lock's queue and tries again: while it waits, writers asking for the lock
-   * queue behind it, and one of them may hold what a holder of the lock waits for (a create holds
-   * the lock from the middle of its statement, whose next step may wait on a row another
-   * transaction holds until its own append): PostgreSQL would end that cycle only after a second,
-   * by aborting one of them, possibly a write.
+   * The head (see the class), once the transactions that held the workspace's append marker when
+   * it was read have ended; undefined when one has not within APPENDS_WAIT_MS. The sequence is read
+   * before the marker's holders: the subquery of holders refers to it, so it runs after.
    */
-  private async readHead(workspaceId: string): Promise<string> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        // set_config comes first in the list: the wait it bounds is the lock's, in the same implicit transaction.
-        const [{ head }] = await this.transactions.query<{ head: string }>(
-          `SELECT set_config('lock_timeout', '${READER_LOCK_WAIT_MS}ms', true) AS bounded,
-                  pg_advisory_xact_lock(${appendLockKeySql('$1')}) IS NULL AS locked,
-                  coalesce((SELECT max(position) FROM events WHERE workspace_id = $1), 0)::text AS head`,
-          [workspaceId],
-          { prepare: 'events-head' },
-        );
-        return head;
-      } catch (error) {
-        const code = error instanceof QueryFailedError ? (error.driverError as { code?: string }).code : undefined;
-        if (code !== LOCK_NOT_AVAILABLE || attempt === MAX_HEAD_ATTEMPTS) throw error;
-        await sleep(randomInt(1, 2 * READER_LOCK_WAIT_MS));
-      }
+  private async finalHead(workspaceId: string): Promise<string | undefined> {
+    const [{ head, holders }] = await this.transactions.query<{ head: string; holders: string[] }>(
+      `SELECT s.head::text AS head,
+              ARRAY(SELECT l.virtualtransaction FROM pg_locks l
+                     WHERE s.head IS NOT NULL AND ${appendMarkerLockSql(appendMarkerKeySql('$1'))}) AS holders
+         FROM (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS head FROM event_positions) s`,
+      [workspaceId],
+      { prepare: 'events-head' },
+    );
+    for (let waited = 0; holders.length > 0; waited += APPENDS_LOOK_MS) {
+      if (waited >= APPENDS_WAIT_MS) return undefined;
+      await sleep(APPENDS_LOOK_MS);
+      const [{ open }] = await this.transactions.query<{ open: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_locks l WHERE l.virtualtransaction = ANY($2::text[]) AND ${appendMarkerLockSql(appendMarkerKeySql('$1'))}) AS open`,
+        [workspaceId, holders],
+        { prepare: 'events-appends-open' },
+      );
+      if (!open) break;
     }
+    return head;
   }
 
   /** The event `id` of the workspace, as stored. */

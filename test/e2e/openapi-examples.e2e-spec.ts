@@ -197,9 +197,14 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
 
     const webhook = (await execute('POST /v1/webhooks')).body as { id: string };
     await execute('POST /v1/webhooks/{id}');
-    // A note created is an event the endpoint is sent; a person reads its id off the endpoint's deliveries.
+    // A note created is an event the endpoint is sent; a person reads its id off the endpoint's deliveries, once the
+    // write's fan-out made its first attempt.
     await execute('POST /v1/notes');
-    const deliveries = await t.http.get(`/v1/webhooks/${webhook.id}/deliveries`).set(headers);
+    let deliveries!: Response;
+    await until('the fan-out to make the first attempt', async () => {
+      deliveries = await t.http.get(`/v1/webhooks/${webhook.id}/deliveries`).set(headers);
+      return (deliveries.body as { data?: unknown[] }).data?.length === 1;
+    });
     validator.assert(deliveries);
     placeholders.set(exampleIdOf('event'), (deliveries.body as { data: { eventId: string }[] }).data[0].eventId);
     await execute('POST /v1/webhooks/{id}/redeliver');

@@ -1,7 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import { Transactions } from '../../src/database/transactions';
+import { WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository';
+import { DataSource } from 'typeorm';
 import { apiSuite } from '../support/api-suite';
 import { createMember } from '../support/factories';
 import { countQueries } from '../support/query-counter';
 import { RecordsApi } from '../support/records';
+import { v1Headers } from '../support/test-app';
 import { uploadFile } from '../support/transcripts';
 
 const HOUR = 3_600_000;
@@ -102,5 +107,52 @@ describe('statements per request', () => {
     const { result, queries } = await countQueries(request);
     expect({ status: result.status, body: result.status === 200 ? undefined : result.body }).toEqual({ status: 200, body: undefined });
     expect({ count: queries.length, queries }).toEqual({ count: Math.min(queries.length, bound), queries });
+  });
+});
+
+/**
+ * Webhook fan-out is off the write path (docs/api.md §13): a create in a workspace with ten
+ * subscribed endpoints sends the statements one with a single endpoint does. The fan-out jobs are
+ * due an hour later here (the schedule's first delay), so that none runs within a counted request.
+ */
+describe('statements of a create, whatever the number of subscribed endpoints', () => {
+  const suite = apiSuite({ env: { WEBHOOK_RETRY_SCHEDULE: '3600', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+
+  const subscribe = (ws: typeof suite.ws, count: number) =>
+    suite.t.app.get(Transactions).run(async () => {
+      for (let index = 0; index < count; index += 1) {
+        await suite.t.app.get(WebhooksRepository).insertEndpoint({
+          id: `whk_test_${randomBytes(8).toString('hex')}`,
+          workspaceId: ws.workspaceId,
+          memberId: ws.memberId,
+          apiKeyId: ws.apiKeyId,
+          url: 'http://127.0.0.1:9/never-called',
+          eventTypes: ['*'],
+          description: null,
+          secret: `whsec_${randomBytes(24).toString('base64')}`,
+        });
+      }
+    });
+
+  it('sends the same statements with 10 endpoints as with 1, the events and their one fan-out job in the create', async () => {
+    await subscribe(suite.ws, 1);
+    await subscribe(suite.other, 10);
+    const create = (ws: typeof suite.ws) => () => suite.t.http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: 'Fanned out' } });
+    // Once each first: the statements are then the ones a create sends each time (prepared once per connection).
+    await create(suite.ws)();
+    await create(suite.other)();
+    const one = await countQueries(create(suite.ws));
+    const ten = await countQueries(create(suite.other));
+    expect([one.result.status, ten.result.status]).toEqual([200, 200]);
+    expect(ten.queries).toEqual(one.queries);
+    expect(one.queries.filter((query) => query.includes('add_job'))).toHaveLength(1);
+    // One job per create, with 1 endpoint as with 10 (two creates each), and no attempt yet: the jobs make them. (The
+    // queue's public view shows no payload; other suites enqueue jobs in the same database meanwhile.)
+    const [{ jobs, attempts }]: { jobs: number; attempts: number }[] = await suite.t.app.get(DataSource).query(
+      `SELECT (SELECT count(*)::int FROM graphile_worker._private_jobs WHERE payload->>'workspaceId' = ANY($1)) AS jobs,
+              (SELECT count(*)::int FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE w.workspace_id = ANY($1)) AS attempts`,
+      [[suite.ws.workspaceId, suite.other.workspaceId]],
+    );
+    expect({ jobs, attempts }).toEqual({ jobs: 4, attempts: 0 });
   });
 });

@@ -16,6 +16,7 @@ import { Events1764158400000 } from './1764158400000-events';
 import { Webhooks1764162000000 } from './1764162000000-webhooks';
 import { JobQueueSchema1795887100000 } from './1795887100000-job-queue-schema';
 import { DeliveryLogRetention1795887200000 } from './1795887200000-delivery-log-retention';
+import { WebhookFanOut1795887300000 } from './1795887300000-webhook-fan-out';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   Webhooks1764162000000,
   JobQueueSchema1795887100000,
   DeliveryLogRetention1795887200000,
+  WebhookFanOut1795887300000,
 ];

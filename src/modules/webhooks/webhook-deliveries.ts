@@ -43,12 +43,18 @@ export class WebhookDeliveries {
   /** `shutdown` aborts when the instance shuts down: a POST still waiting for its answer is cut off, and recorded as failed. */
   async attempt(deliveryId: string, instanceId: string, shutdown?: AbortSignal): Promise<void> {
     const claimed = await this.webhooks.claimAttempt(deliveryId, instanceId);
-    if (!claimed) return;
-    const { delivery, endpoint } = claimed;
+    if (claimed) await this.make(claimed.delivery, claimed.endpoint, new EventBodies(this), shutdown);
+  }
+
+  /**
+   * Makes an attempt claimed for this instance (see attempt); `bodies` keeps the bodies read for
+   * the attempts made together (a fan-out's), one per event and API key.
+   */
+  async make(delivery: DeliveryRow, endpoint: WebhookEndpointRow, bodies: EventBodies, shutdown?: AbortSignal): Promise<void> {
     const attemptedAt = new Date();
     const refused = (error: string): SendOutcome => ({ status: null, durationMs: 0, error, retryAfterSeconds: null });
     if (endpoint.status !== 'ENABLED') return this.record(delivery, endpoint, refused('the endpoint is disabled'), attemptedAt, { final: true });
-    const body = await this.bodyFor(endpoint, delivery.event_id);
+    const body = await bodies.of(endpoint, delivery.event_id);
     if (typeof body !== 'string') return this.record(delivery, endpoint, refused(body.refused), attemptedAt, { final: true });
     const url = new URL(endpoint.url);
     const resolution = await resolveWebhookUrl(url, this.config.webhooks.allowPrivateNetworks, this.config.webhooks.allowedNetworks);
@@ -88,11 +94,20 @@ export class WebhookDeliveries {
   }
 
   /**
+   * Records, for an attempt claimed but never begun because the instance is shutting down, that
+   * it was not made, with the next attempt due now (the endpoint's failing streak as it was).
+   */
+  async notMade(delivery: DeliveryRow, endpoint: WebhookEndpointRow): Promise<void> {
+    const outcome: SendOutcome = { status: null, durationMs: 0, error: 'not made: the instance shut down first', retryAfterSeconds: null };
+    await this.record(delivery, endpoint, outcome, new Date(), { notMade: true });
+  }
+
+  /**
    * The event as the endpoint's key would read it from the feed now, as JSON; or why it may not
    * have it: the key is revoked or its member removed, the key may not read the type, the event is
    * no longer kept, or it is a transcript file the member may not see.
    */
-  private async bodyFor(endpoint: WebhookEndpointRow, eventId: string): Promise<string | { refused: string }> {
+  async bodyFor(endpoint: WebhookEndpointRow, eventId: string): Promise<string | { refused: string }> {
     const holder = await this.apiKeys.findActiveById(endpoint.api_key_id);
     if (!holder) return { refused: "the endpoint's API key is revoked or its member removed" };
     const reader = authContextOf(holder);
@@ -111,14 +126,14 @@ export class WebhookDeliveries {
    * statement); a failure is retried on the schedule (a longer Retry-After wins), unless it is
    * `final`, the receiver answered 410 Gone, or the endpoint has failed for
    * WEBHOOK_DISABLE_AFTER_HOURS, which disable it (with the next attempt or the disabling, in one
-   * transaction).
+   * transaction). One `notMade` (see notMade) is retried at once, and says nothing of the receiver.
    */
   private async record(
     delivery: DeliveryRow,
     endpoint: WebhookEndpointRow,
     outcome: SendOutcome,
     attemptedAt: Date,
-    { final = false } = {},
+    { final = false, notMade = false } = {},
   ): Promise<void> {
     const succeeded = outcome.error === null;
     const attempt = { ...outcome, succeeded, responseStatus: outcome.status, attemptedAt };
@@ -128,17 +143,40 @@ export class WebhookDeliveries {
     }
     const { disableAfterHours } = this.config.webhooks;
     // An attempt that could not be made says nothing of the receiver: the streak is left as it was.
-    const failingSince = final ? endpoint.failing_since : (endpoint.failing_since ?? attemptedAt);
+    const judged = !final && !notMade;
+    const failingSince = judged ? (endpoint.failing_since ?? attemptedAt) : endpoint.failing_since;
     let disabledReason: string | undefined;
-    if (!final && outcome.status === 410) disabledReason = 'the receiver answered 410 Gone';
-    if (!final && failingSince && attemptedAt.getTime() - failingSince.getTime() >= disableAfterHours * 3600_000) {
+    if (judged && outcome.status === 410) disabledReason = 'the receiver answered 410 Gone';
+    if (judged && failingSince && attemptedAt.getTime() - failingSince.getTime() >= disableAfterHours * 3600_000) {
       disabledReason = `every attempt failed for ${disableAfterHours} hours`;
     }
-    const next = final || disabledReason ? null : this.nextAttemptAt(delivery.attempt, outcome.retryAfterSeconds);
+    let next: Date | null = null;
+    if (notMade) next = new Date();
+    else if (!final && !disabledReason) next = this.nextAttemptAt(delivery.attempt, outcome.retryAfterSeconds);
     await this.transactions.run(async () => {
       if (!(await this.webhooks.finishAttempt(delivery.id, endpoint.id, attempt, next, failingSince))) return;
       if (next) await this.webhooks.insertAttempt(endpoint.id, delivery.event_id, delivery.attempt + 1, next);
       if (disabledReason) await this.webhooks.disableEndpoint(endpoint.id, disabledReason);
     });
+  }
+}
+
+/**
+ * The bodies of the attempts made together (a fan-out's), read once per event and API key: the
+ * endpoints of one key see an event alike (as that key's member reads it, at the first of them).
+ */
+export class EventBodies {
+  private readonly bodies = new Map<string, Promise<string | { refused: string }>>();
+
+  constructor(private readonly deliveries: Pick<WebhookDeliveries, 'bodyFor'>) {}
+
+  of(endpoint: WebhookEndpointRow, eventId: string): Promise<string | { refused: string }> {
+    const key = `${endpoint.api_key_id} ${eventId}`;
+    let body = this.bodies.get(key);
+    if (!body) {
+      body = this.deliveries.bodyFor(endpoint, eventId);
+      this.bodies.set(key, body);
+    }
+    return body;
   }
 }

@@ -4,7 +4,8 @@ import { AppConfig } from '../../config/app-config';
 import { SessionLocks } from '../../database/session-locks';
 import { Transactions } from '../../database/transactions';
 import { WebhookDeliveries } from './webhook-deliveries';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookFanOut } from './webhook-fan-out';
+import { FAN_OUT_TASK, WebhooksRepository } from './webhooks.repository';
 
 /**
  * An attempt ends within the 15 s timeout, and is claimed within moments of its job being taken:
@@ -41,6 +42,7 @@ export class WebhookQueue implements OnModuleInit {
   constructor(
     private readonly queue: JobQueue,
     private readonly deliveries: WebhookDeliveries,
+    private readonly fanOut: WebhookFanOut,
     private readonly webhooks: WebhooksRepository,
     private readonly transactions: Transactions,
     private readonly locks: SessionLocks,
@@ -49,6 +51,7 @@ export class WebhookQueue implements OnModuleInit {
 
   onModuleInit(): void {
     this.queue.register('webhook_delivery', (payload, shutdown) => this.attempt(String((payload as { deliveryId: unknown }).deliveryId), shutdown));
+    this.queue.register(FAN_OUT_TASK, (payload, shutdown) => this.fanOut.run(payload, this.queue.instanceId!, shutdown));
     this.queue.schedule({ task: 'webhook_recovery', what: 'webhook attempt recovery', when: '* * * * *', run: () => this.recoverAbandoned() });
     this.queue.schedule({ task: 'webhook_delivery_retention', what: 'delivery log retention', when: '30 * * * *', run: () => this.pruneLog() });
   }

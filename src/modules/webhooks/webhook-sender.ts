@@ -1,5 +1,5 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 
 /** A 2xx within this is a success (docs/api.md §13); the request is cut off at it. */
@@ -24,19 +24,65 @@ export function retryAfterSeconds(value: string | undefined, now = Date.now()): 
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
+/** Idle connections are closed after this: before a receiver's own keep-alive timeout (Node's is 5 s) would close them under a request. */
+const IDLE_CONNECTION_MS = 2000;
+/** Connections at once to one receiver address. */
+const CONNECTIONS_PER_ADDRESS = 16;
+/** Agents kept, one per protocol and address: the oldest is dropped beyond this. */
+const MAX_AGENTS = 256;
+const agents = new Map<string, HttpAgent>();
+
+/**
+ * The agent whose connections go to `address` only: connections are reused between attempts to
+ * the same address (an agent pools them by host and port, so one agent per address keeps a
+ * connection from ever serving an address the SSRF check did not let through for that attempt).
+ */
+function agentFor(url: URL, address: { address: string }): HttpAgent {
+  const key = `${url.protocol}//${address.address}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, timeout: IDLE_CONNECTION_MS, maxSockets: CONNECTIONS_PER_ADDRESS, maxFreeSockets: CONNECTIONS_PER_ADDRESS };
+    agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+    agents.set(key, agent);
+    if (agents.size > MAX_AGENTS) {
+      const [oldest, dropped] = agents.entries().next().value!;
+      agents.delete(oldest);
+      dropped.destroy();
+    }
+  }
+  return agent;
+}
+
 /**
  * POSTs `body` to `url`, connecting to `address` and only there (the address the SSRF check let
  * through: the host name is never resolved again), with the URL's host name kept for the Host
- * header and TLS. No redirect is followed, no connection is reused, and the whole exchange is cut
- * off after DELIVERY_TIMEOUT_MS, or when `shutdown` aborts (the instance is shutting down).
+ * header and TLS. No redirect is followed; connections to the address are kept alive for the
+ * next attempts (agentFor), and a request whose reused connection the receiver had just closed is
+ * sent once more on a new one. The whole exchange is cut off after DELIVERY_TIMEOUT_MS, or when
+ * `shutdown` aborts (the instance is shutting down).
  */
-export function postTo(
+export async function postTo(
   url: URL,
   address: { address: string; family: 4 | 6 },
   headers: Record<string, string>,
   body: string,
   shutdown?: AbortSignal,
 ): Promise<SendOutcome> {
+  const outcome = await postOnce(url, address, headers, body, shutdown);
+  return outcome === STALE_CONNECTION ? postOnce(url, address, headers, body, shutdown, { reuse: false }) as Promise<SendOutcome> : outcome;
+}
+
+/** A reused connection that was closed before any answer: the request may be sent again. */
+const STALE_CONNECTION = Symbol('stale connection');
+
+function postOnce(
+  url: URL,
+  address: { address: string; family: 4 | 6 },
+  headers: Record<string, string>,
+  body: string,
+  shutdown?: AbortSignal,
+  { reuse = true } = {},
+): Promise<SendOutcome | typeof STALE_CONNECTION> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const pinned: LookupFunction = (_hostname, options, callback) => {
@@ -44,19 +90,22 @@ export function postTo(
     else callback(null, address.address, address.family);
   };
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<SendOutcome>((resolve) => {
+  return new Promise<SendOutcome | typeof STALE_CONNECTION>((resolve) => {
     const request = send(url, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
       lookup: pinned,
-      agent: false,
+      agent: reuse ? agentFor(url, address) : false,
       signal: shutdown ? AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), shutdown]) : AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
     const why = (error: Error & { code?: string }) => {
       if (error.name !== 'AbortError' && error.code !== 'ABORT_ERR') return `${error.code ?? error.name}: ${error.message}`.slice(0, 500);
       return shutdown?.aborted ? 'cut off: the instance making this attempt shut down' : `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`;
     };
-    const failed = (error: Error & { code?: string }) => resolve({ status: null, durationMs: elapsed(), error: why(error), retryAfterSeconds: null });
+    const failed = (error: Error & { code?: string }) => {
+      if (request.reusedSocket && error.code === 'ECONNRESET' && !shutdown?.aborted) resolve(STALE_CONNECTION);
+      else resolve({ status: null, durationMs: elapsed(), error: why(error), retryAfterSeconds: null });
+    };
     request.on('error', failed);
     request.on('response', (response: IncomingMessage) => {
       let read = 0;

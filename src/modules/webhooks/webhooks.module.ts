@@ -1,22 +1,20 @@
-import { Global, Module } from '@nestjs/common';
-import { EVENT_DELIVERIES } from '../../records/events.repository';
+import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { EventsModule } from '../events/events.module';
 import { WebhookDeliveries } from './webhook-deliveries';
+import { WebhookFanOut } from './webhook-fan-out';
 import { WebhookQueue } from './webhook-queue';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 /**
- * Webhook endpoints and deliveries (docs/api.md §13). Global for one provider: the events' append
- * (records core) takes EVENT_DELIVERIES from here, to enqueue deliveries in the events' statement.
+ * Webhook endpoints and deliveries (docs/api.md §13). The events' append (records core) enqueues
+ * a write's fan-out job through the follower WebhookFanOut registers with it at init.
  */
-@Global()
 @Module({
   imports: [EventsModule, AuthModule],
   controllers: [WebhooksController],
-  providers: [WebhooksRepository, WebhooksService, WebhookDeliveries, WebhookQueue, { provide: EVENT_DELIVERIES, useExisting: WebhooksRepository }],
-  exports: [EVENT_DELIVERIES],
+  providers: [WebhooksRepository, WebhooksService, WebhookDeliveries, WebhookFanOut, WebhookQueue],
 })
 export class WebhooksModule {}

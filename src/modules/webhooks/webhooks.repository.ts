@@ -4,7 +4,7 @@ import { endPage } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
-import type { EventDeliveries } from '../../records/events.repository';
+import type { AppendFollower } from '../../records/events.repository';
 import { SqlParameterList } from '../../records/record-filters';
 
 export type WebhookStatus = 'ENABLED' | 'DISABLED';
@@ -57,32 +57,83 @@ const ENDPOINT_COLUMNS = `id, workspace_id, member_id, api_key_id, url, event_ty
 const DELIVERY_COLUMNS = `id::text AS id, endpoint_id, event_id, attempt, status, scheduled_at, attempted_at, response_status, duration_ms,
   error, next_attempt_at`;
 
+/** The queue's task that fans a write's events out to the endpoints subscribed to them (WebhookFanOut). */
+export const FAN_OUT_TASK = 'webhook_fanout';
+/** The queue's task that makes one attempt (WebhookDeliveries). */
+export const DELIVERY_TASK = 'webhook_delivery';
+
+/** What a write's fan-out job carries: its events, and when they were written. */
+export interface FanOutPayload {
+  workspaceId: string;
+  eventIds: string[];
+  types: string[];
+  /** When the write's statement began: the endpoints made since then get none of its events. */
+  writtenAt: string;
+}
+
 /**
  * SQL of `webhook_endpoints` and `webhook_deliveries` (one row per attempt; see the Webhooks
- * migration). Also EventDeliveries: the events' append inserts the first attempt of each event
- * for every enabled endpoint that subscribes to its type, in the statement that appends it, and
- * the trigger on `webhook_deliveries` enqueues it on the job queue.
+ * migrations). Also the events' AppendFollower: a write whose events an enabled endpoint
+ * subscribes to enqueues one fan-out job for them, whatever the number of endpoints, in the
+ * statement that appends them; the job inserts their first attempts (expandFanOut).
  */
 @Injectable()
-export class WebhooksRepository implements EventDeliveries {
+export class WebhooksRepository implements AppendFollower {
   constructor(
     private readonly transactions: Transactions,
     private readonly config: AppConfig,
   ) {}
 
-  /**
-   * EventDeliveries: `recorded` names a relation of the events just appended (`id`, `type`) of the
-   * workspace bound as `workspace`. The first attempt is due after the schedule's first delay, ±10 %.
-   */
-  deliveriesSql(recorded: string, workspace: string): string {
+  /** AppendFollower: the fan-out job is due after the retry schedule's first delay. */
+  followSql(workspace: string, ids: string, types: string): string {
     // A whole number of seconds from the settings, written out: the statement's text stays one per process.
     const firstDelay = this.config.webhooks.retrySchedule[0];
-    return `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
-      SELECT w.id, e.id, 1, 'PENDING', statement_timestamp() + make_interval(secs => ${firstDelay} * (0.9 + random() * 0.2)),
-             statement_timestamp()
-        FROM ${recorded} e
-        JOIN webhook_endpoints w ON w.workspace_id = ${workspace} AND w.status = 'ENABLED'
-                                AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types))`;
+    return `SELECT count(job) AS jobs FROM (
+      SELECT graphile_worker.add_job('${FAN_OUT_TASK}',
+               json_build_object('workspaceId', ${workspace}::text, 'eventIds', ${ids}::text[], 'types', ${types}::text[], 'writtenAt', statement_timestamp()),
+               run_at := statement_timestamp() + make_interval(secs => ${firstDelay})) AS job
+       WHERE EXISTS (SELECT 1 FROM webhook_endpoints w
+                      WHERE w.workspace_id = ${workspace} AND w.status = 'ENABLED' AND ('*' = ANY(w.event_types) OR w.event_types && ${types}::text[]))) enqueued`;
+  }
+
+  /**
+   * The first attempts of a write's events (a fan-out job's) to each endpoint enabled and
+   * subscribed to them now, made before the write, inserted claimed by `instanceId`; with those
+   * this instance had claimed in an earlier run of the same job, still PENDING. An attempt that
+   * exists already (the job's earlier run, its instance stopped) is not made again: the recovery
+   * makes the ones that instance claimed (WebhookQueue). Each with its endpoint.
+   *
+   * The endpoints are locked (KEY SHARE) until the attempts are in: a redelivery, which numbers its
+   * attempt one more than the highest under the endpoint's lock, takes turns with it, so that the
+   * two never both make an event's first attempt.
+   */
+  async expandFanOut(payload: FanOutPayload, instanceId: string): Promise<{ delivery: DeliveryRow; endpoint: WebhookEndpointRow }[]> {
+    const rows = await this.transactions.query<DeliveryRow & { endpoint: WebhookEndpointRow }>(
+      `WITH wanted AS (
+         SELECT w.id AS endpoint_id, e.id AS event_id, e.ordinal
+           FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e(id, type, ordinal)
+           JOIN webhook_endpoints w ON w.workspace_id = $1 AND w.status = 'ENABLED' AND w.created_at <= $4
+                                   AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types))
+            FOR KEY SHARE OF w),
+       inserted AS (
+         INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, claimed_by, claimed_at)
+         SELECT endpoint_id, event_id, 1, 'PENDING', statement_timestamp(), statement_timestamp(), $5, statement_timestamp()
+           FROM wanted ORDER BY ordinal, endpoint_id
+         ON CONFLICT (endpoint_id, event_id) WHERE attempt = 1 DO NOTHING
+         RETURNING ${DELIVERY_COLUMNS}),
+       reclaimed AS (
+         SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+          WHERE (endpoint_id, event_id) IN (SELECT endpoint_id, event_id FROM wanted) AND attempt = 1 AND status = 'PENDING' AND claimed_by = $5)
+       SELECT c.*, to_json(w) AS endpoint
+         FROM (SELECT * FROM inserted UNION ALL SELECT * FROM reclaimed) c JOIN webhook_endpoints w ON w.id = c.endpoint_id
+        ORDER BY c.id`,
+      [payload.workspaceId, payload.eventIds, payload.types, payload.writtenAt, instanceId],
+      { prepare: 'webhook-fan-out' },
+    );
+    return rows.map(({ endpoint, ...delivery }) => ({
+      delivery: reviveDelivery(delivery),
+      endpoint: revive(endpoint as WebhookEndpointRow & { created_at: string; updated_at: string }),
+    }));
   }
 
   /** `created_at` is kept in milliseconds, the precision the API shows and the list is ordered by (docs/api.md §3). */
@@ -357,11 +408,11 @@ export class WebhooksRepository implements EventDeliveries {
 
   /**
    * The queue's side (graphile-worker's public `jobs` view and its force_unlock_workers): the
-   * instances (worker pools) holding a delivery job they took before `before`.
+   * instances (worker pools) holding a delivery or fan-out job they took before `before`.
    */
   async deliveryJobHoldersSince(before: Date): Promise<string[]> {
     const rows = await this.transactions.query<{ locked_by: string }>(
-      `SELECT DISTINCT locked_by FROM graphile_worker.jobs WHERE task_identifier = 'webhook_delivery' AND locked_at < $1`,
+      `SELECT DISTINCT locked_by FROM graphile_worker.jobs WHERE task_identifier IN ('${DELIVERY_TASK}', '${FAN_OUT_TASK}') AND locked_at < $1`,
       [before],
     );
     return rows.map((row) => row.locked_by);

@@ -1,0 +1,72 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { EventsRepository } from '../../records/events.repository';
+import { EventBodies, WebhookDeliveries } from './webhook-deliveries';
+import { FanOutPayload, WebhooksRepository } from './webhooks.repository';
+
+/**
+ * Attempts one fan-out job makes at once: most of an attempt is waiting on a receiver, and the
+ * queue runs several jobs at once (WebhookQueue), each on the service's database pool.
+ */
+const ATTEMPTS_AT_ONCE = 8;
+
+function payloadOf(raw: unknown): FanOutPayload {
+  const payload = raw as Partial<FanOutPayload> | null;
+  const texts = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+  if (
+    typeof payload?.workspaceId !== 'string' ||
+    !texts(payload.eventIds) ||
+    !texts(payload.types) ||
+    payload.eventIds.length !== payload.types.length ||
+    typeof payload.writtenAt !== 'string'
+  ) {
+    throw new Error(`A ${JSON.stringify(raw).slice(0, 200)} is no fan-out job's payload`);
+  }
+  return payload as FanOutPayload;
+}
+
+/**
+ * Webhook fan-out, off the write path (docs/api.md §13): a write appends its events and, when an
+ * enabled endpoint subscribes to one of them, one job (WebhooksRepository.followSql, registered
+ * here with the events' append). The queue runs the job (WebhookQueue): it inserts the first
+ * attempt of each event to each endpoint subscribed to it, claimed by this instance, and makes
+ * them, a few at once, each body read once per event and API key.
+ *
+ * Nothing is lost or made twice when a job runs again: an attempt already inserted is not
+ * inserted again; the ones an earlier run of this instance claimed and left PENDING are made now;
+ * those a stopped instance claimed are made again by the recovery (WebhookQueue), which also
+ * releases the job a killed instance held.
+ */
+@Injectable()
+export class WebhookFanOut implements OnModuleInit {
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly webhooks: WebhooksRepository,
+    private readonly deliveries: WebhookDeliveries,
+  ) {}
+
+  onModuleInit(): void {
+    this.events.follow(this.webhooks);
+  }
+
+  /**
+   * Runs one fan-out job. Once `shutdown` aborts, the attempts not begun are recorded as not made,
+   * each with the next attempt due at once (a job of its own, for whichever instance runs next).
+   * A failure is thrown once every attempt begun has ended, so that the job runs again without
+   * one of them under way.
+   */
+  async run(rawPayload: unknown, instanceId: string, shutdown: AbortSignal): Promise<void> {
+    const claimed = await this.webhooks.expandFanOut(payloadOf(rawPayload), instanceId);
+    const bodies = new EventBodies(this.deliveries);
+    let next = 0;
+    const makeInTurn = async () => {
+      while (next < claimed.length) {
+        const { delivery, endpoint } = claimed[next++];
+        if (shutdown.aborted) await this.deliveries.notMade(delivery, endpoint);
+        else await this.deliveries.make(delivery, endpoint, bodies, shutdown);
+      }
+    };
+    const ended = await Promise.allSettled(Array.from({ length: Math.min(ATTEMPTS_AT_ONCE, claimed.length) }, makeInTurn));
+    const failed = ended.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+}
