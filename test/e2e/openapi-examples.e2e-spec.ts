@@ -203,7 +203,8 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     let deliveries!: Response;
     await until('the fan-out to make the first attempt', async () => {
       deliveries = await t.http.get(`/v1/webhooks/${webhook.id}/deliveries`).set(headers);
-      return (deliveries.body as { data?: unknown[] }).data?.length === 1;
+      // At least one: the attempt fails at once (WEBHOOK_ALLOWED_NETWORKS), and its successor may be listed already.
+      return ((deliveries.body as { data?: unknown[] }).data?.length ?? 0) >= 1;
     });
     validator.assert(deliveries);
     placeholders.set(exampleIdOf('event'), (deliveries.body as { data: { eventId: string }[] }).data[0].eventId);
