@@ -276,7 +276,7 @@ export class RecordBatches {
         else updates.push({ index, id: found[0], write: readRecordWrite(type, input, false, true) });
       });
     });
-    return this.write(caller, type, creates, updates, failures, atomic);
+    return this.write(caller, type, creates, updates, failures, atomic, matcher);
   }
 
   private matcherOf(type: ObjectTypeDefinition, matchOn: unknown): Matcher {
@@ -313,7 +313,8 @@ export class RecordBatches {
 
   /**
    * Checks every planned write against other rows, then makes those that passed (see the class).
-   * Answers each written input's outcome and record.
+   * Answers each written input's outcome and record. `matchedBy`: the upsert that planned the
+   * writes already holds every value lock they take, and found each input's record by its match.
    */
   private async write(
     caller: AuthContext,
@@ -322,11 +323,12 @@ export class RecordBatches {
     updates: PlannedUpdate[],
     failures: Failures,
     atomic: boolean,
+    matchedBy?: Matcher,
   ): Promise<Map<number, UpsertAnswer>> {
     const { workspaceId } = caller;
     const current = new Map((await this.records.lockMany(workspaceId, type, updates.map(({ id }) => id))).map((row) => [row.id, row]));
     const planned = [...creates, ...updates].sort((a, b) => a.index - b.index);
-    await this.records.lockValues(planned.flatMap(({ write }) => this.lockKeysOf(workspaceId, type, write)));
+    if (!matchedBy) await this.records.lockValues(planned.flatMap(({ write }) => this.lockKeysOf(workspaceId, type, write)));
     for (const { index, id } of updates) if (!current.has(id)) failures.add(index, ApiError.notFound(type.label));
 
     // What each input's relationships become: the links to make and to remove.
@@ -370,7 +372,8 @@ export class RecordBatches {
     }
     await this.checkTargets(workspaceId, planned, failures);
     await this.checkUniqueFields(workspaceId, type, planned, failures);
-    await this.checkExternalIds(workspaceId, type, planned, failures);
+    // Matched on externalId, no input holds another record's: it found none, or that record.
+    if (matchedBy?.param !== 'externalId') await this.checkExternalIds(workspaceId, type, planned, failures);
     this.checkMoves(type, planned, added, failures);
     if (atomic && failures.size > 0) throw failures.first()!;
 
