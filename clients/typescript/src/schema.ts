@@ -243,6 +243,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/accounts/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 accounts
+         * @description Scopes: accounts:create. Rate limit category: write.
+         */
+        post: operations["Accounts_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 accounts
+         * @description Scopes: accounts:update. Rate limit category: write.
+         */
+        post: operations["Accounts_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 accounts, matched by externalId or a unique field
+         * @description Scopes: accounts:create, accounts:update. Rate limit category: write.
+         */
+        post: operations["Accounts_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts/definitions": {
         parameters: {
             query?: never;
@@ -257,6 +317,26 @@ export interface paths {
         get: operations["Accounts_definitions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update an account, matched by externalId or a unique field
+         * @description Scopes: accounts:create, accounts:update. Rate limit category: write.
+         */
+        post: operations["Accounts_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -331,6 +411,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contacts/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 contacts
+         * @description Scopes: contacts:create. Rate limit category: write.
+         */
+        post: operations["Contacts_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 contacts
+         * @description Scopes: contacts:update. Rate limit category: write.
+         */
+        post: operations["Contacts_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 contacts, matched by externalId or a unique field
+         * @description Scopes: contacts:create, contacts:update. Rate limit category: write.
+         */
+        post: operations["Contacts_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contacts/definitions": {
         parameters: {
             query?: never;
@@ -345,6 +485,26 @@ export interface paths {
         get: operations["Contacts_definitions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a contact, matched by externalId or a unique field
+         * @description Scopes: contacts:create, contacts:update. Rate limit category: write.
+         */
+        post: operations["Contacts_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -719,6 +879,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/notes/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 notes
+         * @description Scopes: notes:create. Rate limit category: write.
+         */
+        post: operations["Notes_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notes/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 notes
+         * @description Scopes: notes:update. Rate limit category: write.
+         */
+        post: operations["Notes_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notes/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 notes, matched by externalId or a unique field
+         * @description Scopes: notes:create, notes:update. Rate limit category: write.
+         */
+        post: operations["Notes_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/notes/definitions": {
         parameters: {
             query?: never;
@@ -733,6 +953,26 @@ export interface paths {
         get: operations["Notes_definitions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notes/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a note, matched by externalId or a unique field
+         * @description Scopes: notes:create, notes:update. Rate limit category: write.
+         */
+        post: operations["Notes_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -843,6 +1083,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/objects/{entitySlug}/values/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 custom object records
+         * @description Scopes: objects:create. Rate limit category: write.
+         */
+        post: operations["Objects_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/objects/{entitySlug}/values/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 custom object records
+         * @description Scopes: objects:update. Rate limit category: write.
+         */
+        post: operations["Objects_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/objects/{entitySlug}/values/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 custom object records, matched by externalId or a unique field
+         * @description Scopes: objects:create, objects:update. Rate limit category: write.
+         */
+        post: operations["Objects_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/objects/{entitySlug}/values/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a custom object record, matched by externalId or a unique field
+         * @description Scopes: objects:create, objects:update. Rate limit category: write.
+         */
+        post: operations["Objects_upsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/opportunities": {
         parameters: {
             query?: never;
@@ -891,6 +1211,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/opportunities/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 opportunities
+         * @description Scopes: opportunities:create. Rate limit category: write.
+         */
+        post: operations["Opportunities_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/opportunities/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 opportunities
+         * @description Scopes: opportunities:update. Rate limit category: write.
+         */
+        post: operations["Opportunities_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/opportunities/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 opportunities, matched by externalId or a unique field
+         * @description Scopes: opportunities:create, opportunities:update. Rate limit category: write.
+         */
+        post: operations["Opportunities_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/opportunities/definitions": {
         parameters: {
             query?: never;
@@ -905,6 +1285,26 @@ export interface paths {
         get: operations["Opportunities_definitions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/opportunities/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update an opportunity, matched by externalId or a unique field
+         * @description Scopes: opportunities:create, opportunities:update. Rate limit category: write.
+         */
+        post: operations["Opportunities_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -959,6 +1359,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 tasks
+         * @description Scopes: tasks:create. Rate limit category: write.
+         */
+        post: operations["Tasks_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 tasks
+         * @description Scopes: tasks:update. Rate limit category: write.
+         */
+        post: operations["Tasks_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 tasks, matched by externalId or a unique field
+         * @description Scopes: tasks:create, tasks:update. Rate limit category: write.
+         */
+        post: operations["Tasks_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tasks/definitions": {
         parameters: {
             query?: never;
@@ -973,6 +1433,26 @@ export interface paths {
         get: operations["Tasks_definitions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a task, matched by externalId or a unique field
+         * @description Scopes: tasks:create, tasks:update. Rate limit category: write.
+         */
+        post: operations["Tasks_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1108,7 +1588,7 @@ export interface components {
          * @description Stable machine-readable code; each status allows the codes its response lists
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unknown_field" | "unknown_relationship" | "invalid_type" | "invalid_operation" | "invalid_parameter" | "invalid_filter" | "version_header" | "idempotency_key_too_long" | "malformed_request" | "invalid_api_key" | "insufficient_scope" | "not_permitted" | "invalid_signature" | "not_found" | "method_not_allowed" | "request_timeout" | "invalid_state" | "idempotency_conflict" | "duplicate_value" | "duplicate_slug" | "conflict" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "parameter_missing" | "read_only_field" | "invalid_value" | "object_type_mismatch" | "file_constraint" | "checksum_mismatch" | "size_mismatch" | "relationship_entity_missing" | "relationship_write_limit_exceeded" | "idempotency_key_reused" | "rate_limited" | "header_too_large" | "internal_error" | "database_unavailable";
+        ErrorCode: "invalid_json" | "unknown_field" | "unknown_relationship" | "invalid_type" | "invalid_operation" | "invalid_parameter" | "invalid_filter" | "version_header" | "idempotency_key_too_long" | "malformed_request" | "invalid_api_key" | "insufficient_scope" | "not_permitted" | "invalid_signature" | "not_found" | "method_not_allowed" | "request_timeout" | "invalid_state" | "idempotency_conflict" | "duplicate_value" | "ambiguous_match" | "duplicate_slug" | "conflict" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "parameter_missing" | "read_only_field" | "invalid_value" | "object_type_mismatch" | "file_constraint" | "checksum_mismatch" | "size_mismatch" | "relationship_entity_missing" | "relationship_write_limit_exceeded" | "idempotency_key_reused" | "rate_limited" | "header_too_large" | "internal_error" | "database_unavailable";
         ErrorDetailDto: {
             /**
              * @description Error class, one per HTTP status
@@ -1442,6 +1922,36 @@ export interface components {
             relationshipDefinitions: {
                 [key: string]: components["schemas"]["RelationshipDefinitionDto"];
             };
+        };
+        BatchItemSuccessDto: {
+            /** @enum {integer} */
+            status: 200;
+            /**
+             * @description `unchanged`: the input matched a record and changed nothing (no event, `updatedAt` unmoved)
+             * @enum {string}
+             */
+            outcome: "created" | "updated" | "unchanged";
+            data: components["schemas"]["EntityEnvelopeDto"];
+        };
+        BatchItemFailureDto: {
+            /**
+             * @description The status the single write would answer
+             * @enum {integer}
+             */
+            status: 400 | 404 | 409 | 422;
+            /** @description The error body’s members; `param` names the input (`inputs[3].fields.$email`) */
+            error: components["schemas"]["ErrorDetailDto"];
+        };
+        BatchAnswerDto: {
+            /** @enum {string} */
+            object: "batch";
+            /** @description One result per input, in input order: `status` 200 with the record, else the input’s error */
+            results: (components["schemas"]["BatchItemSuccessDto"] | components["schemas"]["BatchItemFailureDto"])[];
+        };
+        UpsertAnswerDto: {
+            /** @enum {string} */
+            outcome: "created" | "updated" | "unchanged";
+            data: components["schemas"]["EntityEnvelopeDto"];
         };
         CreateFileDto: {
             /**
@@ -2159,6 +2669,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -2427,6 +2938,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -2697,6 +3209,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -2967,6 +3480,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -3237,6 +3751,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -3508,6 +4023,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -3779,6 +4295,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -4292,6 +4809,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -4546,6 +5064,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -4899,6 +5418,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -5236,6 +5756,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -5639,6 +6160,1343 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Accounts_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields: {
+                            /**
+                             * @description Name
+                             * @example Name
+                             */
+                            $name: string;
+                            /** @description Website */
+                            $website?: (string | null) | string[];
+                            /**
+                             * @description Primary address
+                             * @example {
+                             *       "street": "12 Market Street",
+                             *       "city": "London",
+                             *       "postalCode": "EC1A 1BB",
+                             *       "country": "GB"
+                             *     }
+                             */
+                            $primaryAddress?: {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | null;
+                            /** @description Industry */
+                            $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
+                            /**
+                             * @description Headcount
+                             * @enum {string|null}
+                             */
+                            $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
+                            /**
+                             * @description LinkedIn
+                             * @example @ada
+                             */
+                            $linkedIn?: string | null;
+                            /**
+                             * @description Twitter
+                             * @example @ada
+                             */
+                            $twitter?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Owner (member) */
+                            $owner?: (string | null) | string[];
+                            /** @description Contacts (contact) */
+                            $contact?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | string[];
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Accounts_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description The record to update */
+                        id: string;
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                        fields?: ({
+                            /**
+                             * @description Name
+                             * @example Name
+                             */
+                            $name?: string;
+                            /** @description Website */
+                            $website?: (string | null) | string[];
+                            /**
+                             * @description Primary address
+                             * @example {
+                             *       "street": "12 Market Street",
+                             *       "city": "London",
+                             *       "postalCode": "EC1A 1BB",
+                             *       "country": "GB"
+                             *     }
+                             */
+                            $primaryAddress?: {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | null;
+                            /** @description Industry */
+                            $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
+                            /**
+                             * @description Headcount
+                             * @enum {string|null}
+                             */
+                            $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
+                            /**
+                             * @description LinkedIn
+                             * @example @ada
+                             */
+                            $linkedIn?: string | null;
+                            /**
+                             * @description Twitter
+                             * @example @ada
+                             */
+                            $twitter?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        }) | null;
+                        /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Owner (member) */
+                            $owner?: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                            /** @description Contacts (contact) */
+                            $contact?: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                        } & {
+                            [key: string]: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Accounts_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields?: {
+                            /**
+                             * @description Name
+                             * @example Name
+                             */
+                            $name?: string;
+                            /** @description Website */
+                            $website?: (string | null) | string[];
+                            /**
+                             * @description Primary address
+                             * @example {
+                             *       "street": "12 Market Street",
+                             *       "city": "London",
+                             *       "postalCode": "EC1A 1BB",
+                             *       "country": "GB"
+                             *     }
+                             */
+                            $primaryAddress?: {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | null;
+                            /** @description Industry */
+                            $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
+                            /**
+                             * @description Headcount
+                             * @enum {string|null}
+                             */
+                            $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
+                            /**
+                             * @description LinkedIn
+                             * @example @ada
+                             */
+                            $linkedIn?: string | null;
+                            /**
+                             * @description Twitter
+                             * @example @ada
+                             */
+                            $twitter?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Owner (member) */
+                            $owner?: (string | null) | string[];
+                            /** @description Contacts (contact) */
+                            $contact?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | string[];
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -5947,6 +7805,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -6011,6 +7870,425 @@ export interface operations {
                      *         "type": "unsupported_media_type",
                      *         "code": "unsupported_media_type",
                      *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Accounts_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                    fields?: {
+                        /**
+                         * @description Name
+                         * @example Name
+                         */
+                        $name?: string;
+                        /** @description Website */
+                        $website?: (string | null) | string[];
+                        /**
+                         * @description Primary address
+                         * @example {
+                         *       "street": "12 Market Street",
+                         *       "city": "London",
+                         *       "postalCode": "EC1A 1BB",
+                         *       "country": "GB"
+                         *     }
+                         */
+                        $primaryAddress?: {
+                            city?: string | null;
+                            /** @description ISO 3166-1 alpha-2 code */
+                            country?: string | null;
+                            latitude?: number | null;
+                            longitude?: number | null;
+                            postalCode?: string | null;
+                            state?: string | null;
+                            street?: string | null;
+                            street2?: string | null;
+                        } | null;
+                        /** @description Industry */
+                        $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
+                        /**
+                         * @description Headcount
+                         * @enum {string|null}
+                         */
+                        $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
+                        /**
+                         * @description LinkedIn
+                         * @example @ada
+                         */
+                        $linkedIn?: string | null;
+                        /**
+                         * @description Twitter
+                         * @example @ada
+                         */
+                        $twitter?: string | null;
+                    } & {
+                        [key: string]: (string | null) | number | boolean | string[] | {
+                            city?: string | null;
+                            /** @description ISO 3166-1 alpha-2 code */
+                            country?: string | null;
+                            latitude?: number | null;
+                            longitude?: number | null;
+                            postalCode?: string | null;
+                            state?: string | null;
+                            street?: string | null;
+                            street2?: string | null;
+                        } | {
+                            firstName?: string | null;
+                            lastName?: string | null;
+                        };
+                    };
+                    /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                    relationships?: ({
+                        /** @description Owner (member) */
+                        $owner?: (string | null) | string[];
+                        /** @description Contacts (contact) */
+                        $contact?: (string | null) | string[];
+                    } & {
+                        [key: string]: (string | null) | string[];
+                    }) | null;
+                    /** @description Unique per type */
+                    externalId?: string | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
                      *       }
                      *     }
                      */
@@ -6190,6 +8468,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -6479,6 +8758,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -6801,6 +9081,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -7138,6 +9419,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -7503,6 +9785,1243 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Contacts_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields: {
+                            /**
+                             * @description Name
+                             * @example {
+                             *       "firstName": "Ada",
+                             *       "lastName": "Lovelace"
+                             *     }
+                             */
+                            $name?: {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            } | null;
+                            /** @description Email */
+                            $email?: (string | null) | string[];
+                            /** @description Phone */
+                            $phone?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Account (account) */
+                            $account?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | string[];
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Contacts_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description The record to update */
+                        id: string;
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                        fields?: ({
+                            /**
+                             * @description Name
+                             * @example {
+                             *       "firstName": "Ada",
+                             *       "lastName": "Lovelace"
+                             *     }
+                             */
+                            $name?: {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            } | null;
+                            /** @description Email */
+                            $email?: (string | null) | string[];
+                            /** @description Phone */
+                            $phone?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        }) | null;
+                        /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Account (account) */
+                            $account?: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                        } & {
+                            [key: string]: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Contacts_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields?: {
+                            /**
+                             * @description Name
+                             * @example {
+                             *       "firstName": "Ada",
+                             *       "lastName": "Lovelace"
+                             *     }
+                             */
+                            $name?: {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            } | null;
+                            /** @description Email */
+                            $email?: (string | null) | string[];
+                            /** @description Phone */
+                            $phone?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Account (account) */
+                            $account?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | string[];
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -7811,6 +11330,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -7875,6 +11395,394 @@ export interface operations {
                      *         "type": "unsupported_media_type",
                      *         "code": "unsupported_media_type",
                      *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Contacts_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                    fields?: {
+                        /**
+                         * @description Name
+                         * @example {
+                         *       "firstName": "Ada",
+                         *       "lastName": "Lovelace"
+                         *     }
+                         */
+                        $name?: {
+                            firstName?: string | null;
+                            lastName?: string | null;
+                        } | null;
+                        /** @description Email */
+                        $email?: (string | null) | string[];
+                        /** @description Phone */
+                        $phone?: (string | null) | string[];
+                    } & {
+                        [key: string]: (string | null) | number | boolean | string[] | {
+                            city?: string | null;
+                            /** @description ISO 3166-1 alpha-2 code */
+                            country?: string | null;
+                            latitude?: number | null;
+                            longitude?: number | null;
+                            postalCode?: string | null;
+                            state?: string | null;
+                            street?: string | null;
+                            street2?: string | null;
+                        } | {
+                            firstName?: string | null;
+                            lastName?: string | null;
+                        };
+                    };
+                    /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                    relationships?: ({
+                        /** @description Account (account) */
+                        $account?: (string | null) | string[];
+                    } & {
+                        [key: string]: (string | null) | string[];
+                    }) | null;
+                    /** @description Unique per type */
+                    externalId?: string | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
                      *       }
                      *     }
                      */
@@ -8089,6 +11997,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -8374,6 +12283,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -8653,6 +12563,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -8990,6 +12901,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -9298,6 +13210,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -9642,6 +13555,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -9979,6 +13893,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -10264,6 +14179,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -10543,6 +14459,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -10880,6 +14797,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -11188,6 +15106,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -11538,6 +15457,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -11888,6 +15808,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -12238,6 +16159,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -12563,6 +16485,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -12912,6 +16835,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -13249,6 +17173,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -13557,6 +17482,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -13882,6 +17808,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -14183,6 +18110,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -14472,6 +18400,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -14791,6 +18720,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -15128,6 +19058,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -15491,6 +19422,1235 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Notes_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields: {
+                            /**
+                             * @description Title
+                             * @example Title
+                             */
+                            $title: string;
+                            /**
+                             * @description Content
+                             * @example Written in **Markdown**
+                             */
+                            $content?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Accounts (account) */
+                            $account?: (string | null) | string[];
+                            /** @description Opportunities (opportunity) */
+                            $opportunity?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | string[];
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Notes_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description The record to update */
+                        id: string;
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                        fields?: ({
+                            /**
+                             * @description Title
+                             * @example Title
+                             */
+                            $title?: string;
+                            /**
+                             * @description Content
+                             * @example Written in **Markdown**
+                             */
+                            $content?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        }) | null;
+                        /** @description Relationship key → an object with add, remove (each an id or an array of ids). At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Accounts (account) */
+                            $account?: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                            } | null;
+                            /** @description Opportunities (opportunity) */
+                            $opportunity?: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                            } | null;
+                        } & {
+                            [key: string]: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                            } | null;
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Notes_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields?: {
+                            /**
+                             * @description Title
+                             * @example Title
+                             */
+                            $title?: string;
+                            /**
+                             * @description Content
+                             * @example Written in **Markdown**
+                             */
+                            $content?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Accounts (account) */
+                            $account?: (string | null) | string[];
+                            /** @description Opportunities (opportunity) */
+                            $opportunity?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | string[];
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -15799,6 +20959,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -15863,6 +21024,391 @@ export interface operations {
                      *         "type": "unsupported_media_type",
                      *         "code": "unsupported_media_type",
                      *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Notes_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                    fields?: {
+                        /**
+                         * @description Title
+                         * @example Title
+                         */
+                        $title?: string;
+                        /**
+                         * @description Content
+                         * @example Written in **Markdown**
+                         */
+                        $content?: string | null;
+                    } & {
+                        [key: string]: (string | null) | number | boolean | string[] | {
+                            city?: string | null;
+                            /** @description ISO 3166-1 alpha-2 code */
+                            country?: string | null;
+                            latitude?: number | null;
+                            longitude?: number | null;
+                            postalCode?: string | null;
+                            state?: string | null;
+                            street?: string | null;
+                            street2?: string | null;
+                        } | {
+                            firstName?: string | null;
+                            lastName?: string | null;
+                        };
+                    };
+                    /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                    relationships?: ({
+                        /** @description Accounts (account) */
+                        $account?: (string | null) | string[];
+                        /** @description Opportunities (opportunity) */
+                        $opportunity?: (string | null) | string[];
+                    } & {
+                        [key: string]: (string | null) | string[];
+                    }) | null;
+                    /** @description Unique per type */
+                    externalId?: string | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
                      *       }
                      *     }
                      */
@@ -16071,6 +21617,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -16390,6 +21937,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -16692,6 +22240,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -17025,6 +22574,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -17364,6 +22914,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -17705,6 +23256,1560 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Objects_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The slug of a custom object type */
+                entitySlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields: {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships?: {
+                            [key: string]: (string | null) | string[];
+                        } | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Objects_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The slug of a custom object type */
+                entitySlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description The record to update */
+                        id: string;
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                        fields?: {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        } | null;
+                        /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+                        relationships?: {
+                            [key: string]: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                        } | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Objects_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The slug of a custom object type */
+                entitySlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields?: {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships?: {
+                            [key: string]: (string | null) | string[];
+                        } | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Objects_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The slug of a custom object type */
+                entitySlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                    fields?: {
+                        [key: string]: (string | null) | number | boolean | string[] | {
+                            city?: string | null;
+                            /** @description ISO 3166-1 alpha-2 code */
+                            country?: string | null;
+                            latitude?: number | null;
+                            longitude?: number | null;
+                            postalCode?: string | null;
+                            state?: string | null;
+                            street?: string | null;
+                            street2?: string | null;
+                        } | {
+                            firstName?: string | null;
+                            lastName?: string | null;
+                        };
+                    };
+                    /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                    relationships?: {
+                        [key: string]: (string | null) | string[];
+                    } | null;
+                    /** @description Unique per type */
+                    externalId?: string | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -18030,6 +25135,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -18360,6 +25466,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -18697,6 +25804,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -19077,6 +26185,1274 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Opportunities_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields: {
+                            /**
+                             * @description Name
+                             * @example Name
+                             */
+                            $name: string;
+                            /**
+                             * @description Stage
+                             * @enum {string}
+                             */
+                            $stage: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
+                            /**
+                             * @description Amount
+                             * @example 1250
+                             */
+                            $amount?: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Close date
+                             * @example 2026-01-02T03:04:05Z
+                             */
+                            $closeDate?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships: {
+                            /** @description Account (account) */
+                            $account: string | string[];
+                            /** @description Owner (member) */
+                            $owner?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | string[];
+                        };
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Opportunities_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description The record to update */
+                        id: string;
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                        fields?: ({
+                            /**
+                             * @description Name
+                             * @example Name
+                             */
+                            $name?: string;
+                            /**
+                             * @description Stage
+                             * @enum {string}
+                             */
+                            $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
+                            /**
+                             * @description Amount
+                             * @example 1250
+                             */
+                            $amount?: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Close date
+                             * @example 2026-01-02T03:04:05Z
+                             */
+                            $closeDate?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        }) | null;
+                        /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Account (account) */
+                            $account?: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            };
+                            /** @description Owner (member) */
+                            $owner?: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                        } & {
+                            [key: string]: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Opportunities_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields?: {
+                            /**
+                             * @description Name
+                             * @example Name
+                             */
+                            $name?: string;
+                            /**
+                             * @description Stage
+                             * @enum {string}
+                             */
+                            $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
+                            /**
+                             * @description Amount
+                             * @example 1250
+                             */
+                            $amount?: number | null;
+                            /**
+                             * Format: date-time
+                             * @description Close date
+                             * @example 2026-01-02T03:04:05Z
+                             */
+                            $closeDate?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships?: {
+                            /** @description Account (account) */
+                            $account?: string | string[];
+                            /** @description Owner (member) */
+                            $owner?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | string[];
+                        };
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -19385,6 +27761,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -19449,6 +27826,402 @@ export interface operations {
                      *         "type": "unsupported_media_type",
                      *         "code": "unsupported_media_type",
                      *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Opportunities_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                    fields?: {
+                        /**
+                         * @description Name
+                         * @example Name
+                         */
+                        $name?: string;
+                        /**
+                         * @description Stage
+                         * @enum {string}
+                         */
+                        $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
+                        /**
+                         * @description Amount
+                         * @example 1250
+                         */
+                        $amount?: number | null;
+                        /**
+                         * Format: date-time
+                         * @description Close date
+                         * @example 2026-01-02T03:04:05Z
+                         */
+                        $closeDate?: string | null;
+                    } & {
+                        [key: string]: (string | null) | number | boolean | string[] | {
+                            city?: string | null;
+                            /** @description ISO 3166-1 alpha-2 code */
+                            country?: string | null;
+                            latitude?: number | null;
+                            longitude?: number | null;
+                            postalCode?: string | null;
+                            state?: string | null;
+                            street?: string | null;
+                            street2?: string | null;
+                        } | {
+                            firstName?: string | null;
+                            lastName?: string | null;
+                        };
+                    };
+                    /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                    relationships?: {
+                        /** @description Account (account) */
+                        $account?: string | string[];
+                        /** @description Owner (member) */
+                        $owner?: (string | null) | string[];
+                    } & {
+                        [key: string]: (string | null) | string[];
+                    };
+                    /** @description Unique per type */
+                    externalId?: string | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
                      *       }
                      *     }
                      */
@@ -19674,6 +28447,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -20008,6 +28782,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -20345,6 +29120,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -20734,6 +29510,1291 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Tasks_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields: {
+                            /**
+                             * @description Title
+                             * @example Title
+                             */
+                            $title: string;
+                            /**
+                             * @description Status
+                             * @enum {string}
+                             */
+                            $status: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
+                            /**
+                             * @description Description
+                             * @example Written in **Markdown**
+                             */
+                            $description?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Due at
+                             * @example 2026-01-02T03:04:05Z
+                             */
+                            $dueAt?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships: {
+                            /** @description Assignee (member) */
+                            $assignedTo: string | string[];
+                            /** @description Account (account) */
+                            $account?: (string | null) | string[];
+                            /** @description Opportunity (opportunity) */
+                            $opportunity?: (string | null) | string[];
+                            /** @description Created by (member) */
+                            $createdBy?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | string[];
+                        };
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Tasks_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    inputs: {
+                        /** @description The record to update */
+                        id: string;
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                        fields?: ({
+                            /**
+                             * @description Title
+                             * @example Title
+                             */
+                            $title?: string;
+                            /**
+                             * @description Status
+                             * @enum {string}
+                             */
+                            $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
+                            /**
+                             * @description Description
+                             * @example Written in **Markdown**
+                             */
+                            $description?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Due at
+                             * @example 2026-01-02T03:04:05Z
+                             */
+                            $dueAt?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        }) | null;
+                        /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+                        relationships?: ({
+                            /** @description Assignee (member) */
+                            $assignedTo?: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            };
+                            /** @description Account (account) */
+                            $account?: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                            /** @description Opportunity (opportunity) */
+                            $opportunity?: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                        } & {
+                            [key: string]: {
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                add?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                remove?: string | string[];
+                                /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                                replace?: string | string[];
+                            } | null;
+                        }) | null;
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Tasks_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    inputs: {
+                        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                        fields?: {
+                            /**
+                             * @description Title
+                             * @example Title
+                             */
+                            $title?: string;
+                            /**
+                             * @description Status
+                             * @enum {string}
+                             */
+                            $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
+                            /**
+                             * @description Description
+                             * @example Written in **Markdown**
+                             */
+                            $description?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Due at
+                             * @example 2026-01-02T03:04:05Z
+                             */
+                            $dueAt?: string | null;
+                        } & {
+                            [key: string]: (string | null) | number | boolean | string[] | {
+                                city?: string | null;
+                                /** @description ISO 3166-1 alpha-2 code */
+                                country?: string | null;
+                                latitude?: number | null;
+                                longitude?: number | null;
+                                postalCode?: string | null;
+                                state?: string | null;
+                                street?: string | null;
+                                street2?: string | null;
+                            } | {
+                                firstName?: string | null;
+                                lastName?: string | null;
+                            };
+                        };
+                        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                        relationships?: {
+                            /** @description Assignee (member) */
+                            $assignedTo?: string | string[];
+                            /** @description Account (account) */
+                            $account?: (string | null) | string[];
+                            /** @description Opportunity (opportunity) */
+                            $opportunity?: (string | null) | string[];
+                            /** @description Created by (member) */
+                            $createdBy?: (string | null) | string[];
+                        } & {
+                            [key: string]: (string | null) | string[];
+                        };
+                        /** @description Unique per type */
+                        externalId?: string | null;
+                    }[];
+                    /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+                    atomic?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -21042,6 +31103,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -21106,6 +31168,406 @@ export interface operations {
                      *         "type": "unsupported_media_type",
                      *         "code": "unsupported_media_type",
                      *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `too_many_requests`; `error.code` is one of:
+             *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "too_many_requests",
+                     *         "code": "rate_limited",
+                     *         "message": "A rate limit is exhausted (or too many failed authentications); see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `internal_server_error`; `error.code` is one of:
+             *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "internal_server_error",
+                     *         "code": "internal_error",
+                     *         "message": "Never expected; the body carries no stack trace or SQL."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `service_unavailable`; `error.code` is one of:
+             *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+             */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "service_unavailable",
+                     *         "code": "database_unavailable",
+                     *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    Tasks_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": "2026-03-01";
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+                    matchOn: string;
+                    /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                    fields?: {
+                        /**
+                         * @description Title
+                         * @example Title
+                         */
+                        $title?: string;
+                        /**
+                         * @description Status
+                         * @enum {string}
+                         */
+                        $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
+                        /**
+                         * @description Description
+                         * @example Written in **Markdown**
+                         */
+                        $description?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Due at
+                         * @example 2026-01-02T03:04:05Z
+                         */
+                        $dueAt?: string | null;
+                    } & {
+                        [key: string]: (string | null) | number | boolean | string[] | {
+                            city?: string | null;
+                            /** @description ISO 3166-1 alpha-2 code */
+                            country?: string | null;
+                            latitude?: number | null;
+                            longitude?: number | null;
+                            postalCode?: string | null;
+                            state?: string | null;
+                            street?: string | null;
+                            street2?: string | null;
+                        } | {
+                            firstName?: string | null;
+                            lastName?: string | null;
+                        };
+                    };
+                    /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                    relationships?: {
+                        /** @description Assignee (member) */
+                        $assignedTo?: string | string[];
+                        /** @description Account (account) */
+                        $account?: (string | null) | string[];
+                        /** @description Opportunity (opportunity) */
+                        $opportunity?: (string | null) | string[];
+                        /** @description Created by (member) */
+                        $createdBy?: (string | null) | string[];
+                    } & {
+                        [key: string]: (string | null) | string[];
+                    };
+                    /** @description Unique per type */
+                    externalId?: string | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            /**
+             * @description Type `bad_request`; `error.code` is one of:
+             *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+             *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+             *     - `unknown_relationship`: A relationship the type does not define.
+             *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+             *     - `invalid_operation`: A relationship operation the route does not allow.
+             *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+             *     - `invalid_filter`: A filter the type or field cannot apply.
+             *     - `version_header`: Service-Version is missing or not the supported version.
+             *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+             *     - `malformed_request`: Not HTTP/1.1 as Node’s parser accepts it: an unknown method, a bad Content-Length, Content-Length with Transfer-Encoding, a bad chunk.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "bad_request",
+                     *         "code": "invalid_json",
+                     *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unauthorized`; `error.code` is one of:
+             *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unauthorized",
+                     *         "code": "invalid_api_key",
+                     *         "message": "Authorization is missing or malformed, or names an unknown or revoked key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `forbidden`; `error.code` is one of:
+             *     - `insufficient_scope`: The API key lacks a scope the operation requires.
+             *     - `not_permitted`: The member may not do this.
+             *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "forbidden",
+                     *         "code": "insufficient_scope",
+                     *         "message": "The API key lacks a scope the operation requires."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `not_found`; `error.code` is one of:
+             *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "not_found",
+                     *         "code": "not_found",
+                     *         "message": "An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `conflict`; `error.code` is one of:
+             *     - `invalid_state`: The resource is not in a state that allows this.
+             *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+             *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+             *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
+             *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "conflict",
+                     *         "code": "invalid_state",
+                     *         "message": "The resource is not in a state that allows this."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `payload_too_large`; `error.code` is one of:
+             *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "payload_too_large",
+                     *         "code": "payload_too_large",
+                     *         "message": "The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unsupported_media_type`; `error.code` is one of:
+             *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unsupported_media_type",
+                     *         "code": "unsupported_media_type",
+                     *         "message": "The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Type `unprocessable_content`; `error.code` is one of:
+             *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+             *     - `read_only_field`: A value the service maintains or fixes.
+             *     - `invalid_value`: A well-typed value a rule refuses.
+             *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+             *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+             *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+             *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+             *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+             *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+             *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "unprocessable_content",
+                     *         "code": "parameter_missing",
+                     *         "message": "A required field, relationship or body member is absent or null."
                      *       }
                      *     }
                      */
@@ -21327,6 +31789,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -21606,6 +32069,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -21943,6 +32407,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -22251,6 +32716,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -22591,6 +33057,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -22941,6 +33408,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -23249,6 +33717,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
@@ -23593,6 +34062,7 @@ export interface operations {
              *     - `invalid_state`: The resource is not in a state that allows this.
              *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
              *     - `duplicate_value`: A value that must be unique is already taken.
+             *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
              *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
              *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
              */
