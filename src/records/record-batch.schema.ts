@@ -1,8 +1,9 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Scope } from '../common/auth/scopes';
 import type { ErrorStatus } from '../common/errors/error-codes';
+import { BATCH_ITEMS } from '../common/throttling/rate-category';
 import { ErrorDetailDto } from '../common/errors/error-response.dto';
 import { ApiJsonBody, type BodyExample } from '../common/openapi/api-json-body';
 import { exampleIdOf, type IdKind } from '../common/ids';
@@ -133,6 +134,7 @@ export class BatchRoutes {
     return { category: 'write', scopes, errors: [404, 409, 415, 422] };
   }
 
+  /** A batch route: its body, its answers, and its inputs counted in the batch-items throttler. */
   documentBatch(batch: 'create' | 'update' | 'upsert'): MethodDecorator {
     const { create, update, createExample, updateExample, idKind, matchOn } = this.document;
     const input = batch === 'create' ? create : batch === 'update' ? update : upsertInputSchema(create);
@@ -143,6 +145,7 @@ export class BatchRoutes {
           ? { summary: `${updateExample.summary}, of one of your records`, value: { inputs: [{ id: exampleIdOf(idKind), ...(updateExample.value as object) }] } }
           : { summary: `Matched on ${matchOn}: ${createExample.summary}`, value: { matchOn, inputs: [this.upsertInput()] } };
     return applyDecorators(
+      SetMetadata(BATCH_ITEMS, true),
       ApiJsonBody(batchBodySchema(batch, input), example),
       ApiOkResponse({ type: BatchAnswerDto, description: 'Every input succeeded' }),
       ApiResponse({ status: 207, type: BatchAnswerDto, description: 'Some inputs failed (never with `atomic: true`): each result says which' }),

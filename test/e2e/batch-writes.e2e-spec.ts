@@ -339,3 +339,31 @@ describe('concurrent upserts of one value from two instances', () => {
     expect(list.body.totalCount).toBe(1);
   });
 });
+
+describe('the batch-items rate limit', () => {
+  let t: TestApp;
+  let ws: TestWorkspace;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_BATCH_ITEMS: '150' } });
+    ws = await createWorkspace(t.http);
+  });
+  afterAll(() => t.close());
+
+  it('counts each input of a batch, with its own headers; a call over it is 429 before anything is written', async () => {
+    const inputs = Array.from({ length: 100 }, (_unused, index) => ({ fields: { $title: `Limited ${index}` } }));
+    // The window is a second: start at the beginning of one, so that both calls fall in it.
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
+    const first = await t.http.post('/v1/notes/batch/create').set(v1Headers(ws.key)).send({ inputs });
+    expect(first.status).toBe(200);
+    expect(first.headers['x-ratelimit-batch-items-limit']).toBe('150');
+    expect(first.headers['x-ratelimit-batch-items-remaining']).toBe('50');
+    // The call itself counts once in the write bucket.
+    expect(first.headers['ratelimit']).toMatch(/^"write";r=\d+;t=\d+$/);
+    const second = await t.http.post('/v1/notes/batch/create').set(v1Headers(ws.key)).send({ inputs });
+    expectError(second, 429, 'rate_limited');
+    expect(second.headers['retry-after']).toMatch(/^\d+$/);
+    const list = await t.http.get('/v1/notes?limit=1').set(v1Headers(ws.key));
+    expect(list.body.totalCount).toBe(100);
+  });
+});

@@ -42,6 +42,7 @@ export async function createTestApp(
       RATE_LIMIT_READ: '10000',
       RATE_LIMIT_WRITE: '10000',
       RATE_LIMIT_SEARCH: '10000',
+      RATE_LIMIT_BATCH_ITEMS: '1000000',
       AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
       ...options.env,
     }),
