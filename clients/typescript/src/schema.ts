@@ -2560,6 +2560,12 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description The bucket’s state, `"<category>";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers); sent with X-RateLimit-Limit. */
         RateLimit: string;
+        /** @description Batch inputs per second the workspace’s `batch-items` throttler allows (RATE_LIMIT_BATCH_ITEMS), on batch routes: a call counts once in its rate category and each of its inputs here. Sent once the inputs are counted. */
+        "X-RateLimit-Batch-Items-Limit": number;
+        /** @description Batch inputs left in the current window; sent with X-RateLimit-Batch-Items-Limit. */
+        "X-RateLimit-Batch-Items-Remaining": number;
+        /** @description When the batch-items window ends (or its block, once exhausted), in unix seconds; sent with X-RateLimit-Batch-Items-Limit. */
+        "X-RateLimit-Batch-Items-Reset": number;
         /** @description `true` when the answer is the stored one of an earlier request with this Idempotency-Key: the operation did not run again. */
         "Idempotent-Replayed": "true";
         /** @description Seconds to wait before trying again. */
@@ -6456,6 +6462,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -6472,6 +6481,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6499,6 +6512,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6550,6 +6566,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6577,6 +6596,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6609,6 +6631,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6689,6 +6714,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6716,6 +6744,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -6744,6 +6775,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6771,6 +6805,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -6916,6 +6953,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -6932,6 +6972,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6959,6 +7003,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7010,6 +7057,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7037,6 +7087,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7069,6 +7122,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7149,6 +7205,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7176,6 +7235,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -7204,6 +7266,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7231,6 +7296,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -7355,6 +7423,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -7371,6 +7442,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7398,6 +7473,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7449,6 +7527,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7476,6 +7557,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7508,6 +7592,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7588,6 +7675,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7615,6 +7705,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -7643,6 +7736,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7670,6 +7766,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -10050,6 +10149,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -10066,6 +10168,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10093,6 +10199,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10144,6 +10253,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10171,6 +10283,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10203,6 +10318,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10283,6 +10401,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10310,6 +10431,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -10338,6 +10462,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10365,6 +10492,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -10472,6 +10602,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -10488,6 +10621,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10515,6 +10652,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10566,6 +10706,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10593,6 +10736,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10625,6 +10771,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10705,6 +10854,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10732,6 +10884,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -10760,6 +10915,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10787,6 +10945,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -10880,6 +11041,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -10896,6 +11060,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10923,6 +11091,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10974,6 +11145,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11001,6 +11175,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11033,6 +11210,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11113,6 +11293,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11140,6 +11323,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -11168,6 +11354,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11195,6 +11384,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -19684,6 +19876,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -19700,6 +19895,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19727,6 +19926,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19778,6 +19980,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19805,6 +20010,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19837,6 +20045,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19917,6 +20128,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19944,6 +20158,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -19972,6 +20189,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19999,6 +20219,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -20104,6 +20327,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -20120,6 +20346,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20147,6 +20377,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20198,6 +20431,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20225,6 +20461,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20257,6 +20496,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20337,6 +20579,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20364,6 +20609,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -20392,6 +20640,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20419,6 +20670,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -20509,6 +20763,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -20525,6 +20782,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20552,6 +20813,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20603,6 +20867,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20630,6 +20897,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20662,6 +20932,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20742,6 +21015,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20769,6 +21045,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -20797,6 +21076,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20824,6 +21106,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -23505,6 +23790,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -23521,6 +23809,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23548,6 +23840,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23599,6 +23894,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23626,6 +23924,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23658,6 +23959,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23738,6 +24042,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23765,6 +24072,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -23793,6 +24103,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23820,6 +24133,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -23904,6 +24220,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -23920,6 +24239,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23947,6 +24270,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23998,6 +24324,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24025,6 +24354,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24057,6 +24389,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24137,6 +24472,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24164,6 +24502,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -24192,6 +24533,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24219,6 +24563,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -24296,6 +24643,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -24312,6 +24662,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24339,6 +24693,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24390,6 +24747,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24417,6 +24777,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24449,6 +24812,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24529,6 +24895,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24556,6 +24925,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -24584,6 +24956,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24611,6 +24986,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -26458,6 +26836,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -26474,6 +26855,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26501,6 +26886,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26552,6 +26940,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26579,6 +26970,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26611,6 +27005,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26691,6 +27088,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26718,6 +27118,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -26746,6 +27149,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26773,6 +27179,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -26895,6 +27304,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -26911,6 +27323,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26938,6 +27354,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26989,6 +27408,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27016,6 +27438,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27048,6 +27473,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27128,6 +27556,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27155,6 +27586,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -27183,6 +27617,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27210,6 +27647,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -27311,6 +27751,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -27327,6 +27770,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27354,6 +27801,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27405,6 +27855,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27432,6 +27885,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27464,6 +27920,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27544,6 +28003,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27571,6 +28033,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -27599,6 +28064,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27626,6 +28094,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -29787,6 +30258,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -29803,6 +30277,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29830,6 +30308,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29881,6 +30362,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29908,6 +30392,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29940,6 +30427,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30020,6 +30510,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30047,6 +30540,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -30075,6 +30571,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30102,6 +30601,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -30233,6 +30735,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -30249,6 +30754,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30276,6 +30785,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30327,6 +30839,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30354,6 +30869,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30386,6 +30904,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30466,6 +30987,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30493,6 +31017,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -30521,6 +31048,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30548,6 +31078,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -30653,6 +31186,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -30669,6 +31205,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30696,6 +31236,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30747,6 +31290,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30774,6 +31320,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30806,6 +31355,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30886,6 +31438,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30913,6 +31468,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -30941,6 +31499,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30968,6 +31529,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
