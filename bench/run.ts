@@ -25,6 +25,7 @@ import { Client } from 'pg';
 import { newId } from '../src/common/ids';
 import { encodeFeedCursor } from '../src/modules/events/feed-cursor';
 import { BASELINE_INDEXES } from './baseline-server';
+import { batchWriteBudgets } from './batch-writes';
 import { NOTES_PER_ACCOUNT, NotesWorkspace, seedCustomTypeAndList, seededId, seedMeetings, seedNotes } from './seed';
 import {
   BenchServer,
@@ -460,6 +461,7 @@ runBench(async (folder) => {
     RATE_LIMIT_READ: '1000000',
     RATE_LIMIT_WRITE: '1000000',
     RATE_LIMIT_SEARCH: '1000000',
+    RATE_LIMIT_BATCH_ITEMS: '1000000',
     // The bench's receiver listens on loopback.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   };
@@ -528,6 +530,7 @@ runBench(async (folder) => {
   ]));
 
   const scaleBudgets = await atScale(db, service, big, small);
+  const batchBudgets = 'batch writes'.includes(ONLY) ? await batchWriteBudgets(db, service) : [];
 
   const budgets: Budget[] = [
     ...[...results].flatMap(([{ name, ratioGoal }, { service: s, baseline: b }]) =>
@@ -535,6 +538,7 @@ runBench(async (folder) => {
     ),
     ...eventBudgets,
     ...scaleBudgets,
+    ...batchBudgets,
   ];
   console.log('\nbudgets (the performance goal)');
   printTable(
