@@ -12,7 +12,15 @@ import type { ObjectTypeDefinition, RelationshipDefinition } from './object-type
 import { isRecordIdOf, newRecordId } from './record-ids';
 import { RecordLink, RecordLinksRepository } from './record-links.repository';
 import { isPlainObject, linkCountError, readRecordWrite, type RecordWrite } from './record-write';
-import { externalIdLockKey, NewRecord, RecordRow, RecordsRepository, uniqueValueLockKey } from './records.repository';
+import {
+  externalIdLockKey,
+  fieldsTooLarge,
+  MAX_RECORD_FIELDS_BYTES,
+  NewRecord,
+  RecordRow,
+  RecordsRepository,
+  uniqueValueLockKey,
+} from './records.repository';
 import { changedFieldKeys, RecordsService, storedFields } from './records.service';
 
 /** The most inputs one batch call takes (docs/api.md, "Batch writes"). */
@@ -119,6 +127,25 @@ class Failures {
   get size(): number {
     return this.byIndex.size;
   }
+}
+
+/**
+ * The bytes of a value as PostgreSQL writes jsonb as text (`fields::text`, which the records table
+ * bounds): JSON with a space after each `:` and `,`.
+ */
+function jsonbTextBytes(value: unknown): number {
+  if (Array.isArray(value)) return 2 + value.reduce((sum: number, element) => sum + jsonbTextBytes(element), 0) + Math.max(0, value.length - 1) * 2;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    const members = entries.reduce((sum, [key, member]) => sum + Buffer.byteLength(JSON.stringify(key)) + 2 + jsonbTextBytes(member), 0);
+    return 2 + members + Math.max(0, entries.length - 1) * 2;
+  }
+  return Buffer.byteLength(JSON.stringify(value));
+}
+
+/** A record's fields once an update's are set on them (null clears). */
+function mergedFields(row: RecordRow, write: RecordWrite): Record<string, unknown> {
+  return storedFields(new Map([...Object.entries(row.fields), ...write.fields]));
 }
 
 /** The links of `row` through `definition`'s binding: the other ends' ids, in link order. */
@@ -375,6 +402,11 @@ export class RecordBatches {
     // Matched on externalId, no input holds another record's: it found none, or that record.
     if (matchedBy?.param !== 'externalId') await this.checkExternalIds(workspaceId, type, planned, failures);
     this.checkMoves(type, planned, added, failures);
+    // The records table bounds a record's fields; an update can take one past it (a create's body cannot).
+    for (const { index, id, write } of updates) {
+      const row = current.get(id);
+      if (row && !failures.has(index) && jsonbTextBytes(mergedFields(row, write)) > MAX_RECORD_FIELDS_BYTES) failures.add(index, fieldsTooLarge());
+    }
     if (atomic && failures.size > 0) throw failures.first()!;
 
     const passed = planned.filter(({ index }) => !failures.has(index));
@@ -393,7 +425,7 @@ export class RecordBatches {
         made.push({ id, workspaceId, slug: type.slug, fields: storedFields(write.fields), externalId: write.externalId ?? null, createdAt: updatedAt });
         continue;
       }
-      const fields = storedFields(new Map([...Object.entries(row.fields), ...write.fields]));
+      const fields = mergedFields(row, write);
       const externalId = write.externalId === undefined ? row.external_id : write.externalId;
       const changedFields = changedFieldKeys(row.fields, fields);
       fieldChanges.set(index, changedFields);

@@ -159,8 +159,14 @@ export const OLDEST_BY_URL_HOST = `
    CROSS JOIN LATERAL (SELECT id, created_at FROM records WHERE id = v.record_id OFFSET 0) r
    ORDER BY v.host, r.created_at, r.id`;
 
-/** The bound the records_fields_size constraint puts on a record's fields. */
+/** The bound the records_fields_size constraint puts on a record's fields (octet_length(fields::text)). */
 const MAX_RECORD_FIELDS_MIB = 2;
+export const MAX_RECORD_FIELDS_BYTES = MAX_RECORD_FIELDS_MIB * 2 ** 20;
+
+/** The refusal of fields over MAX_RECORD_FIELDS_BYTES (docs/api.md §7). */
+export function fieldsTooLarge(): ApiError {
+  return ApiError.invalidValue('fields', `A record's fields may hold at most ${MAX_RECORD_FIELDS_MIB} MiB as JSON text`);
+}
 
 /** A type's counter gets a new slot, numbered at random below this, when every slot it has is in use. */
 const SLOT_RANGE = 32768;
@@ -204,7 +210,7 @@ function recordWriteRefusal(error: unknown): never {
     throw new ApiError(409, 'duplicate_value', 'Another record of this type already has this externalId', 'externalId');
   }
   if (constraint === 'records_fields_size') {
-    throw ApiError.invalidValue('fields', `A record's fields may hold at most ${MAX_RECORD_FIELDS_MIB} MiB as JSON text`);
+    throw fieldsTooLarge();
   }
   throw error;
 }

@@ -186,6 +186,27 @@ describe('batch writes and upserts', () => {
       expect((await events('account.updated')).map((event) => event.entityId)).toEqual([account]);
     });
 
+    it('an input that would take a record past 2 MiB of fields is refused alone, as the single update is', async () => {
+      await suite.t.http
+        .post(`/admin/v1/workspaces/${ws.workspaceId}/object-types`)
+        .set(adminHeaders())
+        .send({ slug: 'tome', label: 'Tome', fields: { a: { label: 'A', valueType: 'MARKDOWN' }, b: { label: 'B', valueType: 'MARKDOWN' }, c: { label: 'C', valueType: 'MARKDOWN' } } })
+        .expect(200);
+      // 900,000 bytes each (é is two): under the 1 MiB body limit, 2 MiB together with a third.
+      const big = 'é'.repeat(450_000);
+      const tome = (await post('/v1/objects/tome/values', { fields: { a: big } })).body.id as string;
+      expect((await post(`/v1/objects/tome/values/${tome}`, { fields: { b: big } })).status).toBe(200);
+      const small = (await post('/v1/objects/tome/values', { fields: { a: 'small' } })).body.id as string;
+      const third = 'é'.repeat(200_000);
+      const response = await post('/v1/objects/tome/values/batch/update', { inputs: [{ id: tome, fields: { c: third } }, { id: small, fields: { c: third } }] });
+      expect(response.status).toBe(207);
+      expect(results(response).map((r) => [r.status, r.outcome ?? r.error!.code, r.error?.param])).toEqual([
+        [422, 'invalid_value', 'inputs[0].fields'],
+        [200, 'updated', undefined],
+      ]);
+      expectError(await post(`/v1/objects/tome/values/${tome}`, { fields: { c: third } }), 422, 'invalid_value', 'fields');
+    });
+
     it('atomic: one missing record fails the batch, nothing changes; one id twice is 422 for the second', async () => {
       const a = await api.contact('Ada');
       const atomic = await post('/v1/contacts/batch/update', {
