@@ -131,6 +131,31 @@ describe('batch writes and upserts', () => {
       expect((await api.retrieve('account', account)).relationships.$note.values).toHaveLength(2);
     });
 
+    it('moves a contact into a new account from its old one, as the single create does; one contact moved twice is 422 for the later input', async () => {
+      const old = (await api.account('Old')).id;
+      const ada = (await api.contact('Ada', { relationships: { $account: old } })).id;
+      const bo = (await api.contact('Bo')).id;
+      const before = (await events('account.updated,contact.updated')).length;
+      const response = await post('/v1/accounts/batch/create', {
+        inputs: [
+          { fields: { $name: 'New' }, relationships: { $contact: [ada, bo] } },
+          { fields: { $name: 'Also new' }, relationships: { $contact: ada } },
+        ],
+      });
+      expect(response.status).toBe(207);
+      expect(results(response).map((r) => [r.status, r.error?.param])).toEqual([
+        [200, undefined],
+        [422, 'inputs[1].relationships.$contact'],
+      ]);
+      const made = results(response)[0].data!.id;
+      expect((await api.retrieve('account', old)).relationships.$contact.values).toEqual([]);
+      expect((await api.retrieve('contact', ada)).relationships.$account.values).toEqual([made]);
+      const updated = (await events('account.updated,contact.updated')).slice(before);
+      expect(updated.map((event) => [event.type, event.entityId]).sort()).toEqual(
+        [['account.updated', old], ['contact.updated', ada], ['contact.updated', bo]].sort(),
+      );
+    });
+
     it('custom types, under /v1/objects/{slug}/values/batch/create, with unique fields checked across the batch', async () => {
       await suite.t.http
         .post(`/admin/v1/workspaces/${ws.workspaceId}/object-types`)
