@@ -24,6 +24,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { Client } from 'pg';
 import { encodeFeedCursor } from '../src/modules/events/feed-cursor';
 import { BASELINE_INDEXES } from './baseline-server';
+import { batchWriteBudgets } from './batch-writes';
 import { NOTES_PER_ACCOUNT, NotesWorkspace, seedCustomTypeAndList, seededId, seedMeetings, seedNotes } from './seed';
 import { fanOutCost, pollerCost } from './sync';
 import {
@@ -399,6 +400,7 @@ runBench(async (folder) => {
     RATE_LIMIT_READ: '1000000',
     RATE_LIMIT_WRITE: '1000000',
     RATE_LIMIT_SEARCH: '1000000',
+    RATE_LIMIT_BATCH_ITEMS: '1000000',
     // The bench's receiver listens on loopback, and deliveries go nowhere else.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
@@ -466,6 +468,7 @@ runBench(async (folder) => {
   ]));
 
   const scaleBudgets = await atScale(db, service, big, small);
+  const batchBudgets = 'batch writes'.includes(ONLY) ? await batchWriteBudgets(db, service) : [];
 
   const budgets: Budget[] = [
     ...[...results].flatMap(([{ name, ratioGoal }, { service: s, baseline: b }]) =>
@@ -474,6 +477,7 @@ runBench(async (folder) => {
     ...eventBudgets,
     ...syncBudgets,
     ...scaleBudgets,
+    ...batchBudgets,
   ];
   console.log('\nbudgets (the performance goal)');
   printTable(

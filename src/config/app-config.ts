@@ -20,7 +20,7 @@ export class AppConfig {
   readonly adminToken: string | undefined;
   readonly publicUrl: string;
   readonly publicAppUrl: string | undefined;
-  readonly rateLimits: { read: number; write: number; search: number };
+  readonly rateLimits: { read: number; write: number; search: number; batchItems: number };
   readonly authFailureLimit: { perMinute: number };
   readonly uploadTtlSeconds: number;
   readonly downloadUrlTtlSeconds: number;
@@ -240,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       read: integer(env, 'RATE_LIMIT_READ', 25, 1, 1_000_000),
       write: integer(env, 'RATE_LIMIT_WRITE', 25, 1, 1_000_000),
       search: integer(env, 'RATE_LIMIT_SEARCH', 25, 1, 1_000_000),
+      batchItems: integer(env, 'RATE_LIMIT_BATCH_ITEMS', 1000, 1, 1_000_000),
     },
     authFailureLimit: { perMinute: integer(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1_000_000) },
     uploadTtlSeconds: integer(env, 'UPLOAD_TTL_SECONDS', 3600, 1, 7 * 24 * 3600),

@@ -39,11 +39,15 @@ export class LinkTargets {
     const missing = (id: string) => relationshipEntityMissing(objectType, id, param);
     const malformed = ids.find((id) => !isRecordIdOf(objectType, id));
     if (malformed !== undefined) throw missing(malformed);
-    const owner = this.owners.get(objectType);
-    const found = new Set(
-      owner ? await owner.existingIds(workspaceId, ids) : await this.records.existingIds(workspaceId, objectType, ids),
-    );
+    const found = await this.existing(workspaceId, objectType, ids);
     const absent = ids.find((id) => !found.has(id));
     if (absent !== undefined) throw missing(absent);
+  }
+
+  /** Which of `ids` (each of the type's shape) are `objectType`s of the workspace, in one query. */
+  async existing(workspaceId: string, objectType: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const owner = this.owners.get(objectType);
+    return new Set(owner ? await owner.existingIds(workspaceId, ids) : await this.records.existingIds(workspaceId, objectType, ids));
   }
 }

@@ -6,6 +6,13 @@ import type { LinkBinding, ObjectTypeDefinition } from './object-type';
 /** A link as a record's `links` column holds it: [the record's end, link name, the other record's id]. */
 export type LinkEnd = ['source' | 'target', string, string];
 
+/** A link of some record: [the record's id, its end, link name, the other record's id]. */
+export type RecordLink = [string, 'source' | 'target', string, string];
+
+function linkColumns(links: RecordLink[]): string[][] {
+  return [0, 1, 2, 3].map((index) => links.map((link) => link[index]));
+}
+
 /** The columns of `record_links` seen from one end: the record's own and the other record's. */
 function columnsOf(side: LinkBinding['side']): { self: string; other: string } {
   return side === 'source' ? { self: 'source_id', other: 'target_id' } : { self: 'target_id', other: 'source_id' };
@@ -118,6 +125,31 @@ export class RecordLinksRepository {
       `INSERT INTO record_links (workspace_id, ${self}, link, ${other})
        SELECT $1, $2, $3, unnest($4::text[]) ON CONFLICT DO NOTHING`,
       [workspaceId, recordId, link, ids],
+    );
+  }
+
+  /** Many records' links at once: each `[recordId, its end, link name, the other record's id]`. */
+  async linkMany(workspaceId: string, links: RecordLink[]): Promise<void> {
+    if (links.length === 0) return;
+    await this.transactions.query(
+      `INSERT INTO record_links (workspace_id, source_id, link, target_id)
+       SELECT $1, CASE l.side WHEN 'source' THEN l.record ELSE l.other END, l.link, CASE l.side WHEN 'source' THEN l.other ELSE l.record END
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS l(record, side, link, other)
+       ON CONFLICT DO NOTHING`,
+      [workspaceId, ...linkColumns(links)],
+    );
+  }
+
+  /** Removes many records' links at once (see linkMany). */
+  async unlinkMany(links: RecordLink[]): Promise<void> {
+    if (links.length === 0) return;
+    await this.transactions.query(
+      `DELETE FROM record_links r
+        USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS l(record, side, link, other)
+        WHERE r.link = l.link
+          AND r.source_id = CASE l.side WHEN 'source' THEN l.record ELSE l.other END
+          AND r.target_id = CASE l.side WHEN 'source' THEN l.other ELSE l.record END`,
+      linkColumns(links),
     );
   }
 

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, Param, Post, Type } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Res, Type } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { Caller } from '../common/auth/auth-context';
 import type { AuthContext } from '../common/auth/auth-context';
 import { Endpoint } from '../common/auth/auth.decorators';
@@ -10,8 +11,11 @@ import type { PageRequest, PageResult } from '../common/pagination/pagination';
 import { DefinitionsDto, toDefinitionsDto } from './definitions.dto';
 import { EntityEnvelopeDto } from './entity-envelope';
 import { RecordsService } from './records.service';
+import { BatchRoutes, batchStatus, UpsertAnswerDto } from './record-batch.schema';
+import { type BatchAnswer, RecordBatches } from './record-batches';
 import { listFilterExample, recordWriteExample, recordWriteSchema } from './record-write.schema';
 import { RECORD_WRITE_ERRORS } from './record-write';
+import { idKindOf } from './record-ids';
 import { SYSTEM_RECORD_TYPES } from './system-types';
 
 export interface RecordRoutes {
@@ -36,11 +40,23 @@ function withArticle(noun: string): string {
 export function recordTypeController(routes: RecordRoutes): Type<unknown> {
   const [plural, singular] = routes.names;
   const systemType = SYSTEM_RECORD_TYPES.find((type) => type.slug === routes.slug)!;
+  const batch = new BatchRoutes({
+    create: recordWriteSchema(systemType, true),
+    update: recordWriteSchema(systemType, false),
+    createExample: recordWriteExample(systemType, true),
+    updateExample: recordWriteExample(systemType, false),
+    idKind: idKindOf(routes.slug),
+    matchOn: 'externalId',
+    matchValue: 'crm-1042',
+  });
 
   @ApiTags(plural)
   @Controller(`v1/${routes.path}`)
   class RecordTypeController {
-    constructor(private readonly records: RecordsService) {}
+    constructor(
+      private readonly records: RecordsService,
+      private readonly batches: RecordBatches,
+    ) {}
 
     @Get('definitions')
     @Endpoint({
@@ -64,6 +80,39 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
     @ApiJsonBody(recordWriteSchema(systemType, true), recordWriteExample(systemType, true))
     create(@Caller() caller: AuthContext, @Body() body: unknown): Promise<EntityEnvelopeDto> {
       return this.records.create(caller, routes.slug, body);
+    }
+
+    @Post('batch/create')
+    @Endpoint({ summary: `Create up to 100 ${plural.toLowerCase()}`, ...batch.endpoint(routes.scopes.create) })
+    @batch.documentBatch('create')
+    async createMany(@Caller() caller: AuthContext, @Body() body: unknown, @Res({ passthrough: true }) response: Response): Promise<BatchAnswer> {
+      return batchStatus(response, await this.batches.createMany(caller, routes.slug, body));
+    }
+
+    @Post('batch/update')
+    @Endpoint({ summary: `Update up to 100 ${plural.toLowerCase()}`, ...batch.endpoint(routes.scopes.update) })
+    @batch.documentBatch('update')
+    async updateMany(@Caller() caller: AuthContext, @Body() body: unknown, @Res({ passthrough: true }) response: Response): Promise<BatchAnswer> {
+      return batchStatus(response, await this.batches.updateMany(caller, routes.slug, body));
+    }
+
+    @Post('batch/upsert')
+    @Endpoint({ summary: `Create or update up to 100 ${plural.toLowerCase()}, matched by externalId or a unique field`, ...batch.endpoint(routes.scopes.create, routes.scopes.update) })
+    @batch.documentBatch('upsert')
+    async upsertMany(@Caller() caller: AuthContext, @Body() body: unknown, @Res({ passthrough: true }) response: Response): Promise<BatchAnswer> {
+      return batchStatus(response, await this.batches.upsertMany(caller, routes.slug, body));
+    }
+
+    // Before `:id`, which would take `upsert` for an id.
+    @Post('upsert')
+    @Endpoint({
+      summary: `Create or update ${withArticle(singular)}, matched by externalId or a unique field`,
+      ...batch.endpoint(routes.scopes.create, routes.scopes.update),
+      response: UpsertAnswerDto,
+    })
+    @batch.documentUpsert()
+    upsert(@Caller() caller: AuthContext, @Body() body: unknown): Promise<UpsertAnswerDto> {
+      return this.batches.upsert(caller, routes.slug, body);
     }
 
     @Post(':id')

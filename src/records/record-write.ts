@@ -101,10 +101,11 @@ function readLinkChange(
   definition: RelationshipDefinition,
   value: unknown,
   isCreate: boolean,
+  linksAsIds: boolean,
 ): LinkChange {
   const param = `relationships.${definition.key}`;
   if (definition.readOnly || (!isCreate && definition.createOnly)) throw readOnlyError(param);
-  if (isCreate) return { definition, set: idList(value, param), add: [], remove: [] };
+  if (linksAsIds) return { definition, set: idList(value, param), add: [], remove: [] };
   const allowed: readonly RelationshipOperation[] = type.updateOperations ?? RELATIONSHIP_OPERATIONS;
   if (!isPlainObject(value)) throw ApiError.invalidType(param, `an object with ${allowed.join(', ').replace(/, (\w+)$/, ' or $1')}`);
   for (const operation of Object.keys(value)) {
@@ -123,7 +124,7 @@ function readLinkChange(
   return change;
 }
 
-function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean): LinkChange[] {
+function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean, linksAsIds: boolean): LinkChange[] {
   // `"relationships": null` is absent: on create, a required relationship is then missing.
   const given = raw ?? {};
   if (!isPlainObject(given)) throw ApiError.invalidType('relationships', 'an object');
@@ -141,7 +142,7 @@ function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean):
       if (definition.required) throw ApiError.missing(param);
       continue;
     }
-    changes.push(readLinkChange(type, definition, value, isCreate));
+    changes.push(readLinkChange(type, definition, value, isCreate, linksAsIds));
   }
   checkRelationshipWriteLimit(changes.reduce((sum, c) => sum + (c.set?.length ?? 0) + c.add.length + c.remove.length, 0));
   if (isCreate) {
@@ -165,8 +166,10 @@ function readExternalId(raw: unknown): string | null | undefined {
 /**
  * Validates a create or update body of any record type against its definitions (docs/api.md §2, §7):
  * every field through the registry, relationship operations per the type, at most 25 ids.
+ * `linksAsIds`: relationships are given as a create gives them (ids), each replacing the
+ * relationship, also on an update (an upsert that found its record).
  */
-export function readRecordWrite(type: ObjectTypeDefinition, body: unknown, isCreate: boolean): RecordWrite {
+export function readRecordWrite(type: ObjectTypeDefinition, body: unknown, isCreate: boolean, linksAsIds = isCreate): RecordWrite {
   const given = body ?? {};
   if (!isPlainObject(given)) throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
   for (const key of Object.keys(given)) {
@@ -174,7 +177,18 @@ export function readRecordWrite(type: ObjectTypeDefinition, body: unknown, isCre
   }
   return {
     fields: readFields(type, given.fields, isCreate),
-    links: readLinks(type, given.relationships, isCreate),
+    links: readLinks(type, given.relationships, isCreate, linksAsIds),
     externalId: readExternalId(given.externalId),
   };
+}
+
+/**
+ * Why a relationship may not hold `linkCount` links, if it may not: a HAS_ONE holds one at most,
+ * and a required one (task `$assignedTo`, opportunity `$account`) cannot be emptied.
+ */
+export function linkCountError(definition: RelationshipDefinition, linkCount: number): ApiError | undefined {
+  const param = `relationships.${definition.key}`;
+  if (definition.cardinality === 'HAS_ONE' && linkCount > 1) return ApiError.invalidValue(param, `${param} holds at most one id`);
+  if (definition.required && linkCount === 0) return ApiError.missing(param);
+  return undefined;
 }

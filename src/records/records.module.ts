@@ -3,6 +3,7 @@ import { ChangeEvents } from './change-events';
 import { DefinitionsRepository } from './definitions.repository';
 import { DefinitionsService } from './definitions.service';
 import { LinkTargets } from './link-targets';
+import { RecordBatches } from './record-batches';
 import { EventsRepository } from './events.repository';
 import { RecordLinksRepository } from './record-links.repository';
 import { RecordsRepository } from './records.repository';
@@ -19,10 +20,11 @@ import { WorkspacesRepository } from './workspaces.repository';
     RecordLinksRepository,
     LinkTargets,
     RecordsService,
+    RecordBatches,
     WorkspacesRepository,
     EventsRepository,
     ChangeEvents,
   ],
-  exports: [DefinitionsRepository, DefinitionsService, LinkTargets, RecordsService, WorkspacesRepository, EventsRepository, ChangeEvents],
+  exports: [DefinitionsRepository, DefinitionsService, LinkTargets, RecordsService, RecordBatches, WorkspacesRepository, EventsRepository, ChangeEvents],
 })
 export class RecordsModule {}

@@ -159,8 +159,14 @@ export const OLDEST_BY_URL_HOST = `
    CROSS JOIN LATERAL (SELECT id, created_at FROM records WHERE id = v.record_id OFFSET 0) r
    ORDER BY v.host, r.created_at, r.id`;
 
-/** The bound the records_fields_size constraint puts on a record's fields. */
+/** The bound the records_fields_size constraint puts on a record's fields (octet_length(fields::text)). */
 const MAX_RECORD_FIELDS_MIB = 2;
+export const MAX_RECORD_FIELDS_BYTES = MAX_RECORD_FIELDS_MIB * 2 ** 20;
+
+/** The refusal of fields over MAX_RECORD_FIELDS_BYTES (docs/api.md §7). */
+export function fieldsTooLarge(): ApiError {
+  return ApiError.invalidValue('fields', `A record's fields may hold at most ${MAX_RECORD_FIELDS_MIB} MiB as JSON text`);
+}
 
 /** A type's counter gets a new slot, numbered at random below this, when every slot it has is in use. */
 const SLOT_RANGE = 32768;
@@ -168,6 +174,29 @@ const SLOT_RANGE = 32768;
 /** SQL of the advisory lock key under which creates of a type in a workspace take turns with lockCreation. */
 function creationLockKeySql(workspace: string, objectType: string): string {
   return `hashtextextended('creation:' || ${workspace} || ':' || ${objectType}, 0)`;
+}
+
+/**
+ * The key of the lock under which writes of one value of a `unique` field take turns (see
+ * isValueTaken): `probe` is a scalar or object value, or `[element]` of a multi-valued field.
+ */
+export function uniqueValueLockKey(workspaceId: string, slug: string, fieldKey: string, probe: unknown): string {
+  return `unique:${workspaceId}:${slug}:${JSON.stringify({ [fieldKey]: probe })}`;
+}
+
+/** The key of the lock under which upserts of one externalId of a type take turns. */
+export function externalIdLockKey(workspaceId: string, slug: string, externalId: string): string {
+  return `external-id:${workspaceId}:${slug}:${externalId}`;
+}
+
+/** A record a batch makes: as `RecordsRepository.insert` takes it. */
+export interface NewRecord {
+  id: string;
+  workspaceId: string;
+  slug: string;
+  fields: Record<string, unknown>;
+  externalId: string | null;
+  createdAt: Date;
 }
 
 /**
@@ -181,7 +210,7 @@ function recordWriteRefusal(error: unknown): never {
     throw new ApiError(409, 'duplicate_value', 'Another record of this type already has this externalId', 'externalId');
   }
   if (constraint === 'records_fields_size') {
-    throw ApiError.invalidValue('fields', `A record's fields may hold at most ${MAX_RECORD_FIELDS_MIB} MiB as JSON text`);
+    throw fieldsTooLarge();
   }
   throw error;
 }
@@ -311,6 +340,100 @@ export class RecordsRepository {
     return row;
   }
 
+  /**
+   * Many new records of one type and workspace in one statement, counted in the type's counter as
+   * `insert` counts one (links are made apart, by RecordLinksRepository.linkMany).
+   */
+  async insertMany(workspaceId: string, slug: string, records: NewRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const params = new SqlParameterList();
+    const workspace = params.add(workspaceId);
+    const objectType = params.add(slug);
+    await this.transactions
+      .query(
+        `WITH creation AS (SELECT pg_advisory_xact_lock_shared(${creationLockKeySql(workspace, objectType)})),
+         made AS (
+           INSERT INTO records (id, workspace_id, object_type, fields, external_id, created_at)
+           SELECT n.id, ${workspace}, ${objectType}, n.fields::jsonb, n.external_id, n.created_at
+             FROM creation,
+                  unnest(${params.add(records.map((r) => r.id))}::text[], ${params.add(records.map((r) => JSON.stringify(r.fields)))}::text[],
+                         ${params.add(records.map((r) => r.externalId))}::text[], ${params.add(records.map((r) => r.createdAt))}::timestamptz[])
+                  AS n(id, fields, external_id, created_at)
+           RETURNING 1),
+         free_slot AS (
+           SELECT slot FROM record_counts WHERE workspace_id = ${workspace} AND object_type = ${objectType}
+            ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED)
+         INSERT INTO record_counts (workspace_id, object_type, slot, count)
+         SELECT ${workspace}, ${objectType}, coalesce((SELECT slot FROM free_slot), floor(random() * ${SLOT_RANGE})::int), count(*) FROM made
+         ON CONFLICT (workspace_id, object_type, slot) DO UPDATE SET count = record_counts.count + excluded.count`,
+        params.values,
+        { prepare: 'record-insert-many' },
+      )
+      .catch(recordWriteRefusal);
+  }
+
+  /** The records of `type` among `ids`, locked in id order until the transaction ends (as `lock`), with their links. */
+  async lockMany(workspaceId: string, type: ObjectTypeDefinition, ids: string[]): Promise<RecordRow[]> {
+    if (ids.length === 0) return [];
+    const params = new SqlParameterList();
+    const workspace = params.add(workspaceId);
+    const objectType = params.add(type.slug);
+    return this.transactions.query<RecordRow>(
+      `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
+         FROM (SELECT id FROM records WHERE id = ANY(${params.add(ids)}::text[]) AND workspace_id = ${workspace} AND object_type = ${objectType}
+                ORDER BY id FOR UPDATE) locked
+         JOIN records r ON r.id = locked.id`,
+      params.values,
+      { prepare: 'record-lock-many' },
+    );
+  }
+
+  /** Replaces the fields documents and externalIds of records (already locked) in one statement. */
+  async updateMany(rows: { id: string; fields: Record<string, unknown>; externalId: string | null }[], updatedAt: Date): Promise<void> {
+    if (rows.length === 0) return;
+    await this.transactions
+      .query(
+        `UPDATE records r SET fields = n.fields::jsonb, external_id = n.external_id, updated_at = $4
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS n(id, fields, external_id)
+          WHERE r.id = n.id`,
+        [rows.map((row) => row.id), rows.map((row) => JSON.stringify(row.fields)), rows.map((row) => row.externalId), updatedAt],
+        { prepare: 'record-update-many' },
+      )
+      .catch(recordWriteRefusal);
+  }
+
+  /** Takes the advisory locks `keys` until the transaction ends, in one order, so that two lockers never deadlock. */
+  async lockValues(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.transactions.query(`SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) AS k`, [
+      [...new Set(keys)].sort(),
+    ]);
+  }
+
+  /** The records of the type that hold any of `externalIds`: by externalId, the record's id. */
+  async holdersOfExternalIds(workspaceId: string, slug: string, externalIds: string[]): Promise<Map<string, string>> {
+    if (externalIds.length === 0) return new Map();
+    const rows = await this.transactions.query<{ id: string; external_id: string }>(
+      `SELECT id, external_id FROM records WHERE workspace_id = $1 AND object_type = $2 AND external_id = ANY($3::text[])`,
+      [workspaceId, slug, externalIds],
+    );
+    return new Map(rows.map((row) => [row.external_id, row.id]));
+  }
+
+  /**
+   * The records of the type whose `fieldKey` holds any of `probes` (each a scalar or object value,
+   * or `[element]` of a multi-valued field: containment, as isValueTaken probes), with that field's
+   * value: the caller compares objects by equality.
+   */
+  async holdersOfValues(workspaceId: string, slug: string, fieldKey: string, probes: unknown[]): Promise<{ id: string; value: unknown }[]> {
+    if (probes.length === 0) return [];
+    return this.transactions.query<{ id: string; value: unknown }>(
+      `SELECT id, fields -> $3 AS value FROM records
+        WHERE workspace_id = $1 AND object_type = $2 AND fields @> ANY($4::jsonb[])`,
+      [workspaceId, slug, fieldKey, probes.map((probe) => JSON.stringify({ [fieldKey]: probe }))],
+    );
+  }
+
   /** Replaces the fields document; `externalId` undefined keeps it, null clears it. */
   async update(id: string, fields: string, externalId: string | null | undefined, updatedAt: Date): Promise<void> {
     await this.transactions
@@ -386,7 +509,7 @@ export class RecordsRepository {
    */
   async isValueTaken(workspaceId: string, slug: string, fieldKey: string, value: unknown, exceptId: string): Promise<boolean> {
     const probe = JSON.stringify({ [fieldKey]: value });
-    await this.transactions.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`unique:${workspaceId}:${slug}:${probe}`]);
+    await this.lockValues([uniqueValueLockKey(workspaceId, slug, fieldKey, value)]);
     // Containment alone would take {firstName} for a duplicate of {firstName, lastName}.
     const taken = (await this.transactions.query(
       `SELECT 1 FROM records WHERE workspace_id = $1 AND object_type = $2 AND fields @> $3::jsonb AND id <> $4

@@ -12,16 +12,16 @@ import { LinkTargets } from './link-targets';
 import type { LinkBinding, ObjectTypeDefinition, RelationshipDefinition } from './object-type';
 import { isRecordIdOf, newRecordId } from './record-ids';
 import { LinkEnd, RecordLinksRepository } from './record-links.repository';
-import { LinkChange, readRecordWrite } from './record-write';
+import { LinkChange, linkCountError, readRecordWrite } from './record-write';
 import { RecordRestriction, RecordRow, RecordsRepository } from './records.repository';
 
 /** The fields document to store: every set value (`null` clears, so it is left out). */
-function storedFields(values: ReadonlyMap<string, unknown>): Record<string, unknown> {
+export function storedFields(values: ReadonlyMap<string, unknown>): Record<string, unknown> {
   return Object.fromEntries([...values].filter(([, value]) => value !== null));
 }
 
 /** The keys whose value differs between two fields documents (a key set in one only differs). */
-function changedFieldKeys(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {
+export function changedFieldKeys(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
   return [...keys].filter((key) => !isDeepStrictEqual(Object.hasOwn(before, key) ? before[key] : null, Object.hasOwn(after, key) ? after[key] : null));
 }
@@ -29,6 +29,11 @@ function changedFieldKeys(before: Readonly<Record<string, unknown>>, after: Read
 /** Links as a statement that makes them all at once returns them: by the other end's id (RecordsRepository.insert). */
 function sortLinks(links: LinkEnd[]): LinkEnd[] {
   return [...links].sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
+}
+
+function checkLinkCount(definition: RelationshipDefinition, linkCount: number): void {
+  const error = linkCountError(definition, linkCount);
+  if (error) throw error;
 }
 
 /** Types whose records are no entities of the change feed: a link to them is no change of theirs. */
@@ -218,7 +223,7 @@ export class RecordsService {
     return this.records.lockCreation(caller.workspaceId, slugs);
   }
 
-  private change(caller: AuthContext, slug: string, id: string, action: 'created' | 'updated', data: EntityEnvelopeDto, changes?: EventChanges): Change {
+  change(caller: AuthContext, slug: string, id: string, action: 'created' | 'updated', data: EntityEnvelopeDto, changes?: EventChanges): Change {
     return { workspaceId: caller.workspaceId, entityType: slug, entityId: id, action, data, changes };
   }
 
@@ -240,7 +245,7 @@ export class RecordsService {
    * changed) added or removed: each changed through the relationship that reads the link from its
    * end, if its type has one and is an entity of the change feed.
    */
-  private async touchOtherEnds(caller: AuthContext, definition: RelationshipDefinition, ids: string[]): Promise<void> {
+  async touchOtherEnds(caller: AuthContext, definition: RelationshipDefinition, ids: string[]): Promise<void> {
     if (ids.length === 0 || UNRECORDED_TYPES.has(definition.objectType)) return;
     const otherType = await this.definitions.typeOf(caller, definition.objectType);
     const { link, side } = otherEnd(definition.binding);
@@ -254,7 +259,7 @@ export class RecordsService {
     return this.toEnvelopes(type, [row])[0];
   }
 
-  private toEnvelopes(type: ObjectTypeDefinition, rows: RecordRow[]): EntityEnvelopeDto[] {
+  toEnvelopes(type: ObjectTypeDefinition, rows: RecordRow[]): EntityEnvelopeDto[] {
     const keyOf = new Map(type.relationships.map((r) => [`${r.binding.side}|${r.binding.link}`, r.key]));
     return rows.map((row) => {
       const links = new Map<string, string[]>();
@@ -291,8 +296,7 @@ export class RecordsService {
     for (const change of changes) {
       const { binding } = change.definition;
       const ids = [...new Set([...(change.set ?? []), ...change.add])];
-      this.checkCardinality(change.definition, ids.length);
-      this.checkRequired(change.definition, ids.length);
+      checkLinkCount(change.definition, ids.length);
       if (ids.length === 0) continue;
       if (binding.side === 'target' && change.definition.inverseOfHasOne) await this.moveHere(caller, type.slug, change.definition, ids);
       for (const other of ids) links.push([binding.side, binding.link, other]);
@@ -306,7 +310,7 @@ export class RecordsService {
    * moved records makes concurrent moves of one record take turns, as its own updates do, so that
    * it never ends up linked twice.
    */
-  private async moveHere(caller: AuthContext, slug: string, definition: RelationshipDefinition, ids: string[]): Promise<void> {
+  async moveHere(caller: AuthContext, slug: string, definition: RelationshipDefinition, ids: string[]): Promise<void> {
     await this.records.lock(ids);
     const previous = await this.links.unlinkSources(ids, definition.binding.link);
     if (previous.length > 0) await this.touch(caller, slug, previous, [definition.key]);
@@ -356,8 +360,7 @@ export class RecordsService {
       // Sets: a HAS_MANY relationship may hold many links, and comparing arrays would be quadratic.
       const removing = new Set(change.remove);
       const next = new Set(change.set ?? [...current.filter((id) => !removing.has(id)), ...change.add]);
-      this.checkCardinality(change.definition, next.size);
-      this.checkRequired(change.definition, next.size);
+      checkLinkCount(change.definition, next.size);
       const linked = new Set(current);
       const removed = current.filter((id) => !next.has(id));
       const added = [...next].filter((id) => !linked.has(id));
@@ -372,17 +375,5 @@ export class RecordsService {
       await this.touchOtherEnds(caller, change.definition, [...removed, ...added]);
     }
     return changed;
-  }
-
-  /** A required relationship (task `$assignedTo`, opportunity `$account`) cannot be emptied by an update. */
-  private checkRequired(definition: RelationshipDefinition, linkCount: number): void {
-    if (definition.required && linkCount === 0) throw ApiError.missing(`relationships.${definition.key}`);
-  }
-
-  private checkCardinality(definition: RelationshipDefinition, linkCount: number): void {
-    if (definition.cardinality === 'HAS_ONE' && linkCount > 1) {
-      const param = `relationships.${definition.key}`;
-      throw ApiError.invalidValue(param, `${param} holds at most one id`);
-    }
   }
 }

@@ -28,7 +28,9 @@ type Operation = {
  * close them, so it types their values instead. Every other object of a request body is closed.
  */
 const OPEN_MAPS = [
-  /^POST \/v1\/(((notes|tasks|accounts|contacts|opportunities|objects\/\{entitySlug\}\/values)(\/\{id\})?)|meetings) \.(fields|relationships)$/,
+  /^POST \/v1\/(((notes|tasks|accounts|contacts|opportunities|objects\/\{entitySlug\}\/values)(\/\{id\}|\/upsert)?)|meetings) \.(fields|relationships)$/,
+  // Each input of a batch is the body of a single write.
+  /^POST \/v1\/(notes|tasks|accounts|contacts|opportunities|objects\/\{entitySlug\}\/values)\/batch\/(create|update|upsert) \.inputs(\.\d+)?\.(fields|relationships)$/,
   /^POST \/admin\/v1\/workspaces\/\{workspaceId\}\/object-types \.(fields|relationships)$/,
 ];
 const isOpenMap = (route: string, at: string): boolean => OPEN_MAPS.some((pattern) => pattern.test(`${route} ${at}`));

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Response } from 'supertest';
 import { codesOf, ERROR_TYPES, isErrorStatus } from '../../src/common/errors/error-codes';
-import { exampleIdOf } from '../../src/common/ids';
+import { exampleIdOf, ID_PREFIXES, type IdKind } from '../../src/common/ids';
 import { PROJECT_TYPE_EXAMPLE } from '../../src/modules/objects/project-type.example';
 import { until } from '../support/concurrency';
 import { documentOperations, OpenApiValidator, resolved } from '../support/openapi';
@@ -162,6 +162,13 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
       return response;
     };
 
+    /** A collection's batch routes and upsert; the update example's id is the one its create made. */
+    const executeBatches = async (collection: string) => {
+      const id = createdIds.get(fillPath(`POST ${collection}`, collection))!;
+      placeholders.set(exampleIdOf((Object.keys(ID_PREFIXES) as IdKind[]).find((kind) => id.startsWith(`${ID_PREFIXES[kind]}_`))!), id);
+      for (const route of ['batch/create', 'batch/update', 'batch/upsert', 'upsert']) await execute(`POST ${collection}/${route}`);
+    };
+
     await execute('POST /admin/v1/workspaces');
     const member = await execute('POST /admin/v1/workspaces/{workspaceId}/members');
     placeholders.set(exampleIdOf('member'), (member.body as { id: string }).id);
@@ -176,11 +183,13 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     for (const collection of ['/v1/accounts', '/v1/notes', '/v1/tasks', '/v1/contacts', '/v1/opportunities', '/v1/lists']) {
       if (collection !== '/v1/accounts') await execute(`POST ${collection}`);
       await execute(`POST ${collection}/{id}`);
+      if (collection !== '/v1/lists') await executeBatches(collection);
     }
     await execute('POST /v1/meetings');
     await execute('POST /v1/meetings/{id}');
     await execute('POST /v1/objects/{entitySlug}/values');
     await execute('POST /v1/objects/{entitySlug}/values/{id}');
+    await executeBatches('/v1/objects/{entitySlug}/values');
 
     const file = await execute('POST /v1/files');
     const { uploadUrl, uploadHeaders, sizeBytes } = file.body as {

@@ -37,8 +37,34 @@ describe('statements per request', () => {
   const paged = new Map<string, { path: string; cursor?: string }>();
   const cursorPage = (name: string) => () => suite.get(`${paged.get(name)!.path}?cursor=${paged.get(name)!.cursor}`);
 
+  /** Contacts with externalIds `counted-0`…`counted-99`, made in one batch. */
+  let contacts: string[];
+  let batchRound = 0;
+  /** Contact inputs: `existing` of them with the externalId of a contact there is, the rest with new ones. */
+  const contactInputs = (count: number, existing = 0) => {
+    batchRound += 1;
+    return Array.from({ length: count }, (_unused, index) => ({
+      externalId: index < existing ? `counted-${index}` : `counted-${batchRound}-${index}`,
+      fields: { $name: { firstName: `Counted ${batchRound}` }, $email: [`counted-${batchRound}-${index}@example.com`] },
+    }));
+  };
+  const noteInputs = (count: number) => Array.from({ length: count }, (_unused, index) => ({ fields: { $title: `Batch ${index}` }, relationships: { $account: accounts[index % 3] } }));
+  const batchCases: [string, (inputs: number) => Request][] = [
+    ['POST /v1/contacts/batch/create', (n) => () => suite.post('/v1/contacts/batch/create', { inputs: contactInputs(n).map(({ fields }) => ({ fields })) })],
+    ['POST /v1/notes/batch/create, each note linking an account', (n) => () => suite.post('/v1/notes/batch/create', { inputs: noteInputs(n) })],
+    [
+      'POST /v1/contacts/batch/update',
+      (n) => () => suite.post('/v1/contacts/batch/update', { inputs: contactInputs(n).map(({ fields }, index) => ({ id: contacts[index], fields })) }),
+    ],
+    ['POST /v1/contacts/batch/upsert on externalId, half existing', (n) => () => suite.post('/v1/contacts/batch/upsert', { matchOn: 'externalId', inputs: contactInputs(n, n / 2) })],
+  ];
+
   beforeAll(async () => {
     api = new RecordsApi(suite.t, suite.openapi, suite.ws.key, suite.ws.workspaceId);
+    const made = await suite.post('/v1/contacts/batch/create', {
+      inputs: Array.from({ length: 100 }, (_unused, index) => ({ externalId: `counted-${index}`, fields: { $name: { firstName: 'Counted' } } })),
+    });
+    contacts = (made.body as { results: { data: { id: string } }[] }).results.map((result) => result.data.id);
     account = (await api.account('Counted')).id;
     accounts = [account, (await api.account('Counted too')).id, (await api.account('Counted three')).id];
     note = (await api.create('note', { fields: { $title: 'Counted' }, relationships: { $account: account } })).id;
@@ -102,6 +128,21 @@ describe('statements per request', () => {
     ['GET /v1/files with a cursor', 2, cursorPage('files')],
     ['GET /v1/members with a cursor', 2, cursorPage('members')],
   ];
+
+  // The key lookup, BEGIN, the value locks, the checks, one statement per table written, the read back, the events, COMMIT.
+  cases.push(
+    ['POST /v1/contacts/batch/create with 100 inputs', 6, batchCases[0][1](100)],
+    ['POST /v1/notes/batch/create with 100 inputs, each linking an account', 9, batchCases[1][1](100)],
+    ['POST /v1/contacts/batch/update with 100 inputs', 7, batchCases[2][1](100)],
+    ['POST /v1/contacts/batch/upsert with 100 inputs, half existing', 10, batchCases[3][1](100)],
+  );
+
+  it.each(batchCases)('%s: as many statements for 100 inputs as for 2', async (_name, request) => {
+    const two = await countQueries(request(2));
+    const hundred = await countQueries(request(100));
+    expect([two.result.status, hundred.result.status]).toEqual([200, 200]);
+    expect(hundred.queries.length).toBe(two.queries.length);
+  });
 
   it.each(cases)('%s: at most %d', async (_name, bound, request) => {
     const { result, queries } = await countQueries(request);

@@ -60,7 +60,7 @@ describe('rate limits per workspace and category', () => {
     await t?.close();
   });
 
-  it('counts through @nestjs/throttler: a global ThrottlerGuard, the throttlers read, write and search of RATE_LIMIT_*', () => {
+  it('counts through @nestjs/throttler: a global ThrottlerGuard, the throttlers read, write, search and batch-items of RATE_LIMIT_*', () => {
     const globalGuards = [...t.app.get(ModulesContainer).values()].flatMap((module) =>
       [...module.providers]
         .filter(([token]) => typeof token === 'string' && token.startsWith(APP_GUARD))
@@ -68,9 +68,10 @@ describe('rate limits per workspace and category', () => {
     );
     expect(globalGuards.filter((guard) => guard instanceof ThrottlerGuard)).toHaveLength(1);
     const options = t.app.get<ThrottlerModuleOptions>(getOptionsToken());
-    expect(Array.isArray(options) ? options : options.throttlers).toEqual(
-      (['read', 'write', 'search'] as const).map((name) => ({ name, limit: LIMITS[name], ttl: 1000, blockDuration: 1000 })),
-    );
+    expect(Array.isArray(options) ? options : options.throttlers).toEqual([
+      ...(['read', 'write', 'search'] as const).map((name) => ({ name, limit: LIMITS[name], ttl: 1000, blockDuration: 1000 })),
+      { name: 'batch-items', limit: 1_000_000, ttl: 1000, blockDuration: 1000 },
+    ]);
     // Without REDIS_URL, the counters are this process's.
     expect(t.app.get(ThrottlerStorage)).toBeInstanceOf(InProcessRateLimitStorage);
   });

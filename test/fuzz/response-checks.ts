@@ -32,6 +32,17 @@ function forbiddenTokens(caller: Caller, world: FuzzWorld): string[] {
  * member named like Object.prototype's with 400 (`unknown_field`, `unknown_relationship`,
  * `invalid_operation` or `invalid_type`, as the place says), and a refused body changes nothing.
  */
+/**
+ * Whether an answer refuses a probe at `at` with 400: the whole answer, or, for a probe inside one
+ * input of a batch answered per item (207), that input's result (the others may succeed).
+ */
+function refusesProbe(at: string, response: RawResponse): boolean {
+  if (response.status === 400) return true;
+  const input = /^inputs\.(\d+)(\.|$)/.exec(at);
+  const results = (response.json as { results?: { status?: unknown }[] } | undefined)?.results;
+  return input !== null && response.status === 207 && results?.[Number(input[1])]?.status === 400;
+}
+
 export function responseProblems(
   request: FuzzRequest,
   response: RawResponse,
@@ -53,7 +64,7 @@ export function responseProblems(
     const shape = publicErrorProblems(response.status, response.headers['content-type'], response.json);
     if (shape.length > 0) problems.push({ kind: 'error-body', detail: `${response.status}: ${shape.join('; ')}` });
   }
-  if (request.probe && response.status !== 400) {
+  if (request.probe && !refusesProbe(request.probe.at, response)) {
     problems.push({ kind: 'prototype-key', detail: `${request.probe.key} at ${request.probe.at} answered ${response.status}, not 400` });
   }
   if (request.probe && response.status >= 400 && changed.length > 0) {

@@ -11,6 +11,7 @@ import { createTestApp, TestApp, v1Headers } from '../support/test-app';
 const READ_LIMIT = 4;
 const SEARCH_LIMIT = 5;
 const AUTH_FAILURE_LIMIT = 3;
+const BATCH_ITEMS_LIMIT = 150;
 
 /** An address of the IPv6 documentation prefix, new for each run (Redis keeps counters a minute). */
 function clientAddress(): string {
@@ -28,6 +29,7 @@ describe('rate limits shared by two instances through Redis', () => {
       RATE_LIMIT_READ: String(READ_LIMIT),
       RATE_LIMIT_SEARCH: String(SEARCH_LIMIT),
       AUTH_FAILURE_LIMIT_PER_MINUTE: String(AUTH_FAILURE_LIMIT),
+      RATE_LIMIT_BATCH_ITEMS: String(BATCH_ITEMS_LIMIT),
       TRUST_PROXY: 'true',
     };
     instances = [await createTestApp({ env }), await createTestApp({ env })];
@@ -70,6 +72,17 @@ describe('rate limits shared by two instances through Redis', () => {
       .filter((response) => response.status === 200)
       .map((response) => expectRateLimitHeaders(response, 'search', SEARCH_LIMIT).remaining);
     expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: SEARCH_LIMIT }, (_unused, i) => i));
+  });
+
+  it('counts every input of a batch in the batch-items counter the instances share', async () => {
+    const ws = await createWorkspace(instances[0].http);
+    const inputs = Array.from({ length: 100 }, (_unused, index) => ({ fields: { $title: `Shared ${index}` } }));
+    // Both calls in one window of a second.
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
+    const first = await instances[0].http.post('/v1/notes/batch/create').set(v1Headers(ws.key)).send({ inputs });
+    expect(first.status).toBe(200);
+    expect(first.headers['x-ratelimit-batch-items-remaining']).toBe(String(BATCH_ITEMS_LIMIT - 100));
+    expectError(await instances[1].http.post('/v1/notes/batch/create').set(v1Headers(ws.key)).send({ inputs }), 429, 'rate_limited');
   });
 
   it('keeps workspaces apart in Redis', async () => {

@@ -32,10 +32,11 @@ export class OpenApiValidator {
   constructor(private readonly document: OpenAPIObject) {
     addFormats(this.ajv);
     this.ajv.addSchema(rewriteRefs({ components: document.components }) as object, 'openapi');
-    this.matchers = Object.keys(document.paths).map((path) => ({
-      path,
-      regex: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    }));
+    // The fewest parameters first: `/v1/notes/upsert` is that route, not `/v1/notes/{id}`.
+    const parameters = (path: string) => path.split('{').length;
+    this.matchers = Object.keys(document.paths)
+      .sort((a, b) => parameters(a) - parameters(b))
+      .map((path) => ({ path, regex: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
   }
 
   operationPath(actualPath: string): string | undefined {

@@ -243,6 +243,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/accounts/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 accounts
+         * @description Scopes: accounts:create. Rate limit category: write.
+         */
+        post: operations["Accounts_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 accounts
+         * @description Scopes: accounts:update. Rate limit category: write.
+         */
+        post: operations["Accounts_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 accounts, matched by externalId or a unique field
+         * @description Scopes: accounts:create, accounts:update. Rate limit category: write.
+         */
+        post: operations["Accounts_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts/definitions": {
         parameters: {
             query?: never;
@@ -257,6 +317,26 @@ export interface paths {
         get: operations["Accounts_definitions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update an account, matched by externalId or a unique field
+         * @description Scopes: accounts:create, accounts:update. Rate limit category: write.
+         */
+        post: operations["Accounts_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -331,6 +411,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contacts/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 contacts
+         * @description Scopes: contacts:create. Rate limit category: write.
+         */
+        post: operations["Contacts_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 contacts
+         * @description Scopes: contacts:update. Rate limit category: write.
+         */
+        post: operations["Contacts_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 contacts, matched by externalId or a unique field
+         * @description Scopes: contacts:create, contacts:update. Rate limit category: write.
+         */
+        post: operations["Contacts_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contacts/definitions": {
         parameters: {
             query?: never;
@@ -345,6 +485,26 @@ export interface paths {
         get: operations["Contacts_definitions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a contact, matched by externalId or a unique field
+         * @description Scopes: contacts:create, contacts:update. Rate limit category: write.
+         */
+        post: operations["Contacts_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -719,6 +879,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/notes/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 notes
+         * @description Scopes: notes:create. Rate limit category: write.
+         */
+        post: operations["Notes_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notes/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 notes
+         * @description Scopes: notes:update. Rate limit category: write.
+         */
+        post: operations["Notes_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notes/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 notes, matched by externalId or a unique field
+         * @description Scopes: notes:create, notes:update. Rate limit category: write.
+         */
+        post: operations["Notes_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/notes/definitions": {
         parameters: {
             query?: never;
@@ -733,6 +953,26 @@ export interface paths {
         get: operations["Notes_definitions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notes/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a note, matched by externalId or a unique field
+         * @description Scopes: notes:create, notes:update. Rate limit category: write.
+         */
+        post: operations["Notes_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -843,6 +1083,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/objects/{entitySlug}/values/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 custom object records
+         * @description Scopes: objects:create. Rate limit category: write.
+         */
+        post: operations["Objects_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/objects/{entitySlug}/values/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 custom object records
+         * @description Scopes: objects:update. Rate limit category: write.
+         */
+        post: operations["Objects_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/objects/{entitySlug}/values/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 custom object records, matched by externalId or a unique field
+         * @description Scopes: objects:create, objects:update. Rate limit category: write.
+         */
+        post: operations["Objects_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/objects/{entitySlug}/values/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a custom object record, matched by externalId or a unique field
+         * @description Scopes: objects:create, objects:update. Rate limit category: write.
+         */
+        post: operations["Objects_upsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/opportunities": {
         parameters: {
             query?: never;
@@ -891,6 +1211,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/opportunities/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 opportunities
+         * @description Scopes: opportunities:create. Rate limit category: write.
+         */
+        post: operations["Opportunities_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/opportunities/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 opportunities
+         * @description Scopes: opportunities:update. Rate limit category: write.
+         */
+        post: operations["Opportunities_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/opportunities/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 opportunities, matched by externalId or a unique field
+         * @description Scopes: opportunities:create, opportunities:update. Rate limit category: write.
+         */
+        post: operations["Opportunities_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/opportunities/definitions": {
         parameters: {
             query?: never;
@@ -905,6 +1285,26 @@ export interface paths {
         get: operations["Opportunities_definitions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/opportunities/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update an opportunity, matched by externalId or a unique field
+         * @description Scopes: opportunities:create, opportunities:update. Rate limit category: write.
+         */
+        post: operations["Opportunities_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -959,6 +1359,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/batch/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 100 tasks
+         * @description Scopes: tasks:create. Rate limit category: write.
+         */
+        post: operations["Tasks_createMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/batch/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update up to 100 tasks
+         * @description Scopes: tasks:update. Rate limit category: write.
+         */
+        post: operations["Tasks_updateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/batch/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 tasks, matched by externalId or a unique field
+         * @description Scopes: tasks:create, tasks:update. Rate limit category: write.
+         */
+        post: operations["Tasks_upsertMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tasks/definitions": {
         parameters: {
             query?: never;
@@ -973,6 +1433,26 @@ export interface paths {
         get: operations["Tasks_definitions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a task, matched by externalId or a unique field
+         * @description Scopes: tasks:create, tasks:update. Rate limit category: write.
+         */
+        post: operations["Tasks_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1411,6 +1891,65 @@ export interface components {
                 [key: string]: components["schemas"]["RelationshipDefinitionDto"];
             };
         };
+        BatchItemSuccessDto: {
+            /** @enum {integer} */
+            status: 200;
+            /**
+             * @description `unchanged`: the input matched a record and changed nothing (no event, `updatedAt` unmoved)
+             * @enum {string}
+             */
+            outcome: "created" | "updated" | "unchanged";
+            data: components["schemas"]["EntityEnvelopeDto"];
+        };
+        /**
+         * @description Error class, one per HTTP status
+         * @enum {string}
+         */
+        ErrorType: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "unprocessable_content" | "too_many_requests" | "request_header_fields_too_large" | "internal_server_error" | "service_unavailable";
+        /**
+         * @description Stable machine-readable code; each status allows the codes its response lists
+         * @enum {string}
+         */
+        ErrorCode: "invalid_json" | "unknown_field" | "unknown_relationship" | "invalid_type" | "invalid_operation" | "invalid_parameter" | "invalid_filter" | "version_header" | "idempotency_key_too_long" | "malformed_request" | "invalid_api_key" | "insufficient_scope" | "not_permitted" | "invalid_signature" | "not_found" | "method_not_allowed" | "request_timeout" | "invalid_state" | "idempotency_conflict" | "duplicate_value" | "ambiguous_match" | "duplicate_slug" | "conflict" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "parameter_missing" | "read_only_field" | "invalid_value" | "object_type_mismatch" | "file_constraint" | "checksum_mismatch" | "size_mismatch" | "relationship_entity_missing" | "relationship_write_limit_exceeded" | "idempotency_key_reused" | "rate_limited" | "header_too_large" | "internal_error" | "database_unavailable";
+        ErrorDetailDto: {
+            /**
+             * @description Error class, one per HTTP status
+             * @example unprocessable_content
+             */
+            type: components["schemas"]["ErrorType"];
+            /**
+             * @description Stable machine-readable code; each status allows the codes its response lists
+             * @example parameter_missing
+             */
+            code: components["schemas"]["ErrorCode"];
+            /** @example fields.$title is required */
+            message: string;
+            /**
+             * @description The offending input, dotted
+             * @example fields.$title
+             */
+            param?: string;
+        };
+        BatchItemFailureDto: {
+            /**
+             * @description The status the single write would answer
+             * @enum {integer}
+             */
+            status: 400 | 404 | 409 | 422;
+            /** @description The error body’s members; `param` names the input (`inputs[3].fields.$email`) */
+            error: components["schemas"]["ErrorDetailDto"];
+        };
+        BatchAnswerDto: {
+            /** @enum {string} */
+            object: "batch";
+            /** @description One result per input, in input order: `status` 200 with the record, else the input’s error */
+            results: (components["schemas"]["BatchItemSuccessDto"] | components["schemas"]["BatchItemFailureDto"])[];
+        };
+        UpsertAnswerDto: {
+            /** @enum {string} */
+            outcome: "created" | "updated" | "unchanged";
+            data: components["schemas"]["EntityEnvelopeDto"];
+        };
         CreateFileDto: {
             /**
              * @description Original filename; no control characters (C0, DEL, C1: U+0000–U+001F, U+007F–U+009F)
@@ -1848,35 +2387,6 @@ export interface components {
              */
             eventId: string;
         };
-        /**
-         * @description Error class, one per HTTP status
-         * @enum {string}
-         */
-        ErrorType: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "unprocessable_content" | "too_many_requests" | "request_header_fields_too_large" | "internal_server_error" | "service_unavailable";
-        /**
-         * @description Stable machine-readable code; each status allows the codes its response lists
-         * @enum {string}
-         */
-        ErrorCode: "invalid_json" | "unknown_field" | "unknown_relationship" | "invalid_type" | "invalid_operation" | "invalid_parameter" | "invalid_filter" | "version_header" | "idempotency_key_too_long" | "malformed_request" | "invalid_api_key" | "insufficient_scope" | "not_permitted" | "invalid_signature" | "not_found" | "method_not_allowed" | "request_timeout" | "invalid_state" | "idempotency_conflict" | "duplicate_value" | "duplicate_slug" | "conflict" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "parameter_missing" | "read_only_field" | "invalid_value" | "object_type_mismatch" | "file_constraint" | "checksum_mismatch" | "size_mismatch" | "relationship_entity_missing" | "relationship_write_limit_exceeded" | "idempotency_key_reused" | "rate_limited" | "header_too_large" | "internal_error" | "database_unavailable";
-        ErrorDetailDto: {
-            /**
-             * @description Error class, one per HTTP status
-             * @example unprocessable_content
-             */
-            type: components["schemas"]["ErrorType"];
-            /**
-             * @description Stable machine-readable code; each status allows the codes its response lists
-             * @example parameter_missing
-             */
-            code: components["schemas"]["ErrorCode"];
-            /** @example fields.$title is required */
-            message: string;
-            /**
-             * @description The offending input, dotted
-             * @example fields.$title
-             */
-            param?: string;
-        };
         ErrorResponseDto: {
             error: components["schemas"]["ErrorDetailDto"];
         };
@@ -2040,6 +2550,293 @@ export interface components {
             /** @description Unique per type */
             externalId?: string | null;
         };
+        AccountsCreateManyRequest: {
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields: {
+                    /**
+                     * @description Name
+                     * @example Name
+                     */
+                    $name: string;
+                    /** @description Website */
+                    $website?: (string | null) | string[];
+                    /**
+                     * @description Primary address
+                     * @example {
+                     *       "street": "12 Market Street",
+                     *       "city": "London",
+                     *       "postalCode": "EC1A 1BB",
+                     *       "country": "GB"
+                     *     }
+                     */
+                    $primaryAddress?: {
+                        city?: string | null;
+                        /** @description ISO 3166-1 alpha-2 code */
+                        country?: string | null;
+                        latitude?: number | null;
+                        longitude?: number | null;
+                        postalCode?: string | null;
+                        state?: string | null;
+                        street?: string | null;
+                        street2?: string | null;
+                    } | null;
+                    /** @description Industry */
+                    $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
+                    /**
+                     * @description Headcount
+                     * @enum {string|null}
+                     */
+                    $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
+                    /**
+                     * @description LinkedIn
+                     * @example @ada
+                     */
+                    $linkedIn?: string | null;
+                    /**
+                     * @description Twitter
+                     * @example @ada
+                     */
+                    $twitter?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Owner (member) */
+                    $owner?: (string | null) | string[];
+                    /** @description Contacts (contact) */
+                    $contact?: (string | null) | string[];
+                } & {
+                    [key: string]: (string | null) | string[];
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        AccountsUpdateManyRequest: {
+            inputs: {
+                /** @description The record to update */
+                id: string;
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                fields?: ({
+                    /**
+                     * @description Name
+                     * @example Name
+                     */
+                    $name?: string;
+                    /** @description Website */
+                    $website?: (string | null) | string[];
+                    /**
+                     * @description Primary address
+                     * @example {
+                     *       "street": "12 Market Street",
+                     *       "city": "London",
+                     *       "postalCode": "EC1A 1BB",
+                     *       "country": "GB"
+                     *     }
+                     */
+                    $primaryAddress?: {
+                        city?: string | null;
+                        /** @description ISO 3166-1 alpha-2 code */
+                        country?: string | null;
+                        latitude?: number | null;
+                        longitude?: number | null;
+                        postalCode?: string | null;
+                        state?: string | null;
+                        street?: string | null;
+                        street2?: string | null;
+                    } | null;
+                    /** @description Industry */
+                    $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
+                    /**
+                     * @description Headcount
+                     * @enum {string|null}
+                     */
+                    $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
+                    /**
+                     * @description LinkedIn
+                     * @example @ada
+                     */
+                    $linkedIn?: string | null;
+                    /**
+                     * @description Twitter
+                     * @example @ada
+                     */
+                    $twitter?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                }) | null;
+                /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Owner (member) */
+                    $owner?: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                    /** @description Contacts (contact) */
+                    $contact?: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                } & {
+                    [key: string]: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        AccountsUpsertManyRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields?: {
+                    /**
+                     * @description Name
+                     * @example Name
+                     */
+                    $name?: string;
+                    /** @description Website */
+                    $website?: (string | null) | string[];
+                    /**
+                     * @description Primary address
+                     * @example {
+                     *       "street": "12 Market Street",
+                     *       "city": "London",
+                     *       "postalCode": "EC1A 1BB",
+                     *       "country": "GB"
+                     *     }
+                     */
+                    $primaryAddress?: {
+                        city?: string | null;
+                        /** @description ISO 3166-1 alpha-2 code */
+                        country?: string | null;
+                        latitude?: number | null;
+                        longitude?: number | null;
+                        postalCode?: string | null;
+                        state?: string | null;
+                        street?: string | null;
+                        street2?: string | null;
+                    } | null;
+                    /** @description Industry */
+                    $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
+                    /**
+                     * @description Headcount
+                     * @enum {string|null}
+                     */
+                    $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
+                    /**
+                     * @description LinkedIn
+                     * @example @ada
+                     */
+                    $linkedIn?: string | null;
+                    /**
+                     * @description Twitter
+                     * @example @ada
+                     */
+                    $twitter?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Owner (member) */
+                    $owner?: (string | null) | string[];
+                    /** @description Contacts (contact) */
+                    $contact?: (string | null) | string[];
+                } & {
+                    [key: string]: (string | null) | string[];
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        AccountsUpsertRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+            fields?: {
+                /**
+                 * @description Name
+                 * @example Name
+                 */
+                $name?: string;
+                /** @description Website */
+                $website?: (string | null) | string[];
+                /**
+                 * @description Primary address
+                 * @example {
+                 *       "street": "12 Market Street",
+                 *       "city": "London",
+                 *       "postalCode": "EC1A 1BB",
+                 *       "country": "GB"
+                 *     }
+                 */
+                $primaryAddress?: {
+                    city?: string | null;
+                    /** @description ISO 3166-1 alpha-2 code */
+                    country?: string | null;
+                    latitude?: number | null;
+                    longitude?: number | null;
+                    postalCode?: string | null;
+                    state?: string | null;
+                    street?: string | null;
+                    street2?: string | null;
+                } | null;
+                /** @description Industry */
+                $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
+                /**
+                 * @description Headcount
+                 * @enum {string|null}
+                 */
+                $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
+                /**
+                 * @description LinkedIn
+                 * @example @ada
+                 */
+                $linkedIn?: string | null;
+                /**
+                 * @description Twitter
+                 * @example @ada
+                 */
+                $twitter?: string | null;
+            } & {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+            relationships?: ({
+                /** @description Owner (member) */
+                $owner?: (string | null) | string[];
+                /** @description Contacts (contact) */
+                $contact?: (string | null) | string[];
+            } & {
+                [key: string]: (string | null) | string[];
+            }) | null;
+            /** @description Unique per type */
+            externalId?: string | null;
+        };
         ContactsCreateRequest: {
             /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
             fields: {
@@ -2112,6 +2909,162 @@ export interface components {
                     /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
                     replace?: string | string[];
                 } | null;
+            }) | null;
+            /** @description Unique per type */
+            externalId?: string | null;
+        };
+        ContactsCreateManyRequest: {
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields: {
+                    /**
+                     * @description Name
+                     * @example {
+                     *       "firstName": "Ada",
+                     *       "lastName": "Lovelace"
+                     *     }
+                     */
+                    $name?: {
+                        firstName?: string | null;
+                        lastName?: string | null;
+                    } | null;
+                    /** @description Email */
+                    $email?: (string | null) | string[];
+                    /** @description Phone */
+                    $phone?: (string | null) | string[];
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Account (account) */
+                    $account?: (string | null) | string[];
+                } & {
+                    [key: string]: (string | null) | string[];
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        ContactsUpdateManyRequest: {
+            inputs: {
+                /** @description The record to update */
+                id: string;
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                fields?: ({
+                    /**
+                     * @description Name
+                     * @example {
+                     *       "firstName": "Ada",
+                     *       "lastName": "Lovelace"
+                     *     }
+                     */
+                    $name?: {
+                        firstName?: string | null;
+                        lastName?: string | null;
+                    } | null;
+                    /** @description Email */
+                    $email?: (string | null) | string[];
+                    /** @description Phone */
+                    $phone?: (string | null) | string[];
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                }) | null;
+                /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Account (account) */
+                    $account?: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                } & {
+                    [key: string]: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        ContactsUpsertManyRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields?: {
+                    /**
+                     * @description Name
+                     * @example {
+                     *       "firstName": "Ada",
+                     *       "lastName": "Lovelace"
+                     *     }
+                     */
+                    $name?: {
+                        firstName?: string | null;
+                        lastName?: string | null;
+                    } | null;
+                    /** @description Email */
+                    $email?: (string | null) | string[];
+                    /** @description Phone */
+                    $phone?: (string | null) | string[];
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Account (account) */
+                    $account?: (string | null) | string[];
+                } & {
+                    [key: string]: (string | null) | string[];
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        ContactsUpsertRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+            fields?: {
+                /**
+                 * @description Name
+                 * @example {
+                 *       "firstName": "Ada",
+                 *       "lastName": "Lovelace"
+                 *     }
+                 */
+                $name?: {
+                    firstName?: string | null;
+                    lastName?: string | null;
+                } | null;
+                /** @description Email */
+                $email?: (string | null) | string[];
+                /** @description Phone */
+                $phone?: (string | null) | string[];
+            } & {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+            relationships?: ({
+                /** @description Account (account) */
+                $account?: (string | null) | string[];
+            } & {
+                [key: string]: (string | null) | string[];
             }) | null;
             /** @description Unique per type */
             externalId?: string | null;
@@ -2245,6 +3198,151 @@ export interface components {
             /** @description Unique per type */
             externalId?: string | null;
         };
+        NotesCreateManyRequest: {
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields: {
+                    /**
+                     * @description Title
+                     * @example Title
+                     */
+                    $title: string;
+                    /**
+                     * @description Content
+                     * @example Written in **Markdown**
+                     */
+                    $content?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Accounts (account) */
+                    $account?: (string | null) | string[];
+                    /** @description Opportunities (opportunity) */
+                    $opportunity?: (string | null) | string[];
+                } & {
+                    [key: string]: (string | null) | string[];
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        NotesUpdateManyRequest: {
+            inputs: {
+                /** @description The record to update */
+                id: string;
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                fields?: ({
+                    /**
+                     * @description Title
+                     * @example Title
+                     */
+                    $title?: string;
+                    /**
+                     * @description Content
+                     * @example Written in **Markdown**
+                     */
+                    $content?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                }) | null;
+                /** @description Relationship key → an object with add, remove (each an id or an array of ids). At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Accounts (account) */
+                    $account?: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                    } | null;
+                    /** @description Opportunities (opportunity) */
+                    $opportunity?: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                    } | null;
+                } & {
+                    [key: string]: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                    } | null;
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        NotesUpsertManyRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields?: {
+                    /**
+                     * @description Title
+                     * @example Title
+                     */
+                    $title?: string;
+                    /**
+                     * @description Content
+                     * @example Written in **Markdown**
+                     */
+                    $content?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Accounts (account) */
+                    $account?: (string | null) | string[];
+                    /** @description Opportunities (opportunity) */
+                    $opportunity?: (string | null) | string[];
+                } & {
+                    [key: string]: (string | null) | string[];
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        NotesUpsertRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+            fields?: {
+                /**
+                 * @description Title
+                 * @example Title
+                 */
+                $title?: string;
+                /**
+                 * @description Content
+                 * @example Written in **Markdown**
+                 */
+                $content?: string | null;
+            } & {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+            relationships?: ({
+                /** @description Accounts (account) */
+                $account?: (string | null) | string[];
+                /** @description Opportunities (opportunity) */
+                $opportunity?: (string | null) | string[];
+            } & {
+                [key: string]: (string | null) | string[];
+            }) | null;
+            /** @description Unique per type */
+            externalId?: string | null;
+        };
         ObjectsCreateRequest: {
             /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
             fields: {
@@ -2272,6 +3370,79 @@ export interface components {
                     /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
                     replace?: string | string[];
                 } | null;
+            } | null;
+            /** @description Unique per type */
+            externalId?: string | null;
+        };
+        ObjectsCreateManyRequest: {
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields: {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships?: {
+                    [key: string]: (string | null) | string[];
+                } | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        ObjectsUpdateManyRequest: {
+            inputs: {
+                /** @description The record to update */
+                id: string;
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                fields?: {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                } | null;
+                /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+                relationships?: {
+                    [key: string]: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                } | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        ObjectsUpsertManyRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields?: {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships?: {
+                    [key: string]: (string | null) | string[];
+                } | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        ObjectsUpsertRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+            fields?: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+            relationships?: {
+                [key: string]: (string | null) | string[];
             } | null;
             /** @description Unique per type */
             externalId?: string | null;
@@ -2372,6 +3543,201 @@ export interface components {
                     replace?: string | string[];
                 } | null;
             }) | null;
+            /** @description Unique per type */
+            externalId?: string | null;
+        };
+        OpportunitiesCreateManyRequest: {
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields: {
+                    /**
+                     * @description Name
+                     * @example Name
+                     */
+                    $name: string;
+                    /**
+                     * @description Stage
+                     * @enum {string}
+                     */
+                    $stage: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
+                    /**
+                     * @description Amount
+                     * @example 1250
+                     */
+                    $amount?: number | null;
+                    /**
+                     * Format: date-time
+                     * @description Close date
+                     * @example 2026-01-02T03:04:05Z
+                     */
+                    $closeDate?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships: {
+                    /** @description Account (account) */
+                    $account: string | string[];
+                    /** @description Owner (member) */
+                    $owner?: (string | null) | string[];
+                } & {
+                    [key: string]: (string | null) | string[];
+                };
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        OpportunitiesUpdateManyRequest: {
+            inputs: {
+                /** @description The record to update */
+                id: string;
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                fields?: ({
+                    /**
+                     * @description Name
+                     * @example Name
+                     */
+                    $name?: string;
+                    /**
+                     * @description Stage
+                     * @enum {string}
+                     */
+                    $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
+                    /**
+                     * @description Amount
+                     * @example 1250
+                     */
+                    $amount?: number | null;
+                    /**
+                     * Format: date-time
+                     * @description Close date
+                     * @example 2026-01-02T03:04:05Z
+                     */
+                    $closeDate?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                }) | null;
+                /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Account (account) */
+                    $account?: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    };
+                    /** @description Owner (member) */
+                    $owner?: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                } & {
+                    [key: string]: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        OpportunitiesUpsertManyRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields?: {
+                    /**
+                     * @description Name
+                     * @example Name
+                     */
+                    $name?: string;
+                    /**
+                     * @description Stage
+                     * @enum {string}
+                     */
+                    $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
+                    /**
+                     * @description Amount
+                     * @example 1250
+                     */
+                    $amount?: number | null;
+                    /**
+                     * Format: date-time
+                     * @description Close date
+                     * @example 2026-01-02T03:04:05Z
+                     */
+                    $closeDate?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships?: {
+                    /** @description Account (account) */
+                    $account?: string | string[];
+                    /** @description Owner (member) */
+                    $owner?: (string | null) | string[];
+                } & {
+                    [key: string]: (string | null) | string[];
+                };
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        OpportunitiesUpsertRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+            fields?: {
+                /**
+                 * @description Name
+                 * @example Name
+                 */
+                $name?: string;
+                /**
+                 * @description Stage
+                 * @enum {string}
+                 */
+                $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
+                /**
+                 * @description Amount
+                 * @example 1250
+                 */
+                $amount?: number | null;
+                /**
+                 * Format: date-time
+                 * @description Close date
+                 * @example 2026-01-02T03:04:05Z
+                 */
+                $closeDate?: string | null;
+            } & {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+            relationships?: {
+                /** @description Account (account) */
+                $account?: string | string[];
+                /** @description Owner (member) */
+                $owner?: (string | null) | string[];
+            } & {
+                [key: string]: (string | null) | string[];
+            };
             /** @description Unique per type */
             externalId?: string | null;
         };
@@ -2484,6 +3850,222 @@ export interface components {
                     replace?: string | string[];
                 } | null;
             }) | null;
+            /** @description Unique per type */
+            externalId?: string | null;
+        };
+        TasksCreateManyRequest: {
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields: {
+                    /**
+                     * @description Title
+                     * @example Title
+                     */
+                    $title: string;
+                    /**
+                     * @description Status
+                     * @enum {string}
+                     */
+                    $status: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
+                    /**
+                     * @description Description
+                     * @example Written in **Markdown**
+                     */
+                    $description?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description Due at
+                     * @example 2026-01-02T03:04:05Z
+                     */
+                    $dueAt?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships: {
+                    /** @description Assignee (member) */
+                    $assignedTo: string | string[];
+                    /** @description Account (account) */
+                    $account?: (string | null) | string[];
+                    /** @description Opportunity (opportunity) */
+                    $opportunity?: (string | null) | string[];
+                    /** @description Created by (member) */
+                    $createdBy?: (string | null) | string[];
+                } & {
+                    [key: string]: (string | null) | string[];
+                };
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        TasksUpdateManyRequest: {
+            inputs: {
+                /** @description The record to update */
+                id: string;
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
+                fields?: ({
+                    /**
+                     * @description Title
+                     * @example Title
+                     */
+                    $title?: string;
+                    /**
+                     * @description Status
+                     * @enum {string}
+                     */
+                    $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
+                    /**
+                     * @description Description
+                     * @example Written in **Markdown**
+                     */
+                    $description?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description Due at
+                     * @example 2026-01-02T03:04:05Z
+                     */
+                    $dueAt?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                }) | null;
+                /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+                relationships?: ({
+                    /** @description Assignee (member) */
+                    $assignedTo?: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    };
+                    /** @description Account (account) */
+                    $account?: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                    /** @description Opportunity (opportunity) */
+                    $opportunity?: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                } & {
+                    [key: string]: {
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        add?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        remove?: string | string[];
+                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+                        replace?: string | string[];
+                    } | null;
+                }) | null;
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        TasksUpsertManyRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            inputs: {
+                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+                fields?: {
+                    /**
+                     * @description Title
+                     * @example Title
+                     */
+                    $title?: string;
+                    /**
+                     * @description Status
+                     * @enum {string}
+                     */
+                    $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
+                    /**
+                     * @description Description
+                     * @example Written in **Markdown**
+                     */
+                    $description?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description Due at
+                     * @example 2026-01-02T03:04:05Z
+                     */
+                    $dueAt?: string | null;
+                } & {
+                    [key: string]: components["schemas"]["CustomFieldValue"];
+                };
+                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+                relationships?: {
+                    /** @description Assignee (member) */
+                    $assignedTo?: string | string[];
+                    /** @description Account (account) */
+                    $account?: (string | null) | string[];
+                    /** @description Opportunity (opportunity) */
+                    $opportunity?: (string | null) | string[];
+                    /** @description Created by (member) */
+                    $createdBy?: (string | null) | string[];
+                } & {
+                    [key: string]: (string | null) | string[];
+                };
+                /** @description Unique per type */
+                externalId?: string | null;
+            }[];
+            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+            atomic?: boolean | null;
+        };
+        TasksUpsertRequest: {
+            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+            matchOn: string;
+            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
+            fields?: {
+                /**
+                 * @description Title
+                 * @example Title
+                 */
+                $title?: string;
+                /**
+                 * @description Status
+                 * @enum {string}
+                 */
+                $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
+                /**
+                 * @description Description
+                 * @example Written in **Markdown**
+                 */
+                $description?: string | null;
+                /**
+                 * Format: date-time
+                 * @description Due at
+                 * @example 2026-01-02T03:04:05Z
+                 */
+                $dueAt?: string | null;
+            } & {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+            relationships?: {
+                /** @description Assignee (member) */
+                $assignedTo?: string | string[];
+                /** @description Account (account) */
+                $account?: (string | null) | string[];
+                /** @description Opportunity (opportunity) */
+                $opportunity?: (string | null) | string[];
+                /** @description Created by (member) */
+                $createdBy?: (string | null) | string[];
+            } & {
+                [key: string]: (string | null) | string[];
+            };
             /** @description Unique per type */
             externalId?: string | null;
         };
@@ -3095,6 +4677,39 @@ export interface components {
          * @description Type `conflict`; `error.code` is one of:
          *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
          *     - `duplicate_value`: A value that must be unique is already taken.
+         *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
+         *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+         */
+        E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "conflict",
+                 *         "code": "idempotency_conflict",
+                 *         "message": "A request with this Idempotency-Key is still running."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `conflict`; `error.code` is one of:
+         *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+         *     - `duplicate_value`: A value that must be unique is already taken.
          *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
          */
         E409_IdempotencyConflict_DuplicateValue_Conflict: {
@@ -3672,6 +5287,12 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description The bucket’s state, `"<category>";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers); sent with X-RateLimit-Limit. */
         RateLimit: string;
+        /** @description Batch inputs per second the workspace’s `batch-items` throttler allows (RATE_LIMIT_BATCH_ITEMS), on batch routes: a call counts once in its rate category and each of its inputs here. Sent once the inputs are counted. */
+        "X-RateLimit-Batch-Items-Limit": number;
+        /** @description Batch inputs left in the current window; sent with X-RateLimit-Batch-Items-Limit. */
+        "X-RateLimit-Batch-Items-Remaining": number;
+        /** @description When the batch-items window ends (or its block, once exhausted), in unix seconds; sent with X-RateLimit-Batch-Items-Limit. */
+        "X-RateLimit-Batch-Items-Reset": number;
         /** @description `true` when the answer is the stored one of an earlier request with this Idempotency-Key: the operation did not run again. */
         "Idempotent-Replayed": "true";
         /** @description Seconds to wait before trying again. */
@@ -4233,6 +5854,210 @@ export interface operations {
             503: components["responses"]["E503_DatabaseUnavailable"];
         };
     };
+    Accounts_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountsCreateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Accounts_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountsUpdateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Accounts_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountsUpsertManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
     Accounts_definitions: {
         parameters: {
             query?: never;
@@ -4264,6 +6089,51 @@ export interface operations {
             409: components["responses"]["E409_DuplicateValue_Conflict"];
             413: components["responses"]["E413_PayloadTooLarge"];
             415: components["responses"]["E415_UnsupportedMediaType"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Accounts_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountsUpsertRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
             429: components["responses"]["E429_RateLimited"];
             500: components["responses"]["E500_InternalError"];
             503: components["responses"]["E503_DatabaseUnavailable"];
@@ -4487,6 +6357,210 @@ export interface operations {
             503: components["responses"]["E503_DatabaseUnavailable"];
         };
     };
+    Contacts_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactsCreateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Contacts_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactsUpdateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Contacts_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactsUpsertManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
     Contacts_definitions: {
         parameters: {
             query?: never;
@@ -4518,6 +6592,51 @@ export interface operations {
             409: components["responses"]["E409_DuplicateValue_Conflict"];
             413: components["responses"]["E413_PayloadTooLarge"];
             415: components["responses"]["E415_UnsupportedMediaType"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Contacts_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactsUpsertRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
             429: components["responses"]["E429_RateLimited"];
             500: components["responses"]["E500_InternalError"];
             503: components["responses"]["E503_DatabaseUnavailable"];
@@ -5626,6 +7745,210 @@ export interface operations {
             503: components["responses"]["E503_DatabaseUnavailable"];
         };
     };
+    Notes_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotesCreateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Notes_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotesUpdateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Notes_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotesUpsertManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
     Notes_definitions: {
         parameters: {
             query?: never;
@@ -5657,6 +7980,51 @@ export interface operations {
             409: components["responses"]["E409_DuplicateValue_Conflict"];
             413: components["responses"]["E413_PayloadTooLarge"];
             415: components["responses"]["E415_UnsupportedMediaType"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Notes_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotesUpsertRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
             429: components["responses"]["E429_RateLimited"];
             500: components["responses"]["E500_InternalError"];
             503: components["responses"]["E503_DatabaseUnavailable"];
@@ -5933,6 +8301,267 @@ export interface operations {
             503: components["responses"]["E503_DatabaseUnavailable"];
         };
     };
+    Objects_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /** @description The slug of a custom object type */
+                entitySlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ObjectsCreateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Objects_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /** @description The slug of a custom object type */
+                entitySlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ObjectsUpdateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Objects_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /** @description The slug of a custom object type */
+                entitySlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ObjectsUpsertManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Objects_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /** @description The slug of a custom object type */
+                entitySlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ObjectsUpsertRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
     Opportunities_list: {
         parameters: {
             query?: {
@@ -6116,6 +8745,210 @@ export interface operations {
             503: components["responses"]["E503_DatabaseUnavailable"];
         };
     };
+    Opportunities_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpportunitiesCreateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Opportunities_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpportunitiesUpdateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Opportunities_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpportunitiesUpsertManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
     Opportunities_definitions: {
         parameters: {
             query?: never;
@@ -6147,6 +8980,51 @@ export interface operations {
             409: components["responses"]["E409_DuplicateValue_Conflict"];
             413: components["responses"]["E413_PayloadTooLarge"];
             415: components["responses"]["E415_UnsupportedMediaType"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Opportunities_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpportunitiesUpsertRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
             429: components["responses"]["E429_RateLimited"];
             500: components["responses"]["E500_InternalError"];
             503: components["responses"]["E503_DatabaseUnavailable"];
@@ -6335,6 +9213,210 @@ export interface operations {
             503: components["responses"]["E503_DatabaseUnavailable"];
         };
     };
+    Tasks_createMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TasksCreateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Tasks_updateMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TasksUpdateManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Tasks_upsertMany: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TasksUpsertManyRequest"];
+            };
+        };
+        responses: {
+            /** @description Every input succeeded */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            /** @description Some inputs failed (never with `atomic: true`): each result says which */
+            207: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
     Tasks_definitions: {
         parameters: {
             query?: never;
@@ -6366,6 +9448,51 @@ export interface operations {
             409: components["responses"]["E409_DuplicateValue_Conflict"];
             413: components["responses"]["E413_PayloadTooLarge"];
             415: components["responses"]["E415_UnsupportedMediaType"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Tasks_upsert: {
+        parameters: {
+            query?: never;
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TasksUpsertRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpsertAnswerDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            404: components["responses"]["E404_NotFound"];
+            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
+            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
             429: components["responses"]["E429_RateLimited"];
             500: components["responses"]["E500_InternalError"];
             503: components["responses"]["E503_DatabaseUnavailable"];

@@ -133,3 +133,18 @@ export async function refusedCalls(api: RecordsClient, error: RecordsApiError): 
   // @ts-expect-error TS2367 `'"not_a_code"'` error codes are the catalogue's
   if (error.code === 'not_a_code') return;
 }
+
+/** A batch's results narrow on `status`: the record of a success, the error of a failure, without a cast. */
+export async function batchResults(api: RecordsClient): Promise<void> {
+  const batch = await api.post('/v1/contacts/batch/create', { body: { inputs: [{ fields: { $email: ['ada@acme.test'] } }] } });
+  for (const result of batch.results) {
+    if (result.status === 200) typed(result.data.id);
+    else typed(result.error.code);
+  }
+  const first = batch.results[0];
+  // @ts-expect-error TS2339 `Property 'data' does not exist`
+  typed(first.data);
+  const upserted = await api.post('/v1/contacts/upsert', { body: { matchOn: 'externalId', externalId: 'crm-1042', fields: {} } });
+  const outcome: 'created' | 'updated' | 'unchanged' = typed(upserted.outcome);
+  typed(outcome);
+}

@@ -108,6 +108,11 @@ export const ERROR_CODES = {
     description: 'A request with this Idempotency-Key is still running.',
   },
   duplicate_value: { status: 409, type: 'conflict', description: 'A value that must be unique is already taken.' },
+  ambiguous_match: {
+    status: 409,
+    type: 'conflict',
+    description: 'An upsert’s match value (of a multi-valued unique field) is held by more than one record.',
+  },
   duplicate_slug: {
     status: 409,
     type: 'conflict',

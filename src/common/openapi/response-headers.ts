@@ -1,7 +1,7 @@
 import type { HeaderObject, OpenAPIObject, ReferenceObject, ResponseObject } from '@nestjs/swagger';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
-import { RATE_CATEGORY } from '../throttling/rate-category';
+import { BATCH_ITEMS, RATE_CATEGORY } from '../throttling/rate-category';
 import { type OperationHandler, operationsOf } from './operation-handlers';
 
 /**
@@ -38,6 +38,20 @@ export const PIPELINE_HEADERS: Record<string, HeaderObject> = {
     description: 'The bucket’s state, `"<category>";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers); sent with X-RateLimit-Limit.',
     schema: { type: 'string', example: '"read";r=24;t=1' },
   },
+  'X-RateLimit-Batch-Items-Limit': {
+    description:
+      'Batch inputs per second the workspace’s `batch-items` throttler allows (RATE_LIMIT_BATCH_ITEMS), on batch routes: ' +
+      'a call counts once in its rate category and each of its inputs here. Sent once the inputs are counted.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'X-RateLimit-Batch-Items-Remaining': {
+    description: 'Batch inputs left in the current window; sent with X-RateLimit-Batch-Items-Limit.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Batch-Items-Reset': {
+    description: 'When the batch-items window ends (or its block, once exhausted), in unix seconds; sent with X-RateLimit-Batch-Items-Limit.',
+    schema: { type: 'integer' },
+  },
   'Idempotent-Replayed': {
     description: '`true` when the answer is the stored one of an earlier request with this Idempotency-Key: the operation did not run again.',
     schema: { type: 'string', enum: ['true'] },
@@ -50,6 +64,10 @@ export const PIPELINE_HEADERS: Record<string, HeaderObject> = {
 };
 
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+const BATCH_ITEMS_HEADERS = ['X-RateLimit-Batch-Items-Limit', 'X-RateLimit-Batch-Items-Remaining', 'X-RateLimit-Batch-Items-Reset'];
+
+/** Successes: 200, and a batch's 207 (some inputs failed), which is stored and replayed alike. */
+const SUCCESSES = new Set(['200', '207']);
 
 /** Statuses only the steps before the rate-limit guard answer (authentication, the JSON body parser): never counted. */
 const ANSWERED_BEFORE_COUNTING = new Set(['401', '413', '415']);
@@ -62,6 +80,7 @@ const headerRef = (name: string): ReferenceObject => ({ $ref: `#/components/head
 /** What of the pipeline runs on an operation's requests, as the guards and Nest read it from its handler. */
 export interface OperationPipeline {
   rateLimited: boolean;
+  countsBatchItems: boolean;
   idempotent: boolean;
 }
 
@@ -69,17 +88,19 @@ export function pipelineOf(handler: Function | undefined): OperationPipeline {
   const interceptors = (handler && (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined)) ?? [];
   return {
     rateLimited: handler !== undefined && Reflect.getMetadata(RATE_CATEGORY, handler) !== undefined,
+    countsBatchItems: handler !== undefined && Reflect.getMetadata(BATCH_ITEMS, handler) === true,
     idempotent: interceptors.includes(IdempotencyInterceptor),
   };
 }
 
 /** The pipeline headers a response of `status` of an operation can carry. */
-export function pipelineHeaders(status: string, { rateLimited, idempotent }: OperationPipeline): string[] {
+export function pipelineHeaders(status: string, { rateLimited, countsBatchItems, idempotent }: OperationPipeline): string[] {
   const names = ['X-Request-Id'];
   if (rateLimited && !ANSWERED_BEFORE_COUNTING.has(status)) names.push(...RATE_LIMIT_HEADERS);
+  if (countsBatchItems && !ANSWERED_BEFORE_COUNTING.has(status)) names.push(...BATCH_ITEMS_HEADERS);
   if (RETRY_LATER.has(status)) names.push('Retry-After');
   // Only a success is stored, so only a success is replayed.
-  if (idempotent && status === '200') names.push('Idempotent-Replayed');
+  if (idempotent && SUCCESSES.has(status)) names.push('Idempotent-Replayed');
   return names;
 }
 

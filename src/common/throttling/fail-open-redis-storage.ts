@@ -61,9 +61,12 @@ export class FailOpenRedisStorage implements ThrottlerStorage, OnApplicationShut
     limit: number,
     blockDuration: number,
     throttlerName: string,
+    hits = 1,
   ): Promise<ThrottlerStorageRecord> {
     if (Date.now() >= this.skipUntil) {
       try {
+        // The library's script counts one hit: the others are added to its counter (its key) first.
+        if (hits > 1) await this.redis.incrby(`{${key}:${throttlerName}}:hits`, hits - 1);
         return await this.counters.increment(key, ttl, limit, blockDuration, throttlerName);
       } catch (error) {
         this.skipUntil = Date.now() + COOL_DOWN_MS;

@@ -33,6 +33,7 @@ export class InProcessRateLimitStorage implements ThrottlerStorage, OnApplicatio
     limit: number,
     blockDuration: number,
     throttlerName: string,
+    hits = 1,
   ): Promise<ThrottlerStorageRecord> {
     const now = Date.now();
     const id = `${key}:${throttlerName}`;
@@ -45,7 +46,7 @@ export class InProcessRateLimitStorage implements ThrottlerStorage, OnApplicatio
       counter.hits = 0;
       counter.windowEndsAt = now + ttl;
     }
-    counter.hits++;
+    counter.hits += hits;
     if (counter.blockedUntil <= now && counter.hits > limit) counter.blockedUntil = now + blockDuration;
     const isBlocked = counter.blockedUntil > now;
     return {

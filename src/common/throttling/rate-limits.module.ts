@@ -1,6 +1,6 @@
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config';
-import { RATE_CATEGORIES } from './rate-category';
+import { BATCH_ITEMS_THROTTLER, RATE_CATEGORIES } from './rate-category';
 import { createRateLimitStorage } from './rate-limit-storage';
 import { RateLimitStoreFailures } from './rate-limit-store-failures';
 
@@ -9,18 +9,17 @@ const WINDOW_MS = 1000;
 
 /**
  * One named throttler per rate category (docs/api.md §4), its limit from `RATE_LIMIT_<CATEGORY>`,
+ * and `batch-items` for the inputs of batch writes (`RATE_LIMIT_BATCH_ITEMS`),
  * and the storage of the counters. Global: the rate-limit guard and the failed-authentication
  * limiter share the storage.
  */
 export const RateLimitsModule = ThrottlerModule.forRootAsync({
   inject: [AppConfig, RateLimitStoreFailures],
   useFactory: (config: AppConfig, failures: RateLimitStoreFailures) => ({
-    throttlers: RATE_CATEGORIES.map((name) => ({
-      name,
-      limit: config.rateLimits[name],
-      ttl: WINDOW_MS,
-      blockDuration: WINDOW_MS,
-    })),
+    throttlers: [
+      ...RATE_CATEGORIES.map((name) => ({ name, limit: config.rateLimits[name], ttl: WINDOW_MS, blockDuration: WINDOW_MS })),
+      { name: BATCH_ITEMS_THROTTLER, limit: config.rateLimits.batchItems, ttl: WINDOW_MS, blockDuration: WINDOW_MS },
+    ],
     storage: createRateLimitStorage(config, () => failures.count()),
   }),
 });

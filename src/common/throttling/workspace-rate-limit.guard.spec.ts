@@ -20,7 +20,10 @@ describe('WorkspaceRateLimitGuard', () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         ThrottlerModule.forRoot({
-          throttlers: (['read', 'write', 'search'] satisfies RateCategory[]).map((name, i) => ({ name, limit: i + 2, ttl: 1000 })),
+          throttlers: [
+            ...(['read', 'write', 'search'] satisfies RateCategory[]).map((name, i) => ({ name, limit: i + 2, ttl: 1000 })),
+            { name: 'batch-items', limit: 100, ttl: 1000 },
+          ],
           storage: { increment },
         }),
       ],

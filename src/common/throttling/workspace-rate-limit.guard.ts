@@ -3,7 +3,8 @@ import { ThrottlerGuard, ThrottlerLimitDetail, ThrottlerRequest } from '@nestjs/
 import type { AuthContext } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
 import { isUncounted } from './fail-open-redis-storage';
-import { RATE_CATEGORIES, RateCategory, rateCategoryOf } from './rate-category';
+import { BATCH_ITEMS_THROTTLER, batchItemsOf, RATE_CATEGORIES, RateCategory, rateCategoryOf } from './rate-category';
+import type { WeightedThrottlerStorage } from './rate-limit-storage';
 
 /** What the guard reads of a request and writes to a response. */
 interface RateLimitedRequest {
@@ -31,28 +32,61 @@ type BucketOptions = Omit<ThrottlerRequest, 'context'>;
 @Injectable()
 export class WorkspaceRateLimitGuard extends ThrottlerGuard {
   private buckets: Record<RateCategory, BucketOptions>;
+  private batchItems: BucketOptions;
 
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
     const getTracker = this.getTracker.bind(this);
     const generateKey = this.generateKey.bind(this);
-    const bucket = (name: RateCategory): [RateCategory, BucketOptions] => {
+    const bucket = (name: string): BucketOptions => {
       const throttler = this.throttlers.find((candidate) => candidate.name === name);
       if (throttler === undefined) throw new Error(`no "${name}" throttler is configured`);
       const { limit, ttl, blockDuration = ttl } = throttler;
       if (typeof limit !== 'number' || typeof ttl !== 'number' || typeof blockDuration !== 'number') {
         throw new Error(`the "${name}" throttler needs a fixed limit and ttl: they are read once, at startup`);
       }
-      return [name, { throttler, limit, ttl, blockDuration, getTracker, generateKey }];
+      return { throttler, limit, ttl, blockDuration, getTracker, generateKey };
     };
-    this.buckets = Object.fromEntries(RATE_CATEGORIES.map(bucket)) as Record<RateCategory, BucketOptions>;
+    this.buckets = Object.fromEntries(RATE_CATEGORIES.map((name) => [name, bucket(name)])) as Record<RateCategory, BucketOptions>;
+    this.batchItems = bucket(BATCH_ITEMS_THROTTLER);
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const category = rateCategoryOf(context);
     if (category === undefined) return true;
     if (context.switchToHttp().getRequest<RateLimitedRequest>().auth === undefined) return true;
-    return this.handleRequest({ context, ...this.buckets[category] });
+    await this.handleRequest({ context, ...this.buckets[category] });
+    const items = batchItemsOf(context);
+    if (items > 0) await this.countBatchItems(context, items);
+    return true;
+  }
+
+  /**
+   * A batch's inputs, counted in the workspace's `batch-items` throttler after the call was counted
+   * in its bucket, with headers of their own; over the limit, the call is 429 before it runs.
+   */
+  private async countBatchItems(context: ExecutionContext, items: number): Promise<void> {
+    const { limit, ttl, blockDuration } = this.batchItems;
+    const tracker = await this.getTracker(context.switchToHttp().getRequest<RateLimitedRequest>());
+    const key = this.generateKey(context, tracker, BATCH_ITEMS_THROTTLER);
+    const storage = this.storageService as WeightedThrottlerStorage;
+    const record = await storage.increment(key, ttl, limit, blockDuration, BATCH_ITEMS_THROTTLER, items);
+    if (isUncounted(record)) return;
+    const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = record;
+    const resetIn = Math.max(1, isBlocked ? timeToBlockExpire : timeToExpire);
+    const response = context.switchToHttp().getResponse<HeaderWriter>();
+    response.setHeader('X-RateLimit-Batch-Items-Limit', String(limit));
+    response.setHeader('X-RateLimit-Batch-Items-Remaining', String(isBlocked ? 0 : Math.max(0, limit - totalHits)));
+    response.setHeader('X-RateLimit-Batch-Items-Reset', String(Math.ceil(Date.now() / 1000) + resetIn));
+    if (isBlocked) {
+      throw new ApiError(
+        429,
+        'rate_limited',
+        `Rate limit of ${limit} batch inputs per ${ttl / 1000}s exceeded for this workspace`,
+        undefined,
+        { 'Retry-After': String(Math.max(1, timeToBlockExpire)) },
+      );
+    }
   }
 
   protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
 import { ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
@@ -9,14 +10,33 @@ import type { PageRequest, PageResult } from '../../common/pagination/pagination
 import { DefinitionsDto } from '../../records/definitions.dto';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import type { ObjectTypeDefinition } from '../../records/object-type';
+import { BatchRoutes, batchStatus, UpsertAnswerDto } from '../../records/record-batch.schema';
+import type { BatchAnswer } from '../../records/record-batches';
 import { recordWriteSchema } from '../../records/record-write.schema';
 import { RECORD_WRITE_ERRORS } from '../../records/record-write';
 import { ObjectTypeListDto } from './objects.dto';
 import { ObjectsService } from './objects.service';
-import { PROJECT_CREATE_EXAMPLE, PROJECT_FILTER_EXAMPLE, PROJECT_SLUG, PROJECT_UPDATE_EXAMPLE } from './project-type.example';
+import {
+  PROJECT_CREATE_EXAMPLE,
+  PROJECT_FILTER_EXAMPLE,
+  PROJECT_SLUG,
+  PROJECT_UNIQUE_FIELD,
+  PROJECT_UPDATE_EXAMPLE,
+} from './project-type.example';
 
 /** A custom type as a static document knows it: every field and relationship of it is the workspace's. */
 const CUSTOM_TYPE: ObjectTypeDefinition = { slug: 'custom', label: 'Custom object', custom: true, fields: [], relationships: [] };
+
+/** A project's upserts match on its unique code, which its create example leaves out. */
+const batch = new BatchRoutes({
+  create: recordWriteSchema(CUSTOM_TYPE, true),
+  update: recordWriteSchema(CUSTOM_TYPE, false),
+  createExample: PROJECT_CREATE_EXAMPLE,
+  updateExample: PROJECT_UPDATE_EXAMPLE,
+  idKind: 'record',
+  matchOn: PROJECT_UNIQUE_FIELD,
+  matchValue: 'PRJ-1042',
+});
 
 /** The type's slug, pre-filled with the one the operator's create-type example makes. */
 const EntitySlug = () => ApiParam({ name: 'entitySlug', example: PROJECT_SLUG, description: 'The slug of a custom object type' });
@@ -65,6 +85,61 @@ export class ObjectsController {
     @Body() body: unknown,
   ): Promise<EntityEnvelopeDto> {
     return this.objects.create(caller, slug, body);
+  }
+
+  @Post(':entitySlug/values/batch/create')
+  @EntitySlug()
+  @Endpoint({ summary: 'Create up to 100 custom object records', ...batch.endpoint('objects:create') })
+  @batch.documentBatch('create')
+  async createMany(
+    @Caller() caller: AuthContext,
+    @Param('entitySlug') slug: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<BatchAnswer> {
+    return batchStatus(response, await this.objects.createMany(caller, slug, body));
+  }
+
+  @Post(':entitySlug/values/batch/update')
+  @EntitySlug()
+  @Endpoint({ summary: 'Update up to 100 custom object records', ...batch.endpoint('objects:update') })
+  @batch.documentBatch('update')
+  async updateMany(
+    @Caller() caller: AuthContext,
+    @Param('entitySlug') slug: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<BatchAnswer> {
+    return batchStatus(response, await this.objects.updateMany(caller, slug, body));
+  }
+
+  @Post(':entitySlug/values/batch/upsert')
+  @EntitySlug()
+  @Endpoint({
+    summary: 'Create or update up to 100 custom object records, matched by externalId or a unique field',
+    ...batch.endpoint('objects:create', 'objects:update'),
+  })
+  @batch.documentBatch('upsert')
+  async upsertMany(
+    @Caller() caller: AuthContext,
+    @Param('entitySlug') slug: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<BatchAnswer> {
+    return batchStatus(response, await this.objects.upsertMany(caller, slug, body));
+  }
+
+  // Before `:id`, which would take `upsert` for an id.
+  @Post(':entitySlug/values/upsert')
+  @EntitySlug()
+  @Endpoint({
+    summary: 'Create or update a custom object record, matched by externalId or a unique field',
+    ...batch.endpoint('objects:create', 'objects:update'),
+    response: UpsertAnswerDto,
+  })
+  @batch.documentUpsert()
+  upsert(@Caller() caller: AuthContext, @Param('entitySlug') slug: string, @Body() body: unknown): Promise<UpsertAnswerDto> {
+    return this.objects.upsert(caller, slug, body);
   }
 
   @Get(':entitySlug/values/:id')

@@ -6,6 +6,7 @@ import { DefinitionsDto, toDefinitionsDto } from '../../records/definitions.dto'
 import { DefinitionsService } from '../../records/definitions.service';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { RecordsService } from '../../records/records.service';
+import { BatchAnswer, RecordBatches, UpsertAnswer } from '../../records/record-batches';
 import { ObjectTypeListDto } from './objects.dto';
 
 /** `/v1/objects`: the records core, limited to the workspace's custom types. */
@@ -14,6 +15,7 @@ export class ObjectsService {
   constructor(
     private readonly definitions: DefinitionsService,
     private readonly records: RecordsService,
+    private readonly batches: RecordBatches,
   ) {}
 
   async types(caller: AuthContext): Promise<ObjectTypeListDto> {
@@ -34,6 +36,26 @@ export class ObjectsService {
   async update(caller: AuthContext, slug: string, id: string, body: unknown): Promise<EntityEnvelopeDto> {
     await this.requireCustomType(caller, slug);
     return this.records.update(caller, slug, id, body);
+  }
+
+  async createMany(caller: AuthContext, slug: string, body: unknown): Promise<BatchAnswer> {
+    await this.requireCustomType(caller, slug);
+    return this.batches.createMany(caller, slug, body);
+  }
+
+  async updateMany(caller: AuthContext, slug: string, body: unknown): Promise<BatchAnswer> {
+    await this.requireCustomType(caller, slug);
+    return this.batches.updateMany(caller, slug, body);
+  }
+
+  async upsertMany(caller: AuthContext, slug: string, body: unknown): Promise<BatchAnswer> {
+    await this.requireCustomType(caller, slug);
+    return this.batches.upsertMany(caller, slug, body);
+  }
+
+  async upsert(caller: AuthContext, slug: string, body: unknown): Promise<UpsertAnswer> {
+    await this.requireCustomType(caller, slug);
+    return this.batches.upsert(caller, slug, body);
   }
 
   async get(caller: AuthContext, slug: string, id: string): Promise<EntityEnvelopeDto> {

@@ -32,6 +32,9 @@ export const PROJECT_TYPE_EXAMPLE: BodyExample = {
   },
 };
 
+/** The project type's `unique` field, which upserts match on. */
+export const PROJECT_UNIQUE_FIELD = 'code';
+
 export const PROJECT_FIELD_EXAMPLE: BodyExample = {
   summary: 'A priority number on projects',
   value: { key: 'priority', label: 'Priority', valueType: 'NUMBER' },
