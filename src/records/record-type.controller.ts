@@ -97,7 +97,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
     }
 
     @Post('batch/upsert')
-    @Endpoint({ summary: `Create or update up to 100 ${plural.toLowerCase()}, matched by externalId or a unique field`, ...batch.endpoint(routes.scopes.create, routes.scopes.update) })
+    @Endpoint({ summary: `Create or update up to 100 ${plural.toLowerCase()}, matched on externalId or on one of the type’s unique fields`, ...batch.endpoint(routes.scopes.create, routes.scopes.update) })
     @batch.documentBatch('upsert')
     async upsertMany(@Caller() caller: AuthContext, @Body() body: unknown, @Res({ passthrough: true }) response: Response): Promise<BatchAnswer> {
       return batchStatus(response, await this.batches.upsertMany(caller, routes.slug, body));
@@ -106,7 +106,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
     // Before `:id`, which would take `upsert` for an id.
     @Post('upsert')
     @Endpoint({
-      summary: `Create or update ${withArticle(singular)}, matched by externalId or a unique field`,
+      summary: `Create or update ${withArticle(singular)}, matched on externalId or on one of the type’s unique fields`,
       ...batch.endpoint(routes.scopes.create, routes.scopes.update),
       response: UpsertAnswerDto,
     })

@@ -293,7 +293,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update up to 100 accounts, matched by externalId or a unique field
+         * Create or update up to 100 accounts, matched on externalId or on one of the type’s unique fields
          * @description Scopes: accounts:create, accounts:update. Rate limit category: write.
          */
         post: operations["Accounts_upsertMany"];
@@ -333,7 +333,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update an account, matched by externalId or a unique field
+         * Create or update an account, matched on externalId or on one of the type’s unique fields
          * @description Scopes: accounts:create, accounts:update. Rate limit category: write.
          */
         post: operations["Accounts_upsert"];
@@ -461,7 +461,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update up to 100 contacts, matched by externalId or a unique field
+         * Create or update up to 100 contacts, matched on externalId or on one of the type’s unique fields
          * @description Scopes: contacts:create, contacts:update. Rate limit category: write.
          */
         post: operations["Contacts_upsertMany"];
@@ -501,7 +501,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update a contact, matched by externalId or a unique field
+         * Create or update a contact, matched on externalId or on one of the type’s unique fields
          * @description Scopes: contacts:create, contacts:update. Rate limit category: write.
          */
         post: operations["Contacts_upsert"];
@@ -929,7 +929,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update up to 100 notes, matched by externalId or a unique field
+         * Create or update up to 100 notes, matched on externalId or on one of the type’s unique fields
          * @description Scopes: notes:create, notes:update. Rate limit category: write.
          */
         post: operations["Notes_upsertMany"];
@@ -969,7 +969,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update a note, matched by externalId or a unique field
+         * Create or update a note, matched on externalId or on one of the type’s unique fields
          * @description Scopes: notes:create, notes:update. Rate limit category: write.
          */
         post: operations["Notes_upsert"];
@@ -1133,7 +1133,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update up to 100 custom object records, matched by externalId or a unique field
+         * Create or update up to 100 custom object records, matched on externalId or on one of the type’s unique fields
          * @description Scopes: objects:create, objects:update. Rate limit category: write.
          */
         post: operations["Objects_upsertMany"];
@@ -1153,7 +1153,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update a custom object record, matched by externalId or a unique field
+         * Create or update a custom object record, matched on externalId or on one of the type’s unique fields
          * @description Scopes: objects:create, objects:update. Rate limit category: write.
          */
         post: operations["Objects_upsert"];
@@ -1261,7 +1261,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update up to 100 opportunities, matched by externalId or a unique field
+         * Create or update up to 100 opportunities, matched on externalId or on one of the type’s unique fields
          * @description Scopes: opportunities:create, opportunities:update. Rate limit category: write.
          */
         post: operations["Opportunities_upsertMany"];
@@ -1301,7 +1301,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update an opportunity, matched by externalId or a unique field
+         * Create or update an opportunity, matched on externalId or on one of the type’s unique fields
          * @description Scopes: opportunities:create, opportunities:update. Rate limit category: write.
          */
         post: operations["Opportunities_upsert"];
@@ -1409,7 +1409,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update up to 100 tasks, matched by externalId or a unique field
+         * Create or update up to 100 tasks, matched on externalId or on one of the type’s unique fields
          * @description Scopes: tasks:create, tasks:update. Rate limit category: write.
          */
         post: operations["Tasks_upsertMany"];
@@ -1449,7 +1449,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create or update a task, matched by externalId or a unique field
+         * Create or update a task, matched on externalId or on one of the type’s unique fields
          * @description Scopes: tasks:create, tasks:update. Rate limit category: write.
          */
         post: operations["Tasks_upsert"];

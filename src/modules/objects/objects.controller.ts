@@ -116,7 +116,7 @@ export class ObjectsController {
   @Post(':entitySlug/values/batch/upsert')
   @EntitySlug()
   @Endpoint({
-    summary: 'Create or update up to 100 custom object records, matched by externalId or a unique field',
+    summary: 'Create or update up to 100 custom object records, matched on externalId or on one of the type’s unique fields',
     ...batch.endpoint('objects:create', 'objects:update'),
   })
   @batch.documentBatch('upsert')
@@ -133,7 +133,7 @@ export class ObjectsController {
   @Post(':entitySlug/values/upsert')
   @EntitySlug()
   @Endpoint({
-    summary: 'Create or update a custom object record, matched by externalId or a unique field',
+    summary: 'Create or update a custom object record, matched on externalId or on one of the type’s unique fields',
     ...batch.endpoint('objects:create', 'objects:update'),
     response: UpsertAnswerDto,
   })
