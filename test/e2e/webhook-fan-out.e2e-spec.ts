@@ -5,6 +5,7 @@ import { WebhookFanOut } from '../../src/modules/webhooks/webhook-fan-out';
 import { WebhookQueue } from '../../src/modules/webhooks/webhook-queue';
 import { FanOutPayload, WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository';
 import { apiSuite } from '../support/api-suite';
+import { ScratchDatabase } from '../support/scratch-database';
 import { until } from '../support/concurrency';
 import { newWebhookSecret, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -23,7 +24,11 @@ interface Attempt {
  * delay), so that the test runs the fan-out itself, as the queue would.
  */
 describe('webhook fan-out run again', () => {
-  const suite = apiSuite({ env: { WEBHOOK_RETRY_SCHEDULE: '3600,0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  // A worker makes what the recovery enqueues again: on a database of its own (see createTestApp).
+  const database = new ScratchDatabase('records_fan_out');
+  beforeAll(() => database.create());
+  const suite = apiSuite({ env: { WEBHOOK_RETRY_SCHEDULE: '3600,0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ROLES: 'api,worker', DATABASE_URL: database.url } });
+  afterAll(() => database.drop());
   const receivers: WebhookReceiver[] = [];
   let endpoints: string[];
 
