@@ -14,6 +14,7 @@ import { WebsiteHostIndex1763812800000 } from './1763812800000-website-host-inde
 import { FileCommits1763816400000 } from './1763816400000-file-commits';
 import { Events1764158400000 } from './1764158400000-events';
 import { Webhooks1764162000000 } from './1764162000000-webhooks';
+import { Search1764345600000 } from './1764345600000-search';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   FileCommits1763816400000,
   Events1764158400000,
   Webhooks1764162000000,
+  Search1764345600000,
 ];
