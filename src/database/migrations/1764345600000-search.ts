@@ -190,7 +190,9 @@ export class Search1764345600000 implements MigrationInterface {
     await q.query(`DROP TABLE search_documents`);
     await q.query(`DROP TABLE search_system_fields`);
     await q.query(`DROP FUNCTION search_unaccent(text)`);
-    // The extensions stay: other objects of the database may have come to use them.
+    // Without CASCADE: where other objects of the database have come to use an extension, the revert
+    // stops here, saying which, rather than dropping them.
+    for (const extension of [...EXTENSIONS].reverse()) await q.query(`DROP EXTENSION IF EXISTS ${extension}`);
   }
 }
 
