@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { belowRankSql, firstRowsSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
 import type { RecordRestriction } from '../../records/records.repository';
@@ -50,7 +51,7 @@ export class SearchRepository {
     const fragment = params.add(query.fragment);
     const hiddenMatch = `(d.object_type = 'meeting' AND d.hidden_words @@ query.words AND ${query.hiddenMeetingFields('d.record_id', params)})`;
     const indexedBy = query.indexedBy ? `AND d.indexed_at <= ${params.add(query.indexedBy)}` : '';
-    const after = query.after ? `WHERE (ranked.score, ranked.record_id) < (${params.add(query.after.score)}::numeric, ${params.add(query.after.recordId)})` : '';
+    const after = belowRankSql(query.after && { score: query.after.score, id: query.after.recordId }, ['ranked.score', 'ranked.record_id'], params);
     // The query's words as a tsquery, the last one a prefix: the lexemes the documents' own parser
     // makes of the unaccented text, so that `acme.io` or `o'brien` split as they did when indexed.
     const rows = await this.transactions.query<{ record_id: string; object_type: string; score: string; ranked_count: string; read_at: Date }>(
@@ -70,7 +71,7 @@ export class SearchRepository {
             AND (d.words @@ query.words OR ${hiddenMatch} OR d.names % query.name
                  OR (${fragment}::text IS NOT NULL AND d.fragments LIKE '%' || search_unaccent(${fragment}) || '%'))
             ${indexedBy}
-          LIMIT ${MAX_RANKED_CANDIDATES}
+          ${firstRowsSql(params.add(MAX_RANKED_CANDIDATES))}
        ), ranked AS (
          SELECT c.record_id, c.object_type,
                 round((coalesce(ts_rank_cd(c.words, query.words), 0)
@@ -81,9 +82,9 @@ export class SearchRepository {
            FROM candidates c, query
        )
        SELECT ranked.record_id, ranked.object_type, ranked.score::text AS score, ranked.ranked_count, now() AS read_at
-         FROM ranked ${after}
+         FROM ranked WHERE true${after}
         ORDER BY ranked.score DESC, ranked.record_id DESC
-        LIMIT ${params.add(query.limit)}`,
+        ${firstRowsSql(params.add(query.limit))}`,
       params.values,
     );
     return {
