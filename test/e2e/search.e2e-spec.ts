@@ -179,8 +179,21 @@ describe('GET /v1/search', () => {
       ['a q of spaces', 'q=%20%20%20'],
       ['a q of 201 characters', `q=${'a'.repeat(201)}`],
       ['q twice', 'q=a&q=b'],
+      ['a q with a NUL character', 'q=a%00b'],
     ])('%s is 400 invalid_parameter q', async (_name, query) => {
       expectError(await search(query), 400, 'invalid_parameter', 'q');
+    });
+
+    it.each([
+      ['quotes and tsquery operators', `o'brien & !x | y:* <-> (z)`],
+      ['backslashes', 'a\\b\\'],
+      ['LIKE wildcards', '%_%'],
+      ['emoji and other scripts', '🦆 Ελλάδα 東京'],
+      ['a very long word', 'x'.repeat(200)],
+    ])('q with %s is searched as text, never an error', async (_name, q) => {
+      const response = await search(`q=${encodeURIComponent(q)}`);
+      expect(response.status).toBe(200);
+      expect(response.body.data).toEqual([]);
     });
 
     it('takes a q of 200 characters once trimmed', async () => {

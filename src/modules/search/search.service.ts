@@ -3,6 +3,7 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { insufficientScope } from '../../common/auth/scopes';
 import { ApiError } from '../../common/errors/api-error';
+import { storable } from '../../common/validation/storable-text';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor';
 import { MAX_PAGE_SIZE } from '../../common/pagination/pagination';
 import { DefinitionsService } from '../../records/definitions.service';
@@ -80,6 +81,8 @@ function queryText(raw: unknown): string | undefined {
   if (q.length < 1 || q.length > MAX_QUERY_LENGTH) {
     throw ApiError.invalidParameter('q', `q must be 1 to ${MAX_QUERY_LENGTH} characters, leading and trailing spaces aside`);
   }
+  // No record can hold such text, and PostgreSQL refuses it as a parameter.
+  if (!storable(q)) throw ApiError.invalidParameter('q', 'q contains NUL or unpaired surrogate characters');
   return q;
 }
 
