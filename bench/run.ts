@@ -25,6 +25,7 @@ import { Client } from 'pg';
 import { newId } from '../src/common/ids';
 import { encodeFeedCursor } from '../src/modules/events/feed-cursor';
 import { BASELINE_INDEXES } from './baseline-server';
+import { searchAtScale } from './search';
 import { NOTES_PER_ACCOUNT, NotesWorkspace, seedCustomTypeAndList, seededId, seedMeetings, seedNotes } from './seed';
 import {
   BenchServer,
@@ -529,6 +530,7 @@ runBench(async (folder) => {
   ]));
 
   const scaleBudgets = await atScale(db, service, big, small);
+  const searchBudgets = chosen([{ name: 'search' }]).length ? await searchAtScale(db, service) : [];
 
   const budgets: Budget[] = [
     ...[...results].flatMap(([{ name, ratioGoal }, { service: s, baseline: b }]) =>
@@ -536,6 +538,7 @@ runBench(async (folder) => {
     ),
     ...eventBudgets,
     ...scaleBudgets,
+    ...searchBudgets,
   ];
   console.log('\nbudgets (the performance goal)');
   printTable(

@@ -49,8 +49,12 @@ export class SearchRepository {
     const params = new SqlParameterList();
     const text = params.add(query.text);
     const fragment = params.add(query.fragment);
-    const hiddenMatch = `(d.object_type = 'meeting' AND d.hidden_words @@ query.words AND ${query.hiddenMeetingFields('d.record_id', params)})`;
+    const hiddenMatch = `(f.object_type = 'meeting' AND f.hidden_words @@ query.words AND ${query.hiddenMeetingFields('f.record_id', params)})`;
+    const fragmentMatch = `(${fragment}::text IS NOT NULL AND f.fragments LIKE '%' || search_unaccent(${fragment}) || '%')`;
     const indexedBy = query.indexedBy ? `AND d.indexed_at <= ${params.add(query.indexedBy)}` : '';
+    const workspace = params.add(query.workspaceId);
+    const objectTypes = params.add(query.objectTypes);
+    const candidates = params.add(MAX_RANKED_CANDIDATES);
     const after = belowRankSql(query.after && { score: query.after.score, id: query.after.recordId }, ['ranked.score', 'ranked.record_id'], params);
     // The query's words as a tsquery, the last one a prefix: the lexemes the documents' own parser
     // makes of the unaccented text, so that `acme.io` or `o'brien` split as they did when indexed.
@@ -63,15 +67,23 @@ export class SearchRepository {
                                    ' & ')
                    FROM lexemes l)::tsquery AS words,
                 search_unaccent(${text}) AS name
+       ), found AS NOT MATERIALIZED (
+         SELECT d.record_id, d.object_type, d.words, d.names, d.hidden_words, d.fragments
+           FROM search_documents d
+          WHERE d.workspace_id = ${workspace} AND d.object_type = ANY(${objectTypes}) ${indexedBy}
+       ), exact AS (
+         SELECT f.*, ${hiddenMatch} AS hidden_match, ${fragmentMatch} AS fragment_match
+           FROM found f, query
+          WHERE f.words @@ query.words OR ${hiddenMatch} OR ${fragmentMatch}
+          ${firstRowsSql(candidates)}
+       ), alike AS (
+         -- Only when nothing matches otherwise: a trigram search of names rechecks many rows.
+         SELECT f.*, false AS hidden_match, false AS fragment_match
+           FROM found f, query
+          WHERE f.names % query.name AND NOT EXISTS (SELECT FROM exact)
+          ${firstRowsSql(candidates)}
        ), candidates AS (
-         SELECT d.record_id, d.object_type, d.words, d.names, ${hiddenMatch} AS hidden_match, d.hidden_words,
-                (${fragment}::text IS NOT NULL AND d.fragments LIKE '%' || search_unaccent(${fragment}) || '%') AS fragment_match
-           FROM search_documents d, query
-          WHERE d.workspace_id = ${params.add(query.workspaceId)} AND d.object_type = ANY(${params.add(query.objectTypes)})
-            AND (d.words @@ query.words OR ${hiddenMatch} OR d.names % query.name
-                 OR (${fragment}::text IS NOT NULL AND d.fragments LIKE '%' || search_unaccent(${fragment}) || '%'))
-            ${indexedBy}
-          ${firstRowsSql(params.add(MAX_RANKED_CANDIDATES))}
+         SELECT * FROM exact UNION ALL SELECT * FROM alike
        ), ranked AS (
          SELECT c.record_id, c.object_type,
                 round((coalesce(ts_rank_cd(c.words, query.words), 0)

@@ -107,7 +107,8 @@ function sameTypes(a: string[] | null, b: string[] | null): boolean {
 /**
  * What `q` looks for in emails, URL hosts and telephone digits: a telephone number written any way
  * (6 digits at least: fewer find too many numbers), else `q` itself when it is one word of 3
- * characters or more; null for none.
+ * characters or more that holds `@` or `.` (as an email or a host does: a plain word is looked for
+ * among the words, and inside every email it would cost a scan of many); null for none.
  */
 function fragmentsOf(q: string): { phoneDigits: string | null; fragment: string | null } {
   if (PHONE_TEXT.test(q)) {
@@ -115,7 +116,8 @@ function fragmentsOf(q: string): { phoneDigits: string | null; fragment: string 
     return digits.length >= MIN_PHONE_DIGITS ? { phoneDigits: digits, fragment: digits } : { phoneDigits: null, fragment: null };
   }
   const plain = q.toLowerCase();
-  return { phoneDigits: null, fragment: !/\s/.test(plain) && plain.length >= MIN_FRAGMENT_LENGTH ? likeLiteral(plain) : null };
+  const fragmentLike = /[@.]/.test(plain) && !/\s/.test(plain) && plain.length >= MIN_FRAGMENT_LENGTH;
+  return { phoneDigits: null, fragment: fragmentLike ? likeLiteral(plain) : null };
 }
 
 /** LIKE pattern text that matches `text` literally (the default escape character is `\`). */
