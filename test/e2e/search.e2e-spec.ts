@@ -242,6 +242,17 @@ describe('GET /v1/search', () => {
       expect(foundIds(await search('q=pelican&limit=1'))).toEqual([late]);
     });
 
+    it('refuses a cursor whose snapshot PostgreSQL would not read', async () => {
+      const first = await search('q=pelican&limit=2');
+      const fields = JSON.parse(Buffer.from(first.body.nextCursor, 'base64url').toString('utf8'));
+      for (const snapshot of ['10:20:15,12', '20:10:', 'now', 7]) {
+        const crafted = Buffer.from(JSON.stringify([...fields.slice(0, 4), snapshot, ...fields.slice(5)])).toString('base64url');
+        expectError(await search(`cursor=${crafted}`), 400, 'invalid_parameter', 'cursor');
+      }
+      const intact = Buffer.from(JSON.stringify(fields)).toString('base64url');
+      expect((await search(`cursor=${intact}`)).status).toBe(200);
+    });
+
     it('refuses a cursor beside another q', async () => {
       const first = await search('q=pelican&limit=2');
       expectError(await search(`q=other&cursor=${first.body.nextCursor}`), 400, 'invalid_parameter', 'cursor');

@@ -17,7 +17,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   matched only for callers with FULL access to the meeting;
  * - `names`: `$title`, `$name` and FULL_NAME values, for trigram similarity (typos);
  * - `fragments`: emails, URL hosts (as url-hosts.ts keys them) and telephone digits, one a line,
- *   for substring matches through a trigram index.
+ *   for substring matches through a trigram index;
+ * - `written_by`: the transaction that wrote it, by which a chain of search pages leaves out what
+ *   its first page could not see (SearchRepository).
  */
 export const SEARCH_SYSTEM_FIELDS: readonly { objectType: string; key: string; valueType: string; options?: { id: string; label: string }[]; shownAtMetadata?: boolean }[] = [
   { objectType: 'note', key: '$title', valueType: 'TEXT' },
@@ -114,7 +116,7 @@ export class Search1764345600000 implements MigrationInterface {
         hidden_words tsvector NOT NULL,
         names text NOT NULL,
         fragments text NOT NULL,
-        indexed_at timestamptz NOT NULL
+        written_by xid8 NOT NULL
       )`);
     await q.query(`CREATE INDEX search_documents_words_idx ON search_documents USING gin (words)`);
     await q.query(`CREATE INDEX search_documents_hidden_words_idx ON search_documents USING gin (hidden_words) WHERE object_type = 'meeting'`);
@@ -160,7 +162,7 @@ export class Search1764345600000 implements MigrationInterface {
         INSERT INTO search_documents ${documentOf('NEW')}
         ON CONFLICT (record_id) DO UPDATE
            SET words = EXCLUDED.words, hidden_words = EXCLUDED.hidden_words, names = EXCLUDED.names,
-               fragments = EXCLUDED.fragments, indexed_at = EXCLUDED.indexed_at;
+               fragments = EXCLUDED.fragments, written_by = EXCLUDED.written_by;
         RETURN NULL;
       END
       $$`);
@@ -194,7 +196,7 @@ function documentOf(row: string): string {
                  to_tsvector('simple', search_unaccent(coalesce(string_agg(v.value, ' ') FILTER (WHERE v.hidden), ''))),
                  search_unaccent(coalesce(string_agg(v.value, ' ') FILTER (WHERE v.is_name AND NOT v.hidden), '')),
                  search_unaccent(coalesce(string_agg(v.value, E'\\n') FILTER (WHERE v.kind = 'fragment' AND NOT v.hidden AND v.value <> ''), '')),
-                 clock_timestamp()
+                 pg_current_xact_id()
             FROM search_values(${row}.workspace_id, ${row}.object_type, ${row}.fields) v`;
 }
 

@@ -21,8 +21,8 @@ export interface SearchQuery {
   fragment: string | null;
   /** Matches on a meeting's hidden fields count only where this holds (FULL access). */
   hiddenMeetingFields: RecordRestriction;
-  /** Later pages: only documents indexed no later than the first page was read, after `after`. */
-  indexedBy: Date | null;
+  /** Later pages: only documents the first page's snapshot saw (`pg_snapshot` text), after `after`. */
+  snapshot: string | null;
   after: { score: string; recordId: string } | null;
   limit: number;
 }
@@ -41,24 +41,24 @@ export class SearchRepository {
 
   /**
    * The best `limit` hits after `after`, best first; how many candidates were ranked (before
-   * `after`); and the time of this read's snapshot, by which a chain of pages excludes documents
-   * written since its first page: their scores may have changed, and a record already shown could
-   * otherwise come back.
+   * `after`); and this read's snapshot, by which the later pages of a chain leave out documents
+   * its first page did not see (written since, or by a transaction still open then): their
+   * scores may have changed, and a record already shown could otherwise come back.
    */
-  async search(query: SearchQuery): Promise<{ hits: SearchHit[]; ranked: number; readAt: Date }> {
+  async search(query: SearchQuery): Promise<{ hits: SearchHit[]; ranked: number; snapshot: string }> {
     const params = new SqlParameterList();
     const text = params.add(query.text);
     const fragment = params.add(query.fragment);
     const hiddenMatch = `(f.object_type = 'meeting' AND f.hidden_words @@ query.words AND ${query.hiddenMeetingFields('f.record_id', params)})`;
     const fragmentMatch = `(${fragment}::text IS NOT NULL AND f.fragments LIKE '%' || search_unaccent(${fragment}) || '%')`;
-    const indexedBy = query.indexedBy ? `AND d.indexed_at <= ${params.add(query.indexedBy)}` : '';
+    const seen = query.snapshot ? `AND pg_visible_in_snapshot(d.written_by, ${params.add(query.snapshot)}::pg_snapshot)` : '';
     const workspace = params.add(query.workspaceId);
     const objectTypes = params.add(query.objectTypes);
     const candidates = params.add(MAX_RANKED_CANDIDATES);
     const after = belowRankSql(query.after && { score: query.after.score, id: query.after.recordId }, ['ranked.score', 'ranked.record_id'], params);
     // The query's words as a tsquery, the last one a prefix: the lexemes the documents' own parser
     // makes of the unaccented text, so that `acme.io` or `o'brien` split as they did when indexed.
-    const rows = await this.transactions.query<{ record_id: string; object_type: string; score: string; ranked_count: string; read_at: Date }>(
+    const rows = await this.transactions.query<{ record_id: string; object_type: string; score: string; ranked_count: string; snapshot: string }>(
       `WITH lexemes AS (
          SELECT t.lexeme, t.positions FROM unnest(to_tsvector('simple', search_unaccent(${text}))) t
        ), query AS (
@@ -70,7 +70,7 @@ export class SearchRepository {
        ), found AS NOT MATERIALIZED (
          SELECT d.record_id, d.object_type, d.words, d.names, d.hidden_words, d.fragments
            FROM search_documents d
-          WHERE d.workspace_id = ${workspace} AND d.object_type = ANY(${objectTypes}) ${indexedBy}
+          WHERE d.workspace_id = ${workspace} AND d.object_type = ANY(${objectTypes}) ${seen}
        ), exact AS (
          SELECT f.*, ${hiddenMatch} AS hidden_match, ${fragmentMatch} AS fragment_match
            FROM found f, query
@@ -93,7 +93,7 @@ export class SearchRepository {
                 count(*) OVER () AS ranked_count
            FROM candidates c, query
        )
-       SELECT ranked.record_id, ranked.object_type, ranked.score::text AS score, ranked.ranked_count, now() AS read_at
+       SELECT ranked.record_id, ranked.object_type, ranked.score::text AS score, ranked.ranked_count, pg_current_snapshot()::text AS snapshot
          FROM ranked WHERE true${after}
         ORDER BY ranked.score DESC, ranked.record_id DESC
         ${firstRowsSql(params.add(query.limit))}`,
@@ -102,8 +102,8 @@ export class SearchRepository {
     return {
       hits: rows.map((row) => ({ recordId: row.record_id, objectType: row.object_type, score: row.score })),
       ranked: Number(rows[0]?.ranked_count ?? 0),
-      // Only a page with hits may have a next one, which needs this time.
-      readAt: rows[0]?.read_at ?? new Date(0),
+      // Only a page with hits may have a next one, which needs the snapshot.
+      snapshot: rows[0]?.snapshot ?? '',
     };
   }
 }

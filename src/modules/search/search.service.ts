@@ -31,8 +31,8 @@ interface SearchCursor {
   q: string;
   types: string[] | null;
   limit: number;
-  /** Epoch milliseconds of the first page's read: documents written later are left out of the chain. */
-  indexedBy: number;
+  /** The first page's snapshot (`pg_snapshot` text): documents it did not see are left out of the chain. */
+  snapshot: string;
   score: string;
   recordId: string;
 }
@@ -52,7 +52,7 @@ function decodeSearchCursor(raw: unknown): SearchCursor {
   if (typeof raw !== 'string') throw refusedCursor();
   const parsed = decodeCursor(raw);
   if (!Array.isArray(parsed) || parsed.length !== 7) throw refusedCursor();
-  const [workspaceId, q, types, limit, indexedBy, score, recordId] = parsed as unknown[];
+  const [workspaceId, q, types, limit, snapshot, score, recordId] = parsed as unknown[];
   if (
     typeof workspaceId !== 'string' ||
     typeof q !== 'string' ||
@@ -61,18 +61,31 @@ function decodeSearchCursor(raw: unknown): SearchCursor {
     q.length > MAX_QUERY_LENGTH ||
     !(types === null || (Array.isArray(types) && types.length > 0 && types.every((type) => typeof type === 'string'))) ||
     !(Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= MAX_PAGE_SIZE) ||
-    !Number.isSafeInteger(indexedBy) ||
+    !isSnapshot(snapshot) ||
     typeof score !== 'string' ||
     !/^\d{1,6}\.\d{6}$/.test(score) ||
     typeof recordId !== 'string'
   ) {
     throw refusedCursor();
   }
-  return { workspaceId, q, types: types as string[] | null, limit: limit as number, indexedBy: indexedBy as number, score, recordId };
+  return { workspaceId, q, types: types as string[] | null, limit: limit as number, snapshot, score, recordId };
+}
+
+/**
+ * Whether `value` is `pg_snapshot` text PostgreSQL reads: `xmin:xmax:xip,…`, xmin ≤ xip < xmax, the
+ * xips ascending. A cursor is no signed token: anything else would be an error of the database.
+ */
+function isSnapshot(value: unknown): value is string {
+  const parts = typeof value === 'string' && value.length <= 4096 ? /^(\d{1,19}):(\d{1,19}):((?:\d{1,19})(?:,\d{1,19})*)?$/.exec(value) : null;
+  if (!parts) return false;
+  const xmin = BigInt(parts[1]);
+  const xmax = BigInt(parts[2]);
+  const xips = parts[3] ? parts[3].split(',').map(BigInt) : [];
+  return xmin > 0n && xmin <= xmax && xmax < 2n ** 63n && xips.every((xip, index) => xip >= xmin && xip < xmax && (index === 0 || xip > xips[index - 1]));
 }
 
 function encodeSearchCursor(cursor: SearchCursor): string {
-  return encodeCursor([cursor.workspaceId, cursor.q, cursor.types, cursor.limit, cursor.indexedBy, cursor.score, cursor.recordId]);
+  return encodeCursor([cursor.workspaceId, cursor.q, cursor.types, cursor.limit, cursor.snapshot, cursor.score, cursor.recordId]);
 }
 
 function queryText(raw: unknown): string | undefined {
@@ -143,13 +156,13 @@ export class SearchService {
     const request = this.readRequest(query);
     const objectTypes = await this.typesToSearch(caller, request.types);
     const { phoneDigits, fragment } = fragmentsOf(request.q);
-    const { hits, ranked, readAt } = await this.repository.search({
+    const { hits, ranked, snapshot } = await this.repository.search({
       workspaceId: caller.workspaceId,
       objectTypes,
       text: request.q,
       fragment,
       hiddenMeetingFields: this.meetings.fullAccessRestriction(caller),
-      indexedBy: request.cursor ? new Date(request.cursor.indexedBy) : null,
+      snapshot: request.cursor?.snapshot ?? null,
       after: request.cursor ? { score: request.cursor.score, recordId: request.cursor.recordId } : null,
       limit: request.limit + 1,
     });
@@ -162,7 +175,7 @@ export class SearchService {
             q: request.q,
             types: request.types,
             limit: request.limit,
-            indexedBy: request.cursor?.indexedBy ?? readAt.getTime(),
+            snapshot: request.cursor?.snapshot ?? snapshot,
             score: last.score,
             recordId: last.recordId,
           })
