@@ -25,6 +25,7 @@ import { Client } from 'pg';
 import { encodeFeedCursor } from '../src/modules/events/feed-cursor';
 import { BASELINE_INDEXES } from './baseline-server';
 import { batchWriteBudgets } from './batch-writes';
+import { searchAtScale } from './search';
 import { NOTES_PER_ACCOUNT, NotesWorkspace, seedCustomTypeAndList, seededId, seedMeetings, seedNotes } from './seed';
 import { fanOutCost, pollerCost } from './sync';
 import {
@@ -469,6 +470,7 @@ runBench(async (folder) => {
 
   const scaleBudgets = await atScale(db, service, big, small);
   const batchBudgets = 'batch writes'.includes(ONLY) ? await batchWriteBudgets(db, service) : [];
+  const searchBudgets = chosen([{ name: 'search' }]).length ? await searchAtScale(db, service) : [];
 
   const budgets: Budget[] = [
     ...[...results].flatMap(([{ name, ratioGoal }, { service: s, baseline: b }]) =>
@@ -478,6 +480,7 @@ runBench(async (folder) => {
     ...syncBudgets,
     ...scaleBudgets,
     ...batchBudgets,
+    ...searchBudgets,
   ];
   console.log('\nbudgets (the performance goal)');
   printTable(

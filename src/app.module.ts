@@ -27,6 +27,7 @@ import { MembersModule } from './modules/members/members.module';
 import { NotesModule } from './modules/notes/notes.module';
 import { ObjectsModule } from './modules/objects/objects.module';
 import { ObservabilityModule } from './modules/observability/observability.module';
+import { SearchModule } from './modules/search/search.module';
 import { TasksModule } from './modules/tasks/tasks.module';
 import { RecordsModule } from './records/records.module';
 
@@ -73,6 +74,7 @@ export class AppModule {
         MeetingsModule,
         EventsModule,
         WebhooksModule,
+        SearchModule,
       ],
       providers: [
         AuthFailureLimiter,

@@ -1311,6 +1311,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search records of every type, best match first
+         * @description Scopes: none. Rate limit category: search.
+         */
+        get: operations["Search_find"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tasks": {
         parameters: {
             query?: never;
@@ -2386,6 +2406,48 @@ export interface components {
              * @example evt_01JD6Y3Z8Q0N5V4W7X2C9B1A3E
              */
             eventId: string;
+        };
+        SearchMatchDto: {
+            /**
+             * @description The key of a field that matched
+             * @example $name
+             */
+            field: string;
+            /**
+             * @description Its text around what matched, as the caller reads the field (never what its view hides)
+             * @example Zoë Müller
+             */
+            snippet: string;
+        };
+        SearchResultDto: {
+            /** @enum {string} */
+            object: "search_result";
+            /**
+             * @description `note`, `task`, `meeting`, `account`, `contact`, `opportunity` or a custom type’s slug
+             * @example contact
+             */
+            entityType: string;
+            /** @example con_01JD6Y3Z8Q0N5V4W7X2C9B1A3E */
+            entityId: string;
+            /**
+             * @description Relevance: higher is better; comparable within one query only
+             * @example 1.2
+             */
+            score: number;
+            /** @description The fields that matched, with a snippet of each */
+            matches: components["schemas"]["SearchMatchDto"][];
+            /** @description The record as its GET returns it to this caller (a meeting redacted by the caller’s access) */
+            data: components["schemas"]["EntityEnvelopeDto"] | components["schemas"]["MeetingDto"];
+        };
+        SearchPageDto: {
+            /** @enum {string} */
+            object: "list";
+            /** @description Results, best first */
+            data: components["schemas"]["SearchResultDto"][];
+            /** @description How many matches were ranked (at most 300: see docs §14) */
+            totalCount: number;
+            /** @description The `cursor` of the next page; null on the last page */
+            nextCursor: string | null;
         };
         ErrorResponseDto: {
             error: components["schemas"]["ErrorDetailDto"];
@@ -9025,6 +9087,50 @@ export interface operations {
             413: components["responses"]["E413_PayloadTooLarge"];
             415: components["responses"]["E415_UnsupportedMediaType"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            429: components["responses"]["E429_RateLimited"];
+            500: components["responses"]["E500_InternalError"];
+            503: components["responses"]["E503_DatabaseUnavailable"];
+        };
+    };
+    Search_find: {
+        parameters: {
+            query?: {
+                /** @description What to look for, 1 to 200 characters once trimmed; required without a cursor. Words match accent- and case-insensitively, the last one as a prefix; names and titles also with a typo; emails, URL hosts and telephone numbers (6 or more digits) by fragment. */
+                q?: string;
+                /** @description Comma-separated record types to search (default: every type the key may read). Each needs its read scope (`contacts:read`, …; `objects:read` for custom types): naming one the key may not read is 403. */
+                types?: string;
+                limit?: number;
+                /** @description The `nextCursor` of a previous page, unchanged. It carries its `q`, `types` and `limit`; given beside it, they must be its own. */
+                cursor?: string;
+            };
+            header: {
+                "Service-Version": components["parameters"]["Service-Version"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchPageDto"];
+                };
+            };
+            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
+            401: components["responses"]["E401_InvalidApiKey"];
+            403: components["responses"]["E403_InsufficientScope"];
+            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            413: components["responses"]["E413_PayloadTooLarge"];
+            415: components["responses"]["E415_UnsupportedMediaType"];
             429: components["responses"]["E429_RateLimited"];
             500: components["responses"]["E500_InternalError"];
             503: components["responses"]["E503_DatabaseUnavailable"];

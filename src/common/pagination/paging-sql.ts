@@ -54,6 +54,16 @@ export function afterKeySql(page: PageWindow, [time, id]: [string, string], para
   return ` AND (${time}, ${id}) < (${params.add(page.after.at)}::timestamptz, ${params.add(page.after.id)})`;
 }
 
+/**
+ * The keyset condition of a page of a ranked list (search, docs/api.md §14), to append to a WHERE
+ * (` AND …`; empty on the first page): the rows after the cursor's in an order of `score DESC, id
+ * DESC`, the score an exact numeric, the id breaking ties.
+ */
+export function belowRankSql(after: { score: string; id: string } | null, [score, id]: [string, string], params: BoundParameters): string {
+  if (!after) return '';
+  return ` AND (${score}, ${id}) < (${params.add(after.score)}::numeric, ${params.add(after.id)})`;
+}
+
 /** At most `count` rows, a placeholder already bound: a page's window (offset + limit), a batch. */
 export function firstRowsSql(count: string): string {
   return `LIMIT ${count}`;

@@ -17,6 +17,7 @@ import { Webhooks1764162000000 } from './1764162000000-webhooks';
 import { JobQueueSchema1795887100000 } from './1795887100000-job-queue-schema';
 import { DeliveryLogRetention1795887200000 } from './1795887200000-delivery-log-retention';
 import { WebhookFanOut1795887300000 } from './1795887300000-webhook-fan-out';
+import { Search1795887400000 } from './1795887400000-search';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   JobQueueSchema1795887100000,
   DeliveryLogRetention1795887200000,
   WebhookFanOut1795887300000,
+  Search1795887400000,
 ];

@@ -6,6 +6,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { AppConfig } from '../../config/app-config';
 import { DefinitionsService } from '../../records/definitions.service';
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
+import type { ObjectTypeDefinition } from '../../records/object-type';
 import { EventRow, EventsRepository } from '../../records/events.repository';
 import { FilesRepository } from '../files/files.repository';
 import type { MeetingDto } from '../meetings/meeting.dto';
@@ -28,6 +29,11 @@ const READ_SCOPES = new Map<string, Scope>([
   ['file', 'files:read'],
 ]);
 const RECORD_ACTIONS = ['created', 'updated'];
+
+/** The scope that reads records of `type` (its events, its search results). */
+export function recordReadScope(type: ObjectTypeDefinition): Scope {
+  return (type.custom ? undefined : READ_SCOPES.get(type.slug)) ?? 'objects:read';
+}
 /** Entity types that are no records, and what happens to them. */
 const OTHER_ACTIONS = new Map([
   ['list', ['created', 'updated', 'member_added', 'member_removed']],
@@ -127,7 +133,7 @@ export class EventsService {
     };
     for (const type of (await this.definitions.typesOf(caller)).values()) {
       if (type.slug === 'member') continue;
-      add(type.slug, RECORD_ACTIONS, (type.custom ? undefined : READ_SCOPES.get(type.slug)) ?? 'objects:read');
+      add(type.slug, RECORD_ACTIONS, recordReadScope(type));
     }
     for (const [entityType, actions] of OTHER_ACTIONS) add(entityType, actions, READ_SCOPES.get(entityType)!);
     return types;

@@ -12,6 +12,7 @@ import { RELATIONSHIP_OPERATIONS } from '../../records/object-type';
 import type { ObjectTypeDefinition, RelationshipDefinition } from '../../records/object-type';
 import { isRecordIdOf } from '../../records/record-ids';
 import { isPlainObject } from '../../records/record-write';
+import type { RecordRestriction } from '../../records/records.repository';
 import { RecordsService } from '../../records/records.service';
 import { FilesRepository } from '../files/files.repository';
 import { MembersRepository } from '../members/members.repository';
@@ -19,7 +20,7 @@ import { MeetingCreateOptionsDto, MeetingDto, UpdateMeetingDto } from './meeting
 import { MeetingsRepository } from './meetings.repository';
 
 /** The fields a caller with METADATA access still sees; every other field reads null. */
-const METADATA_FIELDS = new Set([
+export const METADATA_FIELDS: ReadonlySet<string> = new Set([
   '$title',
   '$startDate',
   '$endDate',
@@ -194,6 +195,11 @@ export class MeetingsService {
       : undefined;
     const result = await this.records.list(caller, 'meeting', page, restrict);
     return { data: await this.presentAll(caller, result.data), totalCount: result.totalCount };
+  }
+
+  /** Narrows meetings to those the caller has FULL access to (search matches their hidden fields only there). */
+  fullAccessRestriction(caller: AuthContext): RecordRestriction {
+    return this.meetings.fullAccessRestriction(caller);
   }
 
   /** Meetings redacted for the caller by its access now (a page, the change feed's meeting events). */
