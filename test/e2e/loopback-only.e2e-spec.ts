@@ -1,3 +1,4 @@
+import { lookup as dnsLookup, promises as dnsPromises } from 'node:dns';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
@@ -104,6 +105,16 @@ describe('the loopback-only guard of every jest run (test/support/loopback-only.
       'hooks.example.com (192.0.2.3):80',
       '192.0.2.4:8080',
     ]);
+  });
+
+  it('answers a name other than localhost as not found, without a DNS query, through both lookups the service and Node use', async () => {
+    installLoopbackGuard();
+    await expect(dnsPromises.lookup('hooks.example.com', { all: true })).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    const callbackError = await new Promise<NodeJS.ErrnoException | null>((resolve) => dnsLookup('registry.example.org', (error) => resolve(error)));
+    expect(callbackError).toMatchObject({ code: 'ENOTFOUND' });
+    expect(await dnsPromises.lookup('localhost', { all: true })).toEqual(expect.arrayContaining([expect.objectContaining({ address: expect.any(String) })]));
+    expect((await dnsPromises.lookup('127.0.0.1')).address).toBe('127.0.0.1');
+    expect(takeRefusedConnections()).toEqual([]);
   });
 
   it('lets 127.0.0.1, ::1, a name of loopback addresses and unix sockets through, and records nothing', async () => {

@@ -1,4 +1,4 @@
-import { lookup as dnsLookup } from 'node:dns';
+import dns = require('node:dns');
 import { isIP, type LookupFunction, Socket } from 'node:net';
 import { isLoopbackAddress } from './loopback';
 
@@ -63,11 +63,43 @@ function loopbackLookup(lookup: LookupFunction, port: number | string | undefine
   };
 }
 
+/** Names the machine answers itself (/etc/hosts, RFC 6761 §6.3), without asking a DNS server. */
+const LOCAL_NAME = /^(localhost|.+\.localhost)\.?$/i;
+
+function notFound(hostname: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (test guard: no DNS query leaves this machine)`), {
+    code: 'ENOTFOUND',
+    hostname,
+  });
+}
+
+/**
+ * A DNS query is traffic too: it goes to the machine's resolver, which is not on loopback. In the
+ * test process a name other than localhost is answered as not found without a query, as an
+ * offline resolver would (the webhook URL checks resolve the names tests give them), through both
+ * `dns.lookup` and `dns.promises.lookup`, which the service and Node's own connect use.
+ */
+function guardLookups(): void {
+  const lookup = dns.lookup;
+  const guardedLookup = function (hostname: string, ...rest: unknown[]) {
+    if (isIP(hostname) || LOCAL_NAME.test(hostname)) return (lookup as (...args: unknown[]) => void)(hostname, ...rest);
+    const callback = rest.find((arg) => typeof arg === 'function') as (error: Error) => void;
+    process.nextTick(() => callback(notFound(hostname)));
+  };
+  (dns as { lookup: unknown }).lookup = guardedLookup;
+  const promiseLookup = dns.promises.lookup;
+  (dns.promises as { lookup: unknown }).lookup = (hostname: string, ...rest: unknown[]) =>
+    isIP(hostname) || LOCAL_NAME.test(hostname)
+      ? (promiseLookup as (...args: unknown[]) => Promise<unknown>)(hostname, ...rest)
+      : Promise.reject(notFound(hostname));
+}
+
 /** Installs the wrapper in this worker (once) and returns its record. */
 export function installLoopbackGuard(): Guard {
   const prototype = Socket.prototype as GuardedPrototype;
   const installed = prototype[GUARD];
   if (installed) return installed;
+  guardLookups();
   const guard: Guard = { refused: [], connect: prototype.connect as Connect };
   prototype.connect = function guardedConnect(this: Socket, ...args: unknown[]): Socket {
     const [options, ...rest] = asOptions(args);
@@ -82,7 +114,7 @@ export function installLoopbackGuard(): Guard {
       return this;
     }
     // A name: checked on the addresses it resolves to, the ones Node then connects to.
-    options.lookup = loopbackLookup(options.lookup ?? (dnsLookup as LookupFunction), options.port, guard);
+    options.lookup = loopbackLookup(options.lookup ?? (dns.lookup as LookupFunction), options.port, guard);
     return guard.connect.call(this, options, ...rest);
   } as typeof prototype.connect;
   prototype[GUARD] = guard;
