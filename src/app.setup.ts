@@ -45,6 +45,7 @@ const API_TAGS: [name: string, description: string][] = [
   ['Members', 'The people of the workspace; every API key belongs to one.'],
   ['Events', 'The change feed: every change to the workspace, oldest first, along cursors that never skip one.'],
   ['Webhooks', 'Endpoints the workspace’s events are pushed to, signed (Standard Webhooks), with their delivery attempts.'],
+  ['Search', 'Find records of every type by what a person remembers of them: words, names with a typo, email, host or phone fragments.'],
   ['Operations', 'Health and readiness.'],
   ['Operator', 'Workspaces, members, API keys and custom object types, with ADMIN_TOKEN.'],
 ];

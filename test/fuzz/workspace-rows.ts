@@ -13,10 +13,11 @@ const OWNED_THROUGH: Record<string, string> = {
   webhook_deliveries: 'SELECT d.xmin FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.workspace_id = $1',
 };
 /**
- * The migrations' own bookkeeping, which no request writes, and the table another test file makes
- * in the shared test database for its probe routes, which the fuzzed app does not mount.
+ * The migrations' own bookkeeping and the search catalogue of system fields (a migration writes
+ * both; no request does), and the table another test file makes in the shared test database for
+ * its probe routes, which the fuzzed app does not mount.
  */
-const NOT_WORKSPACE_DATA = new Set(['typeorm_migrations', PROBE_TABLE]);
+const NOT_WORKSPACE_DATA = new Set(['typeorm_migrations', 'search_system_fields', PROBE_TABLE]);
 
 /**
  * A fingerprint of every row of one workspace: per table, how many rows it has and the newest
