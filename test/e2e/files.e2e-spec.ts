@@ -103,7 +103,11 @@ describe('files on the local storage driver: what only it has', () => {
     // garbage the next GC frees) is not what is measured; the process then stays at that level.
     await uploadOne();
     await uploadOne();
-    const measured = await peakRssGrowth(uploadOne);
+    // Measured again once if over: a body buffered whole grows the process by its 20 MB every
+    // time, while a collection that other work in the process left due can land in any one
+    // measure (seen once, 34 MB, on Node 24 on a loaded machine).
+    const first = await peakRssGrowth(uploadOne);
+    const measured = first.growth < 15 * 1024 * 1024 ? first : await peakRssGrowth(uploadOne);
     const file = measured.result as { id: string };
     process.stdout.write(`20 MB upload: peak RSS growth ${(measured.growth / 1024 / 1024).toFixed(1)} MB\n`);
     expect(measured.growth).toBeLessThan(15 * 1024 * 1024);
