@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { ApiKeysRepository, authContextOf } from '../../common/auth/api-keys.repository';
@@ -31,6 +31,8 @@ export function signatureOf(endpoint: WebhookEndpointRow, eventId: string, at: D
  */
 @Injectable()
 export class WebhookDeliveries {
+  private readonly logger = new Logger('WebhookDeliveries');
+
   constructor(
     private readonly transactions: Transactions,
     private readonly webhooks: WebhooksRepository,
@@ -84,6 +86,25 @@ export class WebhookDeliveries {
       await this.webhooks.finishAttempt(delivery.id, delivery.endpoint_id, outcome, next, failingSince);
       if (next) await this.webhooks.insertAttempt(delivery.endpoint_id, delivery.event_id, delivery.attempt + 1, next);
     });
+  }
+
+  /**
+   * What follows an attempt whose making threw, for a delivery job and a fan-out alike: it is
+   * recorded as failed, the next one due on the schedule (recordUnexpectedFailure). If even that
+   * fails, the attempt's claim is let go, so that the recovery enqueues it once it is a minute
+   * overdue (it enqueues only unclaimed attempts: a claimed one may be under way); if that fails
+   * too, the claim stays until this worker stops, and the recovery then makes the attempt again.
+   */
+  async failedUnexpectedly(deliveryId: string, error: unknown): Promise<void> {
+    this.logger.error({ err: error }, `webhook attempt ${deliveryId} failed unexpectedly; recording it as failed`);
+    try {
+      await this.recordUnexpectedFailure(deliveryId);
+    } catch (recordError) {
+      this.logger.error({ err: recordError }, `webhook attempt ${deliveryId} could not be recorded; letting its claim go for the recovery`);
+      await this.webhooks.releaseClaim(deliveryId).catch((releaseError: unknown) => {
+        this.logger.error({ err: releaseError }, `webhook attempt ${deliveryId} keeps its claim; it is made again once this worker stops`);
+      });
+    }
   }
 
   /** When the attempt after attempt number `attempt` is due on the schedule (a longer Retry-After wins); null after the last. */

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EventsRepository } from '../../records/events.repository';
 import { EventBodies, WebhookDeliveries } from './webhook-deliveries';
 import { FanOutPayload, WebhooksRepository } from './webhooks.repository';
@@ -38,8 +38,6 @@ function payloadOf(raw: unknown): FanOutPayload {
  */
 @Injectable()
 export class WebhookFanOut implements OnModuleInit {
-  private readonly logger = new Logger('WebhookFanOut');
-
   constructor(
     private readonly events: EventsRepository,
     private readonly webhooks: WebhooksRepository,
@@ -54,11 +52,10 @@ export class WebhookFanOut implements OnModuleInit {
    * Runs one fan-out job. Once `shutdown` aborts, the attempts not begun are recorded as not made,
    * each with the next attempt due at once (a job of its own, for whichever worker runs next).
    *
-   * An attempt whose making throws is recorded as failed, its next one due on the schedule
-   * (WebhookDeliveries.recordUnexpectedFailure), as a delivery job's is: the schedule is the only
-   * retry of an attempt. If even that record fails, the attempt stays PENDING without a job, and
-   * the recovery enqueues it once it is a minute overdue. Only the expansion itself throws, so that
-   * the queue runs the job again (it inserts only the attempts still missing).
+   * An attempt whose making throws is recorded as failed, its next one due on the schedule, as a
+   * delivery job's is (WebhookDeliveries.failedUnexpectedly): the schedule is the only retry of an
+   * attempt. Only the expansion itself throws, so that the queue runs the job again (it inserts
+   * only the attempts still missing).
    */
   async run(rawPayload: unknown, instanceId: string, shutdown: AbortSignal): Promise<void> {
     const claimed = await this.webhooks.expandFanOut(payloadOf(rawPayload), instanceId);
@@ -67,19 +64,10 @@ export class WebhookFanOut implements OnModuleInit {
     const makeInTurn = async () => {
       while (next < claimed.length) {
         const { delivery, endpoint } = claimed[next++];
-        if (shutdown.aborted) await this.deliveries.notMade(delivery, endpoint).catch((error: unknown) => this.leftToRecovery(delivery.id, error));
-        else await this.deliveries.make(delivery, endpoint, bodies, shutdown).catch((error: unknown) => this.recordFailure(delivery.id, error));
+        const making = shutdown.aborted ? this.deliveries.notMade(delivery, endpoint) : this.deliveries.make(delivery, endpoint, bodies, shutdown);
+        await making.catch((error: unknown) => this.deliveries.failedUnexpectedly(delivery.id, error));
       }
     };
     await Promise.all(Array.from({ length: Math.min(ATTEMPTS_AT_ONCE, claimed.length) }, makeInTurn));
-  }
-
-  private async recordFailure(deliveryId: string, error: unknown): Promise<void> {
-    this.logger.error({ err: error }, `webhook attempt ${deliveryId} failed unexpectedly; recording it as failed`);
-    await this.deliveries.recordUnexpectedFailure(deliveryId).catch((recordError: unknown) => this.leftToRecovery(deliveryId, recordError));
-  }
-
-  private leftToRecovery(deliveryId: string, error: unknown): void {
-    this.logger.error({ err: error }, `webhook attempt ${deliveryId} could not be recorded; the recovery enqueues it once it is a minute overdue`);
   }
 }

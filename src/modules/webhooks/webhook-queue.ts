@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { JobQueue } from '../../common/background/job-queue';
 import { AppConfig } from '../../config/app-config';
 import { SessionLocks } from '../../database/session-locks';
@@ -22,9 +22,9 @@ const DAY_MS = 24 * 3600 * 1000;
  * trigger on `webhook_deliveries`, in the transaction that made the attempt due), which one worker
  * runs once (`max_attempts` 1: the only retries are WEBHOOK_RETRY_SCHEDULE's).
  *
- * A job that throws (a bug, the database lost mid-attempt) records its attempt as failed, the next
- * one due on the schedule; if even that fails, the job fails for good and the recovery below
- * enqueues the attempt again.
+ * An attempt whose making throws (a bug, the database lost mid-attempt) is recorded as failed, the
+ * next one due on the schedule; if even that fails, its claim is let go and the recovery below
+ * enqueues it again (WebhookDeliveries.failedUnexpectedly).
  *
  * graphile-worker hands a job whose worker died to another only after four hours. So a worker
  * marks the attempts it makes as claimed by it (WebhookDeliveries), under the id its jobs are
@@ -37,8 +37,6 @@ const DAY_MS = 24 * 3600 * 1000;
  */
 @Injectable()
 export class WebhookQueue implements OnModuleInit {
-  private readonly logger = new Logger('WebhookQueue');
-
   constructor(
     private readonly queue: JobQueue,
     private readonly deliveries: WebhookDeliveries,
@@ -57,12 +55,7 @@ export class WebhookQueue implements OnModuleInit {
   }
 
   private async attempt(deliveryId: string, shutdown: AbortSignal): Promise<void> {
-    try {
-      await this.deliveries.attempt(deliveryId, this.queue.instanceId!, shutdown);
-    } catch (error) {
-      this.logger.error({ err: error }, `webhook attempt ${deliveryId} failed unexpectedly; recording it as failed`);
-      await this.deliveries.recordUnexpectedFailure(deliveryId);
-    }
+    await this.deliveries.attempt(deliveryId, this.queue.instanceId!, shutdown).catch((error: unknown) => this.deliveries.failedUnexpectedly(deliveryId, error));
   }
 
   /**

@@ -279,14 +279,15 @@ export class WebhooksRepository implements AppendFollower {
 
   /**
    * Claims a PENDING attempt for this instance, with its endpoint, in one statement. Undefined
-   * when it is no longer PENDING or its endpoint is gone: a job run twice, or an endpoint deleted
-   * meanwhile, makes no attempt.
+   * when it is no longer PENDING, its endpoint is gone, or another instance claimed it (a fan-out
+   * making it, or an instance that stopped, whose claims the recovery records as abandoned): an
+   * attempt is never made by two instances at once.
    */
   async claimAttempt(id: string, instanceId: string): Promise<{ delivery: DeliveryRow; endpoint: WebhookEndpointRow } | undefined> {
     const [row] = await this.transactions.query<DeliveryRow & { endpoint: WebhookEndpointRow }>(
       `WITH claimed AS (
          UPDATE webhook_deliveries SET claimed_by = $2, claimed_at = statement_timestamp()
-          WHERE id = $1 AND status = 'PENDING'
+          WHERE id = $1 AND status = 'PENDING' AND (claimed_by IS NULL OR claimed_by = $2)
           RETURNING ${DELIVERY_COLUMNS})
        SELECT c.*, to_json(w) AS endpoint FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
       [id, instanceId],
@@ -328,6 +329,11 @@ export class WebhooksRepository implements AppendFollower {
     return recorded;
   }
 
+  /** Lets go of this PENDING attempt's claim (its making threw and could not be recorded). */
+  async releaseClaim(id: string): Promise<void> {
+    await this.transactions.query(`UPDATE webhook_deliveries SET claimed_by = NULL, claimed_at = NULL WHERE id = $1 AND status = 'PENDING'`, [id]);
+  }
+
   /**
    * The instances holding attempts claimed before `before` that are still PENDING: an attempt
    * ends within seconds, so such a claim is an instance that stopped mid-attempt, or a slow one.
@@ -360,15 +366,16 @@ export class WebhooksRepository implements AppendFollower {
   }
 
   /**
-   * Enqueues again the PENDING attempts due before `before` that have no job left to make them: their
-   * job failed for good (it threw, and so did recording its failure). A job that is waiting, or
+   * Enqueues again the unclaimed PENDING attempts due before `before` that have no job left to make
+   * them: their making threw, and so did recording its failure, which let their claim go (a claimed
+   * attempt may be under way, in a fan-out; a stopped instance's claims are requeueClaimsOf's). A job that is waiting, or
    * running (taken: its `attempts` already counts this run), leaves its attempt alone. Answers how many.
    */
   async enqueueDroppedAttempts(before: Date): Promise<number> {
     const rows = await this.transactions.query(
       `SELECT webhook_delivery_job(d.id, statement_timestamp())
          FROM webhook_deliveries d
-        WHERE d.status = 'PENDING' AND d.scheduled_at < $1
+        WHERE d.status = 'PENDING' AND d.scheduled_at < $1 AND d.claimed_by IS NULL
           AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j
                            WHERE j.key = 'webhook_delivery:' || d.id AND (j.attempts < j.max_attempts OR j.locked_at IS NOT NULL))`,
       [before],
