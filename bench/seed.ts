@@ -111,9 +111,9 @@ export async function seedCustomTypeAndList(db: Client, records: number, members
     workspace.id,
   ]);
   await db.query(
-    `INSERT INTO list_members (list_id, record_id, added_at)
-     SELECT $1, ${idSql('acc', batch, 'g')}, now() - (g || ' milliseconds')::interval FROM generate_series(1, $2::int) g`,
-    [listId, members],
+    `INSERT INTO list_members (list_id, record_id, added_at, workspace_id)
+     SELECT $1, ${idSql('acc', batch, 'g')}, now() - (g || ' milliseconds')::interval, $3 FROM generate_series(1, $2::int) g`,
+    [listId, members, workspace.id],
   );
   return { ...workspace, listId };
 }

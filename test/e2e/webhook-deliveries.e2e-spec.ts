@@ -373,9 +373,9 @@ describe('webhook deliveries to a real receiver', () => {
     expect(days).toBe(suite.t.config.eventRetentionDays);
     const insert = (status: string, ageDays: number, scheduledInDays = -ageDays) =>
       dataSource.query(
-        `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
-         VALUES ($1, 'evt_test_' || gen_random_uuid(), 1, $2, now() + make_interval(days => $4), now() - make_interval(days => $3))`,
-        [endpoint.id, status, ageDays, scheduledInDays],
+        `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, workspace_id)
+         VALUES ($1, 'evt_test_' || gen_random_uuid(), 1, $2, now() + make_interval(days => $4), now() - make_interval(days => $3), $5)`,
+        [endpoint.id, status, ageDays, scheduledInDays, owner(ws).workspaceId],
       );
     for (let i = 0; i < 3; i += 1) await insert('SUCCEEDED', days + 1);
     await insert('FAILED', days + 2);

@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { WorkspaceKeys1795887600000 } from '../../src/database/migrations/1795887600000-workspace-keys';
 import { PROBE_TABLE } from '../support/probe-controllers';
+import { ScratchDatabase } from '../support/scratch-database';
 import { testDatabaseUrl } from '../support/test-app';
 
 /**
@@ -147,5 +149,100 @@ describe('a schema ready to shard by workspace', () => {
       await runner.rollbackTransaction();
       await runner.release();
     }
+  });
+});
+
+describe('the migration that puts workspace_id in the keys', () => {
+  const scratch = new ScratchDatabase('records_workspace_keys');
+  let database: DataSource;
+
+  /** The keys, indexes and search trigger of the schema, as the catalogue defines them. */
+  const schemaDefinition = async (): Promise<string[]> =>
+    (
+      (await database.query(
+        `SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) AS definition FROM pg_constraint
+          WHERE connamespace = 'public'::regnamespace AND contype IN ('p', 'u', 'f')
+         UNION ALL
+         SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'
+         UNION ALL
+         SELECT pg_get_functiondef('search_documents_refresh'::regproc)
+         ORDER BY 1`,
+      )) as { definition: string }[]
+    ).map((row) => row.definition);
+
+  /** Each row of the tables that get a workspace_id, with it and the workspace of the parent row it was copied from. */
+  const adoptedRows = (): Promise<unknown[]> =>
+    database.query(
+      `SELECT 'idempotency' AS row, i.workspace_id, k.workspace_id AS parent FROM idempotency_keys i JOIN api_keys k ON k.id = i.api_key_id
+       UNION ALL SELECT 'list member', m.workspace_id, l.workspace_id FROM list_members m JOIN lists l ON l.id = m.list_id
+       UNION ALL SELECT 'delivery', d.workspace_id, e.workspace_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       ORDER BY 1, 2`,
+    );
+
+  beforeAll(async () => {
+    await scratch.create();
+    // One connection for the migration's query runner, one for the reads between its steps.
+    database = new DataSource({ ...buildDataSourceOptions(scratch.url), extra: { max: 2 } });
+    await database.initialize();
+    // Two workspaces, each with a row of every table whose key changes (a record's search document and values come from its trigger).
+    for (const ws of ['wks_one', 'wks_two']) {
+      await database.query(
+        `WITH workspace AS (INSERT INTO workspaces (id, name) VALUES ($1, $1)),
+         member AS (INSERT INTO members (id, workspace_id, email, role) VALUES ($1 || '_mem', $1, $1 || '@example.com', 'admin')),
+         api_key AS (INSERT INTO api_keys (id, workspace_id, member_id, key_hash, scopes) VALUES ($1 || '_key', $1, $1 || '_mem', repeat(md5($1), 2), '{*}')),
+         record AS (INSERT INTO records (id, workspace_id, object_type, fields, created_at) VALUES ($1 || '_acc', $1, 'account', '{"$name": "Acme"}', now())),
+         list AS (INSERT INTO lists (id, workspace_id, name, object_type, created_at) VALUES ($1 || '_list', $1, 'Targets', 'account', now())),
+         endpoint AS (
+           INSERT INTO webhook_endpoints (id, workspace_id, member_id, api_key_id, url, event_types, status, secret, created_at, updated_at)
+           VALUES ($1 || '_whk', $1, $1 || '_mem', $1 || '_key', 'http://127.0.0.1:9/', '{*}', 'ENABLED', 'secret', now(), now()))
+         SELECT`,
+        [ws],
+      );
+      await database.query(`INSERT INTO record_links (workspace_id, source_id, link, target_id) VALUES ($1, $1 || '_acc', 'account:$createdBy', $1 || '_mem')`, [ws]);
+      await database.query(`INSERT INTO list_members (workspace_id, list_id, record_id) VALUES ($1, $1 || '_list', $1 || '_acc')`, [ws]);
+      await database.query(
+        `INSERT INTO idempotency_keys (workspace_id, api_key_id, key, fingerprint, response_status, response_body) VALUES ($1, $1 || '_key', 'k', 'f', 200, '{}')`,
+        [ws],
+      );
+      await database.query(
+        `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, attempt, status, scheduled_at, created_at)
+         VALUES ($1, $1 || '_whk', 'evt_' || $1, 1, 'SUCCEEDED', now(), now())`,
+        [ws],
+      );
+    }
+  });
+  afterAll(async () => {
+    await database?.destroy();
+    await scratch.drop();
+  });
+
+  it('goes down and up again on a database with rows, filling each new workspace_id from the parent row', async () => {
+    const migrated = await schemaDefinition();
+    const rows = await adoptedRows();
+    expect(rows).toHaveLength(6);
+    const migration = new WorkspaceKeys1795887600000();
+    const runner = database.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      await migration.down(runner);
+      await runner.commitTransaction();
+      const reverted = await schemaDefinition();
+      expect(reverted).toContain('records records_pkey PRIMARY KEY (id)');
+      expect(reverted).toContain('list_members list_members_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists(id) ON DELETE CASCADE');
+      expect(
+        await database.query(`SELECT table_name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'workspace_id' AND table_name = ANY($1)`, [
+          ['idempotency_keys', 'list_members', 'webhook_deliveries'],
+        ]),
+      ).toEqual([]);
+
+      await runner.startTransaction();
+      await migration.up(runner);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    expect(await schemaDefinition()).toEqual(migrated);
+    expect(await adoptedRows()).toEqual(rows);
+    expect(rows).toEqual(expect.arrayContaining([{ row: 'delivery', workspace_id: 'wks_two', parent: 'wks_two' }]));
   });
 });

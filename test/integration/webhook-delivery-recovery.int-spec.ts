@@ -173,9 +173,9 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
     const held = await createNote(first, ws, 'held');
     const heldEvent = (await db.query<{ id: string }>(`SELECT id FROM events WHERE entity_id = $1`, [held.body.id])).rows[0].id;
     const { rows: [{ id: heldAttempt }] } = await db.query<{ id: string }>(
-      `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
-       VALUES ('whk_test_unclaimed', $1, 1, 'PENDING', now() + interval '1 second', now()) RETURNING id`,
-      [heldEvent],
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, workspace_id)
+       VALUES ('whk_test_unclaimed', $1, 1, 'PENDING', now() + interval '1 second', now(), $2) RETURNING id`,
+      [heldEvent, ws.workspaceId],
     );
     holder = new Client({ connectionString: database.url });
     await holder.connect();

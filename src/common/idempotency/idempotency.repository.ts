@@ -46,9 +46,9 @@ export class IdempotencyRepository {
   /** Stores a response, replacing an expired one the sweep has not deleted yet. */
   async store(apiKeyId: string, key: string, response: StoredResponse): Promise<void> {
     await this.transactions.query(
-      `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, response_status, response_body, created_at)
-       VALUES ($1, $2, $3, $4, $5, now())
-       ON CONFLICT (api_key_id, key) DO UPDATE
+      `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, response_status, response_body, created_at, workspace_id)
+       SELECT $1, $2, $3, $4, $5, now(), workspace_id FROM api_keys WHERE id = $1
+       ON CONFLICT (api_key_id, key, workspace_id) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
              response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at`,
       [apiKeyId, key, response.fingerprint, response.status, JSON.stringify(response.body ?? null)],

@@ -117,9 +117,9 @@ export class ListsRepository {
   async addMembers(listId: string, recordIds: string[]): Promise<string[]> {
     if (recordIds.length === 0) return [];
     const rows = await this.transactions.query<{ record_id: string }>(
-      `INSERT INTO list_members (list_id, record_id, added_at)
-       SELECT $1, added.record_id, (SELECT clock_timestamp()) + added.position * interval '1 microsecond'
-         FROM unnest($2::text[]) WITH ORDINALITY AS added(record_id, position)
+      `INSERT INTO list_members (list_id, record_id, added_at, workspace_id)
+       SELECT $1, added.record_id, (SELECT clock_timestamp()) + added.position * interval '1 microsecond', l.workspace_id
+         FROM unnest($2::text[]) WITH ORDINALITY AS added(record_id, position) JOIN lists l ON l.id = $1
         ORDER BY added.position
        ON CONFLICT DO NOTHING
        RETURNING record_id`,

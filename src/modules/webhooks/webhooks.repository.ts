@@ -116,10 +116,10 @@ export class WebhooksRepository implements AppendFollower {
                                    AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types))
             FOR KEY SHARE OF w),
        inserted AS (
-         INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, claimed_by, claimed_at)
-         SELECT endpoint_id, event_id, 1, 'PENDING', statement_timestamp(), statement_timestamp(), $5, statement_timestamp()
+         INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, claimed_by, claimed_at, workspace_id)
+         SELECT endpoint_id, event_id, 1, 'PENDING', statement_timestamp(), statement_timestamp(), $5, statement_timestamp(), $1
            FROM wanted ORDER BY ordinal, endpoint_id
-         ON CONFLICT (endpoint_id, event_id) WHERE attempt = 1 DO NOTHING
+         ON CONFLICT (endpoint_id, event_id, workspace_id) WHERE attempt = 1 DO NOTHING
          RETURNING ${DELIVERY_COLUMNS}),
        reclaimed AS (
          SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
@@ -258,8 +258,8 @@ export class WebhooksRepository implements AppendFollower {
   /** A new first-of-its-kind attempt of `eventId` to the endpoint, due now (a redelivery): the trigger enqueues it. */
   async insertAttempt(endpointId: string, eventId: string, attempt: number, scheduledAt: Date): Promise<DeliveryRow> {
     const [row] = await this.transactions.query<DeliveryRow>(
-      `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
-       VALUES ($1, $2, $3, 'PENDING', $4, statement_timestamp()) RETURNING ${DELIVERY_COLUMNS}`,
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, workspace_id)
+       SELECT $1, $2, $3, 'PENDING', $4, statement_timestamp(), workspace_id FROM webhook_endpoints WHERE id = $1 RETURNING ${DELIVERY_COLUMNS}`,
       [endpointId, eventId, attempt, scheduledAt],
     );
     return row;
@@ -356,9 +356,9 @@ export class WebhooksRepository implements AppendFollower {
          UPDATE webhook_deliveries SET status = 'FAILED', attempted_at = claimed_at, next_attempt_at = statement_timestamp(),
                 error = 'the instance making this attempt stopped before it was recorded'
           WHERE claimed_by = $1 AND status = 'PENDING'
-          RETURNING endpoint_id, event_id, attempt)
-       INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at)
-       SELECT endpoint_id, event_id, attempt + 1, 'PENDING', statement_timestamp(), statement_timestamp() FROM abandoned
+          RETURNING endpoint_id, event_id, attempt, workspace_id)
+       INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, workspace_id)
+       SELECT endpoint_id, event_id, attempt + 1, 'PENDING', statement_timestamp(), statement_timestamp(), workspace_id FROM abandoned
        RETURNING 1`,
       [instanceId],
     );
