@@ -137,9 +137,8 @@ export class WebhookDeliveries {
     if ((await this.feed.eventTypesOf(reader)).get(event.type)?.readable !== true) {
       return { refused: `the endpoint's API key may not read ${event.type} events` };
     }
-    const [presented] = await this.feed.presentTo(reader, [event]);
-    if (!presented) return { refused: "the endpoint's member may not see this file" };
-    return JSON.stringify(presented);
+    const [presented] = await this.feed.eventsJsonFor(reader, [event]);
+    return presented ?? { refused: "the endpoint's member may not see this file" };
   }
 
   /**
