@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomInt } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
+import { createHmac, randomInt } from 'node:crypto';
 import { ApiKeysRepository, authContextOf } from '../../common/auth/api-keys.repository';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
@@ -8,7 +7,10 @@ import { EventsRepository } from '../../records/events.repository';
 import { EventsService } from '../events/events.service';
 import { postTo, SendOutcome } from './webhook-sender';
 import { resolveWebhookUrl } from './webhook-url';
-import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
+import { AttemptOutcome, DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
+
+/** Successes recorded in one statement at most (SucceededAttempts): those made since the last are lost with the process, and made again. */
+const SUCCESSES_AT_ONCE = 64;
 
 /** `delay` seconds ± 10 %, in milliseconds. */
 function jittered(delaySeconds: number): number {
@@ -16,11 +18,24 @@ function jittered(delaySeconds: number): number {
   return delaySeconds * 1000 + (spread > 0 ? randomInt(-spread, spread + 1) : 0);
 }
 
-/** The Standard Webhooks signature header: one `v1,…` per secret in use, space-separated. */
+/** The Standard Webhooks secret prefix: what follows it is the key, in base64. */
+const SECRET_PREFIX = 'whsec_';
+
+/**
+ * The Standard Webhooks signature header: one `v1,…` per secret in use, space-separated; each the
+ * base64 HMAC-SHA256, under the secret's key, of `<event id>.<unix seconds>.<body>` (the
+ * `standardwebhooks` package's `sign`, through node's crypto rather than its JavaScript SHA-256).
+ */
 export function signatureOf(endpoint: WebhookEndpointRow, eventId: string, at: Date, body: string): string {
   const secrets = [endpoint.secret];
   if (endpoint.previous_secret && endpoint.previous_secret_until && endpoint.previous_secret_until > at) secrets.push(endpoint.previous_secret);
-  return secrets.map((secret) => new Webhook(secret).sign(eventId, at, body)).join(' ');
+  const signed = `${eventId}.${Math.floor(at.getTime() / 1000)}.${body}`;
+  return secrets
+    .map((secret) => {
+      const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+      return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
+    })
+    .join(' ');
 }
 
 /**
@@ -50,9 +65,10 @@ export class WebhookDeliveries {
 
   /**
    * Makes an attempt claimed for this instance (see attempt); `bodies` keeps the bodies read for
-   * the attempts made together (a fan-out's), one per event and API key.
+   * the attempts made together (a fan-out's), one per event and API key, and `successes`, when
+   * given, records their successes together (its flush must follow).
    */
-  async make(delivery: DeliveryRow, endpoint: WebhookEndpointRow, bodies: EventBodies, shutdown?: AbortSignal): Promise<void> {
+  async make(delivery: DeliveryRow, endpoint: WebhookEndpointRow, bodies: EventBodies, shutdown?: AbortSignal, successes?: SucceededAttempts): Promise<void> {
     const attemptedAt = new Date();
     const refused = (error: string): SendOutcome => ({ status: null, durationMs: 0, error, retryAfterSeconds: null });
     if (endpoint.status !== 'ENABLED') return this.record(delivery, endpoint, refused('the endpoint is disabled'), attemptedAt, { final: true });
@@ -68,7 +84,12 @@ export class WebhookDeliveries {
       'webhook-signature': signatureOf(endpoint, delivery.event_id, sentAt, body),
       'user-agent': 'workspace-records-webhooks/1',
     };
-    return this.record(delivery, endpoint, await postTo(url, resolution, headers, body, shutdown), sentAt);
+    return this.record(delivery, endpoint, await postTo(url, resolution, headers, body, shutdown), sentAt, { successes });
+  }
+
+  /** Successes of attempts made together (a fan-out's), to be recorded a few at once (see SucceededAttempts). */
+  successBatch(): SucceededAttempts {
+    return new SucceededAttempts(this.webhooks, this);
   }
 
   /**
@@ -147,16 +168,18 @@ export class WebhookDeliveries {
    * `final`, the receiver answered 410 Gone, or the endpoint has failed for
    * WEBHOOK_DISABLE_AFTER_HOURS, which disable it (with the next attempt or the disabling, in one
    * transaction). One `notMade` (see notMade) is retried at once, and says nothing of the receiver.
+   * A success goes to `successes` when given.
    */
   private async record(
     delivery: DeliveryRow,
     endpoint: WebhookEndpointRow,
     outcome: SendOutcome,
     attemptedAt: Date,
-    { final = false, notMade = false } = {},
+    { final = false, notMade = false, successes }: { final?: boolean; notMade?: boolean; successes?: SucceededAttempts } = {},
   ): Promise<void> {
     const succeeded = outcome.error === null;
     const attempt = { ...outcome, succeeded, responseStatus: outcome.status, attemptedAt };
+    if (succeeded && successes) return successes.add(delivery.id, attempt);
     if (succeeded) {
       await this.webhooks.finishAttempt(delivery.id, endpoint.id, attempt, null, null);
       return;
@@ -198,5 +221,37 @@ export class EventBodies {
       this.bodies.set(key, body);
     }
     return body;
+  }
+}
+
+/**
+ * The successes of attempts made together (a fan-out's), recorded SUCCESSES_AT_ONCE at a time in
+ * one statement rather than one each; `flush` records the rest. Until then they stay PENDING and
+ * claimed: a process killed meanwhile has them made again by the recovery (at least once, as
+ * any attempt cut off). A batch that cannot be recorded is, attempt by attempt, what an attempt
+ * whose making threw is (WebhookDeliveries.failedUnexpectedly).
+ */
+export class SucceededAttempts {
+  private pending: { id: string; outcome: AttemptOutcome }[] = [];
+
+  constructor(
+    private readonly webhooks: Pick<WebhooksRepository, 'finishSucceeded'>,
+    private readonly deliveries: Pick<WebhookDeliveries, 'failedUnexpectedly'>,
+  ) {}
+
+  async add(id: string, outcome: AttemptOutcome): Promise<void> {
+    this.pending.push({ id, outcome });
+    if (this.pending.length >= SUCCESSES_AT_ONCE) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    try {
+      await this.webhooks.finishSucceeded(batch);
+    } catch (error) {
+      for (const { id } of batch) await this.deliveries.failedUnexpectedly(id, error);
+    }
   }
 }
