@@ -134,9 +134,12 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** BENCH_CPU_PROF_DIR: each server writes a CPU profile there when it stops (node --cpu-prof), named after its pid. */
+const PROFILE_ARGS = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+
 /** A node server of the build in its own process, stopped at teardown, once `/health/ready` answers 200. */
 async function startServer(script: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', script)], {
+  const child = spawn(process.execPath, [...PROFILE_ARGS, path.join(__dirname, '..', script)], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
