@@ -27,13 +27,16 @@ import { BASELINE_INDEXES } from './baseline-server';
 import { batchWriteBudgets } from './batch-writes';
 import { searchAtScale } from './search';
 import { NOTES_PER_ACCOUNT, NotesWorkspace, seedCustomTypeAndList, seededId, seedMeetings, seedNotes } from './seed';
-import { fanOutCost, pollerCost } from './sync';
+import { fanOutCost, pollerCost, startSyncTopology } from './sync';
 import {
+  BENCH_SERVICE_ENV,
   BenchServer,
+  Budget,
   BenchWorkspace,
   Cost,
   measured,
   StatementStats,
+  printBudgets,
   printTable,
   rssBytes,
   runBench,
@@ -172,13 +175,6 @@ async function drive(db: Client, server: BenchServer, load: Load, seconds: numbe
   }
 }
 
-interface Budget {
-  goal: string;
-  measured: number;
-  target: number;
-  /** Met when measured ≥ target, else when measured ≤ target. */
-  atLeast: boolean;
-}
 
 interface Versus {
   name: string;
@@ -397,16 +393,8 @@ runBench(async (folder) => {
       `\nthe baseline's index: ${BASELINE_INDEXES.join('; ')}`,
   );
 
-  const unlimited = {
-    RATE_LIMIT_READ: '1000000',
-    RATE_LIMIT_WRITE: '1000000',
-    RATE_LIMIT_SEARCH: '1000000',
-    RATE_LIMIT_BATCH_ITEMS: '1000000',
-    // The bench's receiver listens on loopback, and deliveries go nowhere else.
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
-  };
-  const service = await startService(folder, database.url, unlimited);
+  // The API alone: the sync section starts the worker as a process of its own (bench/sync.ts).
+  const service = await startService(folder, database.url, { ...BENCH_SERVICE_ENV, ROLES: 'api' });
   const baseline = await startBaseline(database.url);
 
   const notePaths = (workspace: NotesWorkspace) =>
@@ -440,9 +428,10 @@ runBench(async (folder) => {
   const results = await versusBaseline(db, service, baseline, chosen(versus));
   const serviceCreate = [...results].find(([{ name }]) => name === 'create note')?.[1].service;
   const eventBudgets = serviceCreate ? [await eventCost(db, baseline, create, serviceCreate.nodeMs + serviceCreate.postgresMs)] : [];
+  const topology = await startSyncTopology(folder, db, database.url, BENCH_SERVICE_ENV, service);
   const syncBudgets = [
-    ...('webhook fan-out'.includes(ONLY) ? await fanOutCost(db, service, SECONDS, ROUNDS) : []),
-    ...('feed consumers'.includes(ONLY) ? await pollerCost(db, service, SECONDS, ROUNDS) : []),
+    ...('webhook fan-out'.includes(ONLY) ? await fanOutCost(db, topology, SECONDS, ROUNDS) : []),
+    ...('feed consumers'.includes(ONLY) ? await pollerCost(db, topology, SECONDS, ROUNDS) : []),
   ];
 
   const item = (query: string) => ({ workspace: custom, paths: [`/v1/objects/item?${query}`] });
@@ -483,14 +472,6 @@ runBench(async (folder) => {
     ...searchBudgets,
   ];
   console.log('\nbudgets (the performance goal)');
-  printTable(
-    ['goal', 'measured', 'target', ''],
-    budgets.map(({ goal, measured: value, target, atLeast }) => [
-      goal,
-      fixed(value),
-      `${atLeast ? '≥' : '≤'} ${target}`,
-      (atLeast ? value >= target : value <= target) ? 'PASS' : 'MISS',
-    ]),
-  );
+  printBudgets(budgets);
   await db.end();
 });

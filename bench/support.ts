@@ -134,9 +134,12 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** BENCH_CPU_PROF_DIR: each server writes a CPU profile there when it stops (node --cpu-prof), named after its pid. */
+const PROFILE_ARGS = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+
 /** A node server of the build in its own process, stopped at teardown, once `/health/ready` answers 200. */
 async function startServer(script: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', script)], {
+  const child = spawn(process.execPath, [...PROFILE_ARGS, path.join(__dirname, '..', script)], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -183,7 +186,7 @@ export async function startBaseline(databaseUrl: string): Promise<BenchServer> {
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
 /** CPU seconds (user + system) that a live process has used: utime + stime of /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
@@ -227,6 +230,40 @@ async function backendCpu(db: Client): Promise<Map<number, number>> {
   return cpu;
 }
 
+/** CPU seconds of each PostgreSQL client backend but the caller's own, with the service process that opened it (see backendCpuBetween). */
+export interface BackendCpu {
+  /** The pid its `application_name` names (see applicationName), 0 for others. */
+  process: number;
+  seconds: number;
+}
+
+export async function backendCpuByBackend(db: Client): Promise<Map<number, BackendCpu>> {
+  const { rows } = await db.query<{ pid: number; owner: string | null }>(
+    `SELECT pid, substring(application_name FROM '^records\\[(\\d+)\\]') AS owner FROM pg_stat_activity
+      WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+  );
+  const cpu = new Map<number, BackendCpu>();
+  for (const { pid, owner } of rows) {
+    try {
+      cpu.set(pid, { process: Number(owner ?? 0), seconds: cpuSeconds(pid) });
+    } catch {
+      // ended since
+    }
+  }
+  return cpu;
+}
+
+/**
+ * The CPU seconds PostgreSQL's client backends spent between two looks, added up per service
+ * process: a backend that started meanwhile counts whole, one that ended meanwhile not at all
+ * (its last seconds are not known).
+ */
+export function backendCpuBetween(before: Map<number, BackendCpu>, after: Map<number, BackendCpu>): Map<number, number> {
+  const spent = new Map<number, number>();
+  for (const [pid, { process, seconds }] of after) spent.set(process, (spent.get(process) ?? 0) + seconds - (before.get(pid)?.seconds ?? 0));
+  return spent;
+}
+
 async function busyBackends(db: Client): Promise<number> {
   const { rows } = await db.query<{ busy: number }>(
     `SELECT count(*)::int AS busy FROM pg_stat_activity
@@ -261,6 +298,37 @@ export async function measured<T>(db: Client, serverPid: number, work: () => Pro
       WHERE query !~ 'pg_stat_' ORDER BY total_exec_time DESC`,
   );
   return { result, cost: { nodeSeconds, postgresSeconds, statements } };
+}
+
+/** What the service processes of a bench are given: no rate limit, and webhook deliveries to loopback only (the bench's receivers). */
+export const BENCH_SERVICE_ENV = {
+  RATE_LIMIT_READ: '1000000',
+  RATE_LIMIT_WRITE: '1000000',
+  RATE_LIMIT_SEARCH: '1000000',
+  RATE_LIMIT_BATCH_ITEMS: '1000000',
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
+};
+
+/** A goal of the performance budgets: `measured` must be at least, or at most, `target`. */
+export interface Budget {
+  goal: string;
+  measured: number;
+  target: number;
+  atLeast: boolean;
+}
+
+/** Prints the budgets, each with PASS or MISS. */
+export function printBudgets(budgets: Budget[]): void {
+  printTable(
+    ['goal', 'measured', 'target', ''],
+    budgets.map(({ goal, measured, target, atLeast }) => [
+      goal,
+      Number.isFinite(measured) ? measured.toFixed(2) : '-',
+      `${atLeast ? '≥' : '≤'} ${target}`,
+      (atLeast ? measured >= target : measured <= target) ? 'PASS' : 'MISS',
+    ]),
+  );
 }
 
 /** Prints rows under headers in aligned columns: the first to the left, the others to the right. */

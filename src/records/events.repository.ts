@@ -19,7 +19,11 @@ export interface NewEvent {
   memberId?: string;
 }
 
-/** An event as stored. */
+/**
+ * An event as stored; its `data` and `changes` as the JSON text they were appended as (the
+ * JSON.stringify of the service's values, kept verbatim by the `json` columns), so that a reader
+ * that passes them on as they are neither parses nor serialises them again.
+ */
 export interface EventRow {
   /** A bigint, as text. */
   position: string;
@@ -28,10 +32,16 @@ export interface EventRow {
   entity_type: string;
   entity_id: string;
   occurred_at: Date;
-  data: Record<string, unknown>;
-  changes: { fields: string[]; relationships: string[] } | null;
+  /** JSON text of the event's `data`. */
+  data: string;
+  /** JSON text of `changes` (`{ fields, relationships }`, updated events), else null. */
+  changes: string | null;
   member_id: string | null;
 }
+
+/** The columns of an EventRow, of `events` as `e`. */
+const EVENT_COLUMNS = `e.position::text AS position, e.id, e.type, e.entity_type, e.entity_id, e.occurred_at, e.data::text AS data,
+  e.changes::text AS changes, e.member_id`;
 
 /**
  * What else an append does, in its statement, for the events it appends: the webhooks module
@@ -152,7 +162,7 @@ export class EventsRepository {
     const occurredFrom = params.add(filter.occurredFrom ?? null);
     const events = await this.transactions.query<EventRow>(
       // Ordered by the column, not by the text the rows carry it as (which would put 10 before 9).
-      `SELECT e.position::text AS position, e.id, e.type, e.entity_type, e.entity_id, e.occurred_at, e.data, e.changes, e.member_id
+      `SELECT ${EVENT_COLUMNS}
          FROM events e
         WHERE e.workspace_id = ${params.add(workspaceId)} AND e.position > ${params.add(after)}::bigint AND e.position <= ${params.add(head)}::bigint
           AND e.entity_type = ANY(${params.add(filter.entityTypes)}::text[])
@@ -195,8 +205,7 @@ export class EventsRepository {
   /** The event `id` of the workspace, as stored. */
   async find(workspaceId: string, id: string): Promise<EventRow | undefined> {
     const [row] = await this.transactions.query<EventRow>(
-      `SELECT position::text AS position, id, type, entity_type, entity_id, occurred_at, data, changes, member_id
-         FROM events WHERE id = $1 AND workspace_id = $2`,
+      `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = $1 AND e.workspace_id = $2`,
       [id, workspaceId],
       { prepare: 'events-find' },
     );

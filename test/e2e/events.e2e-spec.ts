@@ -73,6 +73,8 @@ describe('the change feed, GET /v1/events', () => {
     const response = await feedRaw(query, key);
     expect({ query, status: response.status, body: response.status === 200 ? undefined : response.body }).toEqual({ query, status: 200, body: undefined });
     const body = response.body as FeedPage;
+    // The page splices its events' stored JSON in as it is: its bytes are still exactly the JSON.stringify of what it says.
+    expect(response.text).toBe(JSON.stringify(body));
     expect(Object.keys(body).sort()).toEqual(['data', 'nextCursor', 'object']);
     expect(body.object).toBe('list');
     expect(typeof body.nextCursor).toBe('string');

@@ -442,12 +442,36 @@ describe('webhook deliveries to a real receiver', () => {
     expect(await repository.findEndpoint(ws.workspaceId, endpoint.id)).toMatchObject({ status: 'DISABLED', disabled_reason: 'the receiver answered 410 Gone' });
 
     ok(await post('/v1/notes', { fields: { $title: 'after it went' } }, ws.key));
-    // Longer than the schedule's retry delay, with the queue's poll interval.
-    await sleep(3000);
+    // Nothing is waited for: the failed attempt has no successor (its next_attempt_at below), and a
+    // write that no ENABLED endpoint subscribes to enqueues no fan-out (the policy: webhook-retry-policy.spec.ts);
+    // the first write's may still be finishing (locked).
+    const dataSource = suite.t.app.get(DataSource);
+    const waiting = `SELECT count(*)::int AS jobs FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+                      WHERE t.identifier = $1 AND j.payload->>'workspaceId' = $2 AND j.locked_at IS NULL`;
+    const [{ jobs }] = await dataSource.query(waiting, [
+      FAN_OUT_TASK,
+      ws.workspaceId,
+    ]);
+    expect(jobs).toBe(0);
     expect(receiver.received.map((hook) => hook.status)).toEqual([410]);
     expect(receiver.connections).toBe(1);
     expect((await settled(endpoint.id)).map((attempt) => [attempt.attempt, attempt.status, attempt.response_status, attempt.next_attempt_at])).toEqual([
       [1, 'FAILED', 410, null],
+    ]);
+  });
+
+  it('disables the endpoint once every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS (a streak that began 120 hours ago)', async () => {
+    const ws = await createWorkspace(http());
+    const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
+    const dataSource = suite.t.app.get(DataSource);
+    await dataSource.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '120 hours' WHERE id = $1`, [endpoint.id]);
+    receiver.answer({ status: 500 });
+    ok(await post('/v1/notes', { fields: { $title: 'one failure too many' } }, ws.key));
+    const repository = suite.t.app.get(WebhooksRepository);
+    await until('the endpoint to be disabled', async () => (await repository.findEndpoint(ws.workspaceId, endpoint.id))!.status === 'DISABLED');
+    expect(await repository.findEndpoint(ws.workspaceId, endpoint.id)).toMatchObject({ disabled_reason: 'every attempt failed for 120 hours' });
+    expect((await settled(endpoint.id)).map((attempt) => [attempt.attempt, attempt.status, attempt.response_status, attempt.next_attempt_at])).toEqual([
+      [1, 'FAILED', 500, null],
     ]);
   });
 

@@ -7,6 +7,7 @@ import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
 import { queryOf } from '../../common/http/http-server';
 import { QueryParameters } from '../../common/http/query-parameters';
+import { SerializedJson } from '../../common/http/json-response';
 import { EventPageDto } from './event.dto';
 import { EventsService } from './events.service';
 import { MAX_EVENTS_PAGE } from './feed-cursor';
@@ -44,7 +45,7 @@ export class EventsController {
     },
   )
   @ApiOkResponse({ type: EventPageDto })
-  feed(@Caller() caller: AuthContext, @Query() query: ParsedUrlQuery): Promise<EventPageDto> {
+  feed(@Caller() caller: AuthContext, @Query() query: ParsedUrlQuery): Promise<SerializedJson> {
     return this.events.feed(caller, query);
   }
 }

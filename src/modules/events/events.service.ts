@@ -11,7 +11,8 @@ import { EventRow, EventsRepository } from '../../records/events.repository';
 import { FilesRepository } from '../files/files.repository';
 import type { MeetingDto } from '../meetings/meeting.dto';
 import { MeetingsService } from '../meetings/meetings.service';
-import type { EventDto, EventPageDto } from './event.dto';
+import { SerializedJson } from '../../common/http/json-response';
+import type { EventChangesDto } from './event.dto';
 import { decodeFeedCursor, encodeFeedCursor, FeedCursor, MAX_EVENTS_PAGE } from './feed-cursor';
 
 const DEFAULT_EVENTS_PAGE = 25;
@@ -100,7 +101,8 @@ export class EventsService {
     private readonly config: AppConfig,
   ) {}
 
-  async feed(caller: AuthContext, query: ParsedUrlQuery): Promise<EventPageDto> {
+  /** A page of the feed (an EventPageDto), serialised: its events' data are the stored JSON texts (see eventsJsonFor). */
+  async feed(caller: AuthContext, query: ParsedUrlQuery): Promise<SerializedJson> {
     const readable = await this.eventTypesOf(caller);
     const request = this.readRequest(caller, query, readable);
     const entityTypes = [...new Set([...readable.values()].filter((entry) => entry.readable).map((entry) => entry.entityType))];
@@ -119,7 +121,8 @@ export class EventsService {
       limit: request.limit,
       readAt: full ? events[events.length - 1].occurred_at.getTime() : Date.now(),
     };
-    return { object: 'list', data: await this.presentTo(caller, events), nextCursor: encodeFeedCursor(next) };
+    const data = (await this.eventsJsonFor(caller, events)).join(',');
+    return new SerializedJson(`{"object":"list","data":[${data}],"nextCursor":${JSON.stringify(encodeFeedCursor(next))}}`);
   }
 
   /**
@@ -165,33 +168,42 @@ export class EventsService {
   }
 
   /**
-   * The events as the API shows them to the caller now: meetings redacted, hidden transcripts left
-   * out, and a redacted meeting's changes naming only relationships its redacted data shows (its
-   * fields need no such care: the one a meeting's update may change, `$privacySetting`, shows).
+   * The events as the API shows them to the caller now, each an EventDto as JSON text: meetings
+   * redacted, hidden transcripts left out, and a redacted meeting's changes naming only
+   * relationships its redacted data shows (its fields need no such care: the one a meeting's
+   * update may change, `$privacySetting`, shows). The stored JSON of the other events' data and
+   * changes goes in as it is: it is the JSON.stringify of what parsing it would give back.
    */
-  async presentTo(caller: AuthContext, rows: EventRow[]): Promise<EventDto[]> {
+  async eventsJsonFor(caller: AuthContext, rows: EventRow[]): Promise<string[]> {
     const meetingRows = rows.filter((row) => row.entity_type === 'meeting');
-    const meetings = await this.meetings.presentAll(caller, meetingRows.map((row) => row.data as unknown as EntityEnvelopeDto));
+    const meetings = await this.meetings.presentAll(caller, meetingRows.map((row) => JSON.parse(row.data) as EntityEnvelopeDto));
     const redacted = new Map<EventRow, MeetingDto>(meetingRows.map((row, index) => [row, meetings[index]]));
-    const changesOf = (row: EventRow): EventRow['changes'] => {
+    const changesOf = (row: EventRow): string | null => {
       const meeting = redacted.get(row);
       if (!row.changes || meeting?.accessLevel !== 'METADATA') return row.changes;
-      return { fields: row.changes.fields, relationships: row.changes.relationships.filter((key) => Object.hasOwn(meeting.relationships, key)) };
+      const changes = JSON.parse(row.changes) as EventChangesDto;
+      return JSON.stringify({ fields: changes.fields, relationships: changes.relationships.filter((key) => Object.hasOwn(meeting.relationships, key)) });
     };
     const fileIds = [...new Set(rows.filter((row) => row.entity_type === 'file').map((row) => row.entity_id))];
     const visibleFiles = fileIds.length > 0 ? await this.files.visibleIds(caller, fileIds) : new Set<string>();
     return rows
       .filter((row) => row.entity_type !== 'file' || visibleFiles.has(row.entity_id))
-      .map((row) => ({
-        id: row.id,
-        object: 'event',
-        type: row.type,
-        occurredAt: row.occurred_at.toISOString(),
-        entityType: row.entity_type,
-        entityId: row.entity_id,
-        data: (redacted.get(row) ?? row.data) as object,
-        ...(row.changes ? { changes: changesOf(row)! } : {}),
-        ...(row.member_id ? { memberId: row.member_id } : {}),
-      }));
+      .map((row) => {
+        const meeting = redacted.get(row);
+        return eventJson(row, meeting ? JSON.stringify(meeting) : row.data, changesOf(row));
+      });
   }
+}
+
+/**
+ * An EventDto as JSON text, its keys in the DTO's order, of `row` with `data` and `changes`
+ * (JSON text, null when it has none): `changes` and `memberId` only when there are some.
+ */
+function eventJson(row: EventRow, data: string, changes: string | null): string {
+  const text = JSON.stringify;
+  return (
+    `{"id":${text(row.id)},"object":"event","type":${text(row.type)},"occurredAt":"${row.occurred_at.toISOString()}",` +
+    `"entityType":${text(row.entity_type)},"entityId":${text(row.entity_id)},"data":${data}` +
+    `${changes ? `,"changes":${changes}` : ''}${row.member_id ? `,"memberId":${text(row.member_id)}` : ''}}`
+  );
 }

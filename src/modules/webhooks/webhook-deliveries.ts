@@ -1,26 +1,36 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomInt } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
+import { createHmac } from 'node:crypto';
 import { ApiKeysRepository, authContextOf } from '../../common/auth/api-keys.repository';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { EventsRepository } from '../../records/events.repository';
 import { EventsService } from '../events/events.service';
+import { afterFailure, Clock, nextAttemptAt } from './webhook-retry-policy';
 import { postTo, SendOutcome } from './webhook-sender';
 import { resolveWebhookUrl } from './webhook-url';
-import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
+import { AttemptOutcome, DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
 
-/** `delay` seconds ± 10 %, in milliseconds. */
-function jittered(delaySeconds: number): number {
-  const spread = Math.round(delaySeconds * 100);
-  return delaySeconds * 1000 + (spread > 0 ? randomInt(-spread, spread + 1) : 0);
-}
+/** Successes recorded in one statement at most (SucceededAttempts): those made since the last are lost with the process, and made again. */
+const SUCCESSES_AT_ONCE = 64;
 
-/** The Standard Webhooks signature header: one `v1,…` per secret in use, space-separated. */
+/** The Standard Webhooks secret prefix: what follows it is the key, in base64. */
+const SECRET_PREFIX = 'whsec_';
+
+/**
+ * The Standard Webhooks signature header: one `v1,…` per secret in use, space-separated; each the
+ * base64 HMAC-SHA256, under the secret's key, of `<event id>.<unix seconds>.<body>` (the
+ * `standardwebhooks` package's `sign`, through node's crypto rather than its JavaScript SHA-256).
+ */
 export function signatureOf(endpoint: WebhookEndpointRow, eventId: string, at: Date, body: string): string {
   const secrets = [endpoint.secret];
   if (endpoint.previous_secret && endpoint.previous_secret_until && endpoint.previous_secret_until > at) secrets.push(endpoint.previous_secret);
-  return secrets.map((secret) => new Webhook(secret).sign(eventId, at, body)).join(' ');
+  const signed = `${eventId}.${Math.floor(at.getTime() / 1000)}.${body}`;
+  return secrets
+    .map((secret) => {
+      const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+      return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
+    })
+    .join(' ');
 }
 
 /**
@@ -40,6 +50,7 @@ export class WebhookDeliveries {
     private readonly feed: EventsService,
     private readonly apiKeys: ApiKeysRepository,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   /** `shutdown` aborts when the instance shuts down: a POST still waiting for its answer is cut off, and recorded as failed. */
@@ -50,10 +61,11 @@ export class WebhookDeliveries {
 
   /**
    * Makes an attempt claimed for this instance (see attempt); `bodies` keeps the bodies read for
-   * the attempts made together (a fan-out's), one per event and API key.
+   * the attempts made together (a fan-out's), one per event and API key, and `successes`, when
+   * given, records their successes together (its flush must follow).
    */
-  async make(delivery: DeliveryRow, endpoint: WebhookEndpointRow, bodies: EventBodies, shutdown?: AbortSignal): Promise<void> {
-    const attemptedAt = new Date();
+  async make(delivery: DeliveryRow, endpoint: WebhookEndpointRow, bodies: EventBodies, shutdown?: AbortSignal, successes?: SucceededAttempts): Promise<void> {
+    const attemptedAt = this.clock.now();
     const refused = (error: string): SendOutcome => ({ status: null, durationMs: 0, error, retryAfterSeconds: null });
     if (endpoint.status !== 'ENABLED') return this.record(delivery, endpoint, refused('the endpoint is disabled'), attemptedAt, { final: true });
     const body = await bodies.of(endpoint, delivery.event_id);
@@ -61,14 +73,19 @@ export class WebhookDeliveries {
     const url = new URL(endpoint.url);
     const resolution = await resolveWebhookUrl(url, this.config.webhooks.allowPrivateNetworks, this.config.webhooks.allowedNetworks);
     if ('refused' in resolution) return this.record(delivery, endpoint, refused(resolution.refused), attemptedAt);
-    const sentAt = new Date();
+    const sentAt = this.clock.now();
     const headers = {
       'webhook-id': delivery.event_id,
       'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
       'webhook-signature': signatureOf(endpoint, delivery.event_id, sentAt, body),
       'user-agent': 'workspace-records-webhooks/1',
     };
-    return this.record(delivery, endpoint, await postTo(url, resolution, headers, body, shutdown), sentAt);
+    return this.record(delivery, endpoint, await postTo(url, resolution, headers, body, shutdown), sentAt, { successes });
+  }
+
+  /** Successes of attempts made together (a fan-out's), to be recorded a few at once (see SucceededAttempts). */
+  successBatch(): SucceededAttempts {
+    return new SucceededAttempts(this.webhooks, this);
   }
 
   /**
@@ -81,8 +98,9 @@ export class WebhookDeliveries {
       const pending = await this.webhooks.findPendingAttempt(deliveryId);
       if (!pending) return;
       const { delivery, failingSince } = pending;
-      const outcome = { succeeded: false, responseStatus: null, durationMs: 0, error: 'the service failed while making this attempt', attemptedAt: new Date() };
-      const next = this.nextAttemptAt(delivery.attempt, null);
+      const now = this.clock.now();
+      const outcome = { succeeded: false, responseStatus: null, durationMs: 0, error: 'the service failed while making this attempt', attemptedAt: now };
+      const next = nextAttemptAt(this.config.webhooks, delivery.attempt, null, now);
       await this.webhooks.finishAttempt(delivery.id, delivery.endpoint_id, outcome, next, failingSince);
       if (next) await this.webhooks.insertAttempt(delivery.endpoint_id, delivery.event_id, delivery.attempt + 1, next);
     });
@@ -107,20 +125,13 @@ export class WebhookDeliveries {
     }
   }
 
-  /** When the attempt after attempt number `attempt` is due on the schedule (a longer Retry-After wins); null after the last. */
-  private nextAttemptAt(attempt: number, retryAfterSeconds: number | null): Date | null {
-    const { retrySchedule } = this.config.webhooks;
-    if (attempt >= retrySchedule.length) return null;
-    return new Date(Date.now() + Math.max(jittered(retrySchedule[attempt]), (retryAfterSeconds ?? 0) * 1000));
-  }
-
   /**
    * Records, for an attempt claimed but never begun because the instance is shutting down, that
    * it was not made, with the next attempt due now (the endpoint's failing streak as it was).
    */
   async notMade(delivery: DeliveryRow, endpoint: WebhookEndpointRow): Promise<void> {
     const outcome: SendOutcome = { status: null, durationMs: 0, error: 'not made: the instance shut down first', retryAfterSeconds: null };
-    await this.record(delivery, endpoint, outcome, new Date(), { notMade: true });
+    await this.record(delivery, endpoint, outcome, this.clock.now(), { notMade: true });
   }
 
   /**
@@ -137,43 +148,34 @@ export class WebhookDeliveries {
     if ((await this.feed.eventTypesOf(reader)).get(event.type)?.readable !== true) {
       return { refused: `the endpoint's API key may not read ${event.type} events` };
     }
-    const [presented] = await this.feed.presentTo(reader, [event]);
-    if (!presented) return { refused: "the endpoint's member may not see this file" };
-    return JSON.stringify(presented);
+    const [presented] = await this.feed.eventsJsonFor(reader, [event]);
+    return presented ?? { refused: "the endpoint's member may not see this file" };
   }
 
   /**
    * Records the attempt and what follows it: a success ends the endpoint's failing streak (one
-   * statement); a failure is retried on the schedule (a longer Retry-After wins), unless it is
-   * `final`, the receiver answered 410 Gone, or the endpoint has failed for
-   * WEBHOOK_DISABLE_AFTER_HOURS, which disable it (with the next attempt or the disabling, in one
-   * transaction). One `notMade` (see notMade) is retried at once, and says nothing of the receiver.
+   * statement; to `successes` when given); a failure is followed as the policy says (afterFailure:
+   * the next attempt on the schedule, or the endpoint disabled), in one transaction.
    */
   private async record(
     delivery: DeliveryRow,
     endpoint: WebhookEndpointRow,
     outcome: SendOutcome,
     attemptedAt: Date,
-    { final = false, notMade = false } = {},
+    { final = false, notMade = false, successes }: { final?: boolean; notMade?: boolean; successes?: SucceededAttempts } = {},
   ): Promise<void> {
     const succeeded = outcome.error === null;
     const attempt = { ...outcome, succeeded, responseStatus: outcome.status, attemptedAt };
+    if (succeeded && successes) return successes.add(delivery.id, attempt);
     if (succeeded) {
       await this.webhooks.finishAttempt(delivery.id, endpoint.id, attempt, null, null);
       return;
     }
-    const { disableAfterHours } = this.config.webhooks;
-    // An attempt that could not be made says nothing of the receiver: the streak is left as it was.
-    const judged = !final && !notMade;
-    const failingSince = judged ? (endpoint.failing_since ?? attemptedAt) : endpoint.failing_since;
-    let disabledReason: string | undefined;
-    if (judged && outcome.status === 410) disabledReason = 'the receiver answered 410 Gone';
-    if (judged && failingSince && attemptedAt.getTime() - failingSince.getTime() >= disableAfterHours * 3600_000) {
-      disabledReason = `every attempt failed for ${disableAfterHours} hours`;
-    }
-    let next: Date | null = null;
-    if (notMade) next = new Date();
-    else if (!final && !disabledReason) next = this.nextAttemptAt(delivery.attempt, outcome.retryAfterSeconds);
+    const { failingSince, next, disabledReason } = afterFailure(
+      this.config.webhooks,
+      { attempt: delivery.attempt, status: outcome.status, retryAfterSeconds: outcome.retryAfterSeconds, attemptedAt, failingSince: endpoint.failing_since, final, notMade },
+      this.clock.now(),
+    );
     await this.transactions.run(async () => {
       if (!(await this.webhooks.finishAttempt(delivery.id, endpoint.id, attempt, next, failingSince))) return;
       if (next) await this.webhooks.insertAttempt(endpoint.id, delivery.event_id, delivery.attempt + 1, next);
@@ -199,5 +201,37 @@ export class EventBodies {
       this.bodies.set(key, body);
     }
     return body;
+  }
+}
+
+/**
+ * The successes of attempts made together (a fan-out's), recorded SUCCESSES_AT_ONCE at a time in
+ * one statement rather than one each; `flush` records the rest. Until then they stay PENDING and
+ * claimed: a process killed meanwhile has them made again by the recovery (at least once, as
+ * any attempt cut off). A batch that cannot be recorded is, attempt by attempt, what an attempt
+ * whose making threw is (WebhookDeliveries.failedUnexpectedly).
+ */
+export class SucceededAttempts {
+  private pending: { id: string; outcome: AttemptOutcome }[] = [];
+
+  constructor(
+    private readonly webhooks: Pick<WebhooksRepository, 'finishSucceeded'>,
+    private readonly deliveries: Pick<WebhookDeliveries, 'failedUnexpectedly'>,
+  ) {}
+
+  async add(id: string, outcome: AttemptOutcome): Promise<void> {
+    this.pending.push({ id, outcome });
+    if (this.pending.length >= SUCCESSES_AT_ONCE) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    try {
+      await this.webhooks.finishSucceeded(batch);
+    } catch (error) {
+      for (const { id } of batch) await this.deliveries.failedUnexpectedly(id, error);
+    }
   }
 }

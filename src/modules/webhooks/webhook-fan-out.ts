@@ -60,14 +60,16 @@ export class WebhookFanOut implements OnModuleInit {
   async run(rawPayload: unknown, instanceId: string, shutdown: AbortSignal): Promise<void> {
     const claimed = await this.webhooks.expandFanOut(payloadOf(rawPayload), instanceId);
     const bodies = new EventBodies(this.deliveries);
+    const successes = this.deliveries.successBatch();
     let next = 0;
     const makeInTurn = async () => {
       while (next < claimed.length) {
         const { delivery, endpoint } = claimed[next++];
-        const making = shutdown.aborted ? this.deliveries.notMade(delivery, endpoint) : this.deliveries.make(delivery, endpoint, bodies, shutdown);
+        const making = shutdown.aborted ? this.deliveries.notMade(delivery, endpoint) : this.deliveries.make(delivery, endpoint, bodies, shutdown, successes);
         await making.catch((error: unknown) => this.deliveries.failedUnexpectedly(delivery.id, error));
       }
     };
     await Promise.all(Array.from({ length: Math.min(ATTEMPTS_AT_ONCE, claimed.length) }, makeInTurn));
+    await successes.flush();
   }
 }

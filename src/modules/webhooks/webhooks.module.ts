@@ -4,6 +4,7 @@ import { EventsModule } from '../events/events.module';
 import { WebhookDeliveries } from './webhook-deliveries';
 import { WebhookFanOut } from './webhook-fan-out';
 import { WebhookQueue } from './webhook-queue';
+import { Clock } from './webhook-retry-policy';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
@@ -15,6 +16,6 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [EventsModule, AuthModule],
   controllers: [WebhooksController],
-  providers: [WebhooksRepository, WebhooksService, WebhookDeliveries, WebhookFanOut, WebhookQueue],
+  providers: [WebhooksRepository, WebhooksService, WebhookDeliveries, WebhookFanOut, WebhookQueue, Clock],
 })
 export class WebhooksModule {}

@@ -329,6 +329,32 @@ export class WebhooksRepository implements AppendFollower {
     return recorded;
   }
 
+  /**
+   * Records attempts that succeeded (each once: only while it is PENDING), ending their endpoints'
+   * failing streaks, in one statement: what finishAttempt does for a success, for many.
+   */
+  async finishSucceeded(attempts: { id: string; outcome: AttemptOutcome }[]): Promise<void> {
+    await this.transactions.query(
+      `WITH outcome AS (
+         SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[]) AS o(id, response_status, duration_ms, attempted_at)),
+       finished AS (
+         UPDATE webhook_deliveries d
+            SET status = 'SUCCEEDED', response_status = o.response_status, duration_ms = o.duration_ms, error = NULL,
+                attempted_at = o.attempted_at, next_attempt_at = NULL
+           FROM outcome o
+          WHERE d.id = o.id AND d.status = 'PENDING'
+          RETURNING d.endpoint_id)
+       UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (SELECT endpoint_id FROM finished) AND failing_since IS NOT NULL`,
+      [
+        attempts.map(({ id }) => id),
+        attempts.map(({ outcome }) => outcome.responseStatus),
+        attempts.map(({ outcome }) => outcome.durationMs),
+        attempts.map(({ outcome }) => outcome.attemptedAt),
+      ],
+      { prepare: 'webhook-finish-succeeded' },
+    );
+  }
+
   /** Lets go of this PENDING attempt's claim (its making threw and could not be recorded). */
   async releaseClaim(id: string): Promise<void> {
     await this.transactions.query(`UPDATE webhook_deliveries SET claimed_by = NULL, claimed_at = NULL WHERE id = $1 AND status = 'PENDING'`, [id]);
