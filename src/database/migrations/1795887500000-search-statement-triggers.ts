@@ -3,10 +3,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Search documents built once per statement, and meetings' transcripts indexed (docs/api.md §14).
  *
- * The row trigger of the Search migration cost a create 0.26 ms of database CPU more than it
- * needed: most of it went to `search_unaccent`, a SQL function that PostgreSQL cannot inline (it
- * calls the only STABLE `unaccent`), so each of its four calls per document set up a SQL function
- * again. The documents now call `unaccent` itself, with the same dictionary, which folds exactly as
+ * The row trigger of the Search migration cost a create about 0.2 ms of database CPU, 40 % of it
+ * in `search_unaccent`, a SQL function that PostgreSQL cannot inline (it calls the only STABLE
+ * `unaccent`), so each of its four calls per document set up a SQL function again. The documents now call `unaccent` itself, with the same dictionary, which folds exactly as
  * `search_unaccent` does for the queries. And they are built per statement from its transition
  * table: the same work for a one-record create, but a statement writing many records looks their
  * fields' value types up by joins instead of once a row (a bulk insert went 3× faster). An update
