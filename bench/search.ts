@@ -1,7 +1,8 @@
 /**
  * Search at scale (docs/api.md §14): BENCH_SEARCH_RECORDS records (default 1,000,000) across
  * contacts, accounts and notes in one workspace, seeded 50,000 a statement through the same
- * trigger as every write (about 10,000 records/s where the API's single creates make 500/s);
+ * trigger as every write (8,000 records/s on a quiet machine, where single creates through the
+ * API make 600/s);
  * then the p50 of a selective query (≤ 100 matches) and of a one-letter prefix that matches 10 % of
  * the records, creates with the search trigger against creates without it, and the size of the
  * search documents and their indexes per 1,000,000 records.
