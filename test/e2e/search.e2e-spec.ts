@@ -3,6 +3,7 @@ import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createMember } from '../support/factories';
 import { adminHeaders } from '../support/test-app';
+import { uploadFile } from '../support/transcripts';
 
 const HOUR = 3_600_000;
 
@@ -148,6 +149,41 @@ describe('GET /v1/search', () => {
       expect(JSON.stringify(result)).not.toMatch(/zanzibarite|budget/);
       const full = results(await search('q=platypus', keys.creator))[0];
       expect(full.matches.map((match) => match.field).sort()).toEqual(['$description', '$title']);
+    });
+
+    it('matches a private meeting’s transcript only for callers with FULL access to it, after a replace and a privacy change too', async () => {
+      const transcript = (words: string) => uploadFile(suite.t.http, suite.ws.key, { content: `WEBVTT\n\n00:00.000 --> 00:04.000\n<v Ana>${words}\n` });
+      const created = await post('/v1/meetings', {
+        fields: {
+          $title: 'Numbat sync',
+          $startDate: new Date(Date.now() - 3 * HOUR).toISOString(),
+          $endDate: new Date(Date.now() - 2 * HOUR).toISOString(),
+          $privacySetting: 'METADATA',
+        },
+        relationships: { $transcript: await transcript('The quetzalcoatlite deal closes Friday') },
+      });
+      expect(created.status).toBe(200);
+      const id = created.body.id as string;
+      const full = await search('q=quetzalcoatlite');
+      expect(foundIds(full)).toEqual([id]);
+      expect(results(full)[0].data.accessLevel).toBe('FULL');
+      expect(foundIds(await search('q=quetzalcoatlite', keys.outsider))).toEqual([]);
+      expect(foundIds(await search('q=numbat%20quetzalcoatlite', keys.outsider))).toEqual([]);
+      const outsider = await search('q=numbat', keys.outsider);
+      expect(foundIds(outsider)).toEqual([id]);
+      expect(results(outsider)[0].matches).toEqual([{ field: '$title', snippet: 'Numbat sync' }]);
+      expect(JSON.stringify(outsider.body)).not.toMatch(/quetzalcoatlite|friday/i);
+      // The cue timings are no words of the meeting.
+      expect(foundIds(await search('q=00%3A04.000'))).not.toContain(id);
+
+      const replaced = await post(`/v1/meetings/${id}`, { relationships: { $transcript: { replace: await transcript('Axolotlite only now') } } });
+      expect(replaced.status).toBe(200);
+      expect(foundIds(await search('q=quetzalcoatlite'))).toEqual([]);
+      expect(foundIds(await search('q=axolotlite'))).toEqual([id]);
+
+      // Rewriting the meeting's fields keeps its transcript's words, now matched for everyone.
+      expect((await post(`/v1/meetings/${id}`, { fields: { $privacySetting: 'FULL' } })).status).toBe(200);
+      expect(foundIds(await search('q=axolotlite', keys.outsider))).toEqual([id]);
     });
   });
 

@@ -127,9 +127,17 @@ async function replacePrimaryKey(q: QueryRunner, table: string, columns: string[
   await q.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_pkey, ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${columns.join(', ')})`);
 }
 
-/** Redefines the search trigger's function with its conflict target replaced, the rest of it as it is. */
+/**
+ * The functions of the search triggers that upsert into search_documents: the row trigger's, kept
+ * for SearchStatementTriggers' down, and the statement trigger's update.
+ */
+const SEARCH_UPSERTS = ['search_documents_refresh', 'search_documents_update'];
+
+/** Redefines each search trigger function with its conflict target replaced, the rest of it as it is. */
 async function rewriteSearchTrigger(q: QueryRunner, from: string, to: string): Promise<void> {
-  const [{ definition }] = (await q.query(`SELECT pg_get_functiondef('search_documents_refresh'::regproc) AS definition`)) as { definition: string }[];
-  if (!definition.includes(from)) throw new Error(`search_documents_refresh() no longer says "${from}": rewrite this migration's change of it`);
-  await q.query(definition.replace(from, to));
+  for (const name of SEARCH_UPSERTS) {
+    const [{ definition }] = (await q.query(`SELECT pg_get_functiondef($1::regproc) AS definition`, [name])) as { definition: string }[];
+    if (!definition.includes(from)) throw new Error(`${name}() no longer says "${from}": rewrite this migration's change of it`);
+    await q.query(definition.replace(from, to));
+  }
 }

@@ -18,6 +18,7 @@ import { JobQueueSchema1795887100000 } from './1795887100000-job-queue-schema';
 import { DeliveryLogRetention1795887200000 } from './1795887200000-delivery-log-retention';
 import { WebhookFanOut1795887300000 } from './1795887300000-webhook-fan-out';
 import { Search1795887400000 } from './1795887400000-search';
+import { SearchStatementTriggers1795887500000 } from './1795887500000-search-statement-triggers';
 import { WorkspaceKeys1795887600000 } from './1795887600000-workspace-keys';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
@@ -42,5 +43,6 @@ export const MIGRATIONS = [
   DeliveryLogRetention1795887200000,
   WebhookFanOut1795887300000,
   Search1795887400000,
+  SearchStatementTriggers1795887500000,
   WorkspaceKeys1795887600000,
 ];

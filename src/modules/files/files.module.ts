@@ -28,7 +28,7 @@ function createStorage(config: AppConfig): FileStorage {
     FileTransfersService,
     FileSweeper,
   ],
-  exports: [FilesService, FilesRepository],
+  exports: [FilesService, FilesRepository, FileStorage],
 })
 export class FilesModule implements OnModuleInit, OnApplicationShutdown {
   constructor(

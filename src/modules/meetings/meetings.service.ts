@@ -18,6 +18,7 @@ import { FilesRepository } from '../files/files.repository';
 import { MembersRepository } from '../members/members.repository';
 import { MeetingCreateOptionsDto, MeetingDto, UpdateMeetingDto } from './meeting.dto';
 import { MeetingsRepository } from './meetings.repository';
+import { TranscriptIndex } from './transcript-index';
 
 /** The fields a caller with METADATA access still sees; every other field reads null. */
 export const METADATA_FIELDS: ReadonlySet<string> = new Set([
@@ -137,6 +138,7 @@ export class MeetingsService {
     private readonly meetings: MeetingsRepository,
     private readonly files: FilesRepository,
     private readonly members: MembersRepository,
+    private readonly transcripts: TranscriptIndex,
   ) {}
 
   async create(caller: AuthContext, body: unknown): Promise<MeetingDto> {
@@ -151,9 +153,10 @@ export class MeetingsService {
       const transcript = recordBody.relationships[TRANSCRIPT];
       if (transcript !== undefined && transcript !== null) fileId = transcriptId(transcript, `relationships.${TRANSCRIPT}`);
     }
+    const transcriptText = fileId === undefined ? null : await this.transcripts.textOf(caller.workspaceId, fileId);
     return this.transactions.run(async () => {
       const created = await this.records.create(caller, 'meeting', recordBody);
-      if (fileId !== undefined) await this.checkTranscript(caller, fileId, created.id);
+      if (fileId !== undefined) await this.linkTranscript(caller, fileId, created.id, transcriptText);
       this.checkDates(created);
       const linked = await this.linkAttendees(caller, created, options.autoCreateRecords ?? false);
       return this.present(caller, linked ? await this.records.get(caller, 'meeting', created.id) : created);
@@ -164,6 +167,7 @@ export class MeetingsService {
     const type = await this.definitions.typeOf(caller, 'meeting');
     if (!isRecordIdOf('meeting', id)) throw ApiError.notFound(type.label);
     const { write, fileId } = readUpdate(type, body);
+    const transcriptText = fileId === undefined ? null : await this.transcripts.textOf(caller.workspaceId, fileId);
     return this.transactions.run(async () => {
       const updated = await this.records.update(caller, 'meeting', id, write, async () => {
         // A caller who may not see the transcript may not replace it, nor lift the privacy setting.
@@ -172,7 +176,7 @@ export class MeetingsService {
           throw new ApiError(403, 'not_permitted', 'Only members with FULL access to this meeting may change it');
         }
       });
-      if (fileId !== undefined) await this.checkTranscript(caller, fileId, id);
+      if (fileId !== undefined) await this.linkTranscript(caller, fileId, id, transcriptText);
       return this.present(caller, updated);
     });
   }
@@ -224,6 +228,12 @@ export class MeetingsService {
     if (start >= now) throw ApiError.invalidValue('fields.$startDate', 'fields.$startDate must be in the past');
     if (end >= now) throw ApiError.invalidValue('fields.$endDate', 'fields.$endDate must be in the past');
     if (end < start) throw ApiError.invalidValue('fields.$endDate', 'fields.$endDate must not be before $startDate');
+  }
+
+  /** Checks the transcript just linked to `meetingId`, then indexes it for search. */
+  private async linkTranscript(caller: AuthContext, fileId: string, meetingId: string, text: string | null): Promise<void> {
+    await this.checkTranscript(caller, fileId, meetingId);
+    await this.transcripts.index(caller.workspaceId, meetingId, fileId, text);
   }
 
   /**

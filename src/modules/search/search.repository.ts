@@ -34,7 +34,7 @@ export interface SearchHit {
   score: string;
 }
 
-/** Owner of `search_documents` (kept by the trigger of the Search migration) and `search_system_fields`. */
+/** Reader of `search_documents` (kept by the triggers of the Search migrations, transcripts by TranscriptIndex) and `search_system_fields`. */
 @Injectable()
 export class SearchRepository {
   constructor(private readonly transactions: Transactions) {}
@@ -49,7 +49,9 @@ export class SearchRepository {
     const params = new SqlParameterList();
     const text = params.add(query.text);
     const fragment = params.add(query.fragment);
-    const hiddenMatch = `(f.object_type = 'meeting' AND f.hidden_words @@ query.words AND ${query.hiddenMeetingFields('f.record_id', params)})`;
+    const hiddenMatch =
+      `(f.object_type = 'meeting' AND (f.hidden_words @@ query.words OR f.transcript_words @@ query.words) ` +
+      `AND ${query.hiddenMeetingFields('f.record_id', params)})`;
     const fragmentMatch = `(${fragment}::text IS NOT NULL AND f.fragments LIKE '%' || search_unaccent(${fragment}) || '%')`;
     const seen = query.snapshot ? `AND pg_visible_in_snapshot(d.written_by, ${params.add(query.snapshot)}::pg_snapshot)` : '';
     const workspace = params.add(query.workspaceId);
@@ -68,7 +70,7 @@ export class SearchRepository {
                    FROM lexemes l)::tsquery AS words,
                 search_unaccent(${text}) AS name
        ), found AS NOT MATERIALIZED (
-         SELECT d.record_id, d.object_type, d.words, d.names, d.hidden_words, d.fragments
+         SELECT d.record_id, d.object_type, d.words, d.names, d.hidden_words, d.transcript_words, d.fragments
            FROM search_documents d
           WHERE d.workspace_id = ${workspace} AND d.object_type = ANY(${objectTypes}) ${seen}
        ), exact AS (
@@ -87,7 +89,9 @@ export class SearchRepository {
        ), ranked AS (
          SELECT c.record_id, c.object_type,
                 round((coalesce(ts_rank_cd(c.words, query.words), 0)
-                       + CASE WHEN c.hidden_match THEN coalesce(ts_rank_cd(c.hidden_words, query.words), 0) ELSE 0 END
+                       + CASE WHEN c.hidden_match
+                              THEN coalesce(ts_rank_cd(c.hidden_words, query.words), 0) + coalesce(ts_rank(c.transcript_words, query.words), 0)
+                              ELSE 0 END
                        + similarity(c.names, query.name)
                        + CASE WHEN c.fragment_match THEN 1 ELSE 0 END)::numeric, 6) AS score,
                 count(*) OVER () AS ranked_count

@@ -53,6 +53,9 @@ export abstract class FileStorage {
 
   abstract deleteSnapshot(key: string): Promise<void>;
 
+  /** Up to the first `bytes` of the committed bytes (what search indexes of a transcript). */
+  abstract readStart(file: StoredFile, bytes: number): Promise<Buffer>;
+
   /** A URL serving the committed bytes with the file's content type and filename, until `expires`. */
   abstract downloadUrl(file: StoredFile, expires: number): Promise<string>;
 

@@ -72,6 +72,12 @@ export class LocalFileStorage extends FileStorage {
     await rm(this.pathOf(key), { force: true });
   }
 
+  async readStart(file: StoredFile, bytes: number): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of createReadStream(this.pathOf(committedKey(file)), { start: 0, end: bytes - 1 })) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
   async downloadUrl(file: StoredFile, expires: number): Promise<string> {
     return `${this.publicUrl}/downloads/${file.id}?${this.signer.query({ action: 'download', fileId: file.id }, expires)}`;
   }

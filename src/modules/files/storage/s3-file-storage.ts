@@ -97,6 +97,15 @@ export class S3FileStorage extends FileStorage {
     return hash.digest('hex');
   }
 
+  async readStart(file: StoredFile, bytes: number): Promise<Buffer> {
+    const object = await this.client.send(
+      new GetObjectCommand({ Bucket: this.bucket, Key: this.objectPath(committedKey(file)), Range: `bytes=0-${bytes - 1}` }),
+    );
+    const chunks: Buffer[] = [];
+    for await (const chunk of object.Body as Readable) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
   async deleteSnapshot(key: string): Promise<void> {
     await this.delete(this.objectPath(key));
   }
