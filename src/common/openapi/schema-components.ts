@@ -21,6 +21,7 @@ export function documentSchemaComponents(document: OpenAPIObject): void {
   const schemas = (document.components!.schemas ??= {});
   for (const [name, schema] of [...NAMED_SCHEMAS].sort(([a], [b]) => a.localeCompare(b))) {
     if (schemas[name]) throw new Error(`A component schema is already named ${name}`);
-    schemas[name] = schema;
+    // A copy: the passes after this one complete the document's schemas in place, and each document has its own.
+    schemas[name] = structuredClone(schema);
   }
 }
