@@ -8,13 +8,14 @@ import { closeRequestBodies } from './common/openapi/closed-request-bodies';
 import { documentErrorResponses } from './common/openapi/error-responses';
 import { nameRequestBodies } from './common/openapi/named-request-bodies';
 import { shareHeaderParameters } from './common/openapi/shared-parameters';
+import { shareSuccessResponses } from './common/openapi/success-responses';
+import { documentSchemaComponents } from './common/openapi/schema-components';
 import { operationHandlers, operationIdOf } from './common/openapi/operation-handlers';
 import { documentPublicOperations } from './common/openapi/operation-security';
 import { documentResponseHeaders } from './common/openapi/response-headers';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
 import { documentFieldValues } from './records/field-value.schema';
-import { documentRecordWrites } from './records/record-write.schema';
 import { HttpParserRefusals } from './modules/observability/http-parser-refusals';
 import { MetricsListener } from './modules/observability/metrics-listener';
 import { MetricsService } from './modules/observability/metrics.service';
@@ -70,11 +71,12 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
   const document = sortedDocument(
     SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: operationIdOf, extraModels: [ErrorResponseDto] }),
   );
-  documentRecordWrites(document);
+  documentSchemaComponents(document);
   const handlers = operationHandlers(app);
   documentPublicOperations(document, handlers);
   documentResponseHeaders(document, handlers);
   documentErrorResponses(document, handlers);
+  shareSuccessResponses(document);
   closeRequestBodies(document);
   nameRequestBodies(document);
   shareHeaderParameters(document);

@@ -6,6 +6,7 @@ import type { ErrorCode } from '../common/errors/error-codes';
 import { BATCH_ITEMS } from '../common/throttling/rate-category';
 import { ErrorDetailDto } from '../common/errors/error-response.dto';
 import { ApiJsonBody, type BodyExample } from '../common/openapi/api-json-body';
+import { schemaComponent } from '../common/openapi/schema-components';
 import { exampleIdOf, type IdKind } from '../common/ids';
 import { EntityEnvelopeDto } from './entity-envelope';
 import type { OpenApiSchema } from './field-types/field-type';
@@ -63,26 +64,33 @@ export class UpsertAnswerDto {
   data: EntityEnvelopeDto;
 }
 
-const ATOMIC: OpenApiSchema = {
+const ATOMIC = schemaComponent('BatchAtomic', {
   type: 'boolean',
   nullable: true,
   description: 'true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed',
-};
+});
 
-const MATCH_ON: OpenApiSchema = {
+const MATCH_ON = schemaComponent('UpsertMatchOn', {
   type: 'string',
   description: '`externalId`, or the key of a `unique` field of the type; every input carries its value',
-};
+});
 
 function inputs(items: OpenApiSchema): OpenApiSchema {
   return { type: 'array', items, minItems: 1, maxItems: MAX_BATCH_INPUTS };
 }
 
+/** `schema` without its `required` members: the component alone when that was all it added to one. */
+function withoutRequired(schema: OpenApiSchema): OpenApiSchema {
+  const { required: _required, ...rest } = schema;
+  const parts = rest.allOf as OpenApiSchema[] | undefined;
+  return parts?.length === 1 && Object.keys(rest).length === 1 ? parts[0] : rest;
+}
+
 /** A create body as an upsert input: what only a create requires is required only when no record matches. */
 export function upsertInputSchema(create: OpenApiSchema): OpenApiSchema {
   const properties = create.properties as Record<string, OpenApiSchema>;
-  const { required: _fields, ...fields } = properties.fields;
-  const { required: _relationships, ...relationships } = properties.relationships;
+  const fields = withoutRequired(properties.fields);
+  const relationships = withoutRequired(properties.relationships);
   return { type: 'object', additionalProperties: false, properties: { ...properties, fields, relationships } };
 }
 

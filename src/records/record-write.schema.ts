@@ -1,5 +1,6 @@
 import { exampleIdOf } from '../common/ids';
 import type { BodyExample } from '../common/openapi/api-json-body';
+import { schemaComponent } from '../common/openapi/schema-components';
 import { fieldTypeOf, objectValueSchemas } from './field-types/registry';
 import { MAX_ITEMS } from './field-types/values';
 import { orNull } from './field-types/field-type';
@@ -24,15 +25,15 @@ const ID_OR_IDS: OpenApiSchema = {
 /** A required relationship's ids on create: an empty array leaves it missing. */
 const SOME_IDS: OpenApiSchema = {
   oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_RELATIONSHIP_IDS_PER_REQUEST }],
+  description: 'An id or a non-empty array of ids (at most 25 ids per request, over all relationships)',
 };
 
 /**
  * A value of a custom field, whose type only the workspace knows: whatever a field type takes (a
  * string, a number, a boolean, an array of strings, an object of ADDRESS or FULL_NAME), or null.
- * One component, which every type's bodies refer to (documentRecordWrites).
+ * One component, which every type's fields refer to.
  */
-const CUSTOM_FIELD_VALUE_NAME = 'CustomFieldValue';
-const CUSTOM_FIELD_VALUE: OpenApiSchema = {
+const CUSTOM_FIELD_VALUE = schemaComponent('CustomFieldValue', {
   anyOf: [
     { type: 'string', nullable: true },
     { type: 'number' },
@@ -41,76 +42,135 @@ const CUSTOM_FIELD_VALUE: OpenApiSchema = {
     ...objectValueSchemas(),
   ],
   description: 'A custom field: its value type is in GET …/definitions',
-};
+});
 
-/** Adds the components the record bodies refer to. */
-export function documentRecordWrites(document: { components?: { schemas?: Record<string, unknown> } }): void {
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, [CUSTOM_FIELD_VALUE_NAME]: CUSTOM_FIELD_VALUE } };
-}
+const RELATIONSHIP_IDS = schemaComponent('RelationshipIds', ID_OR_IDS);
+const RELATIONSHIP_IDS_OR_NULL = schemaComponent('RelationshipIdsOrNull', orNull(ID_OR_IDS));
+const REQUIRED_RELATIONSHIP_IDS = schemaComponent('RequiredRelationshipIds', SOME_IDS);
+const EXTERNAL_ID = schemaComponent('ExternalId', { type: 'string', nullable: true, maxLength: 255, description: 'Unique per type' });
+
+/** A custom type as a static document knows it: every field and relationship of it is the workspace's. */
+export const CUSTOM_RECORD_TYPE: ObjectTypeDefinition = { slug: 'custom', label: 'Custom object', custom: true, fields: [], relationships: [] };
+
+const pascal = (words: string): string => words.replace(/(^|\s+)(\S)/g, (_match, _space, letter: string) => letter.toUpperCase());
+
+/** `component` with the description of where it is used. */
+const described = (component: OpenApiSchema, description: string): OpenApiSchema => ({ allOf: [component], description });
+
+/** A key as one segment of a JSON pointer (RFC 6901). */
+const pointerSegment = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** What an update asks of one relationship: the type's operations, each an id or ids. */
-function linkChangeSchema(operations: readonly RelationshipOperation[]): OpenApiSchema {
-  return {
+function relationshipChange(operations: readonly RelationshipOperation[], nullable: boolean): OpenApiSchema {
+  const change: OpenApiSchema = {
     type: 'object',
     additionalProperties: false,
-    properties: Object.fromEntries(operations.map((operation) => [operation, ID_OR_IDS])),
+    properties: Object.fromEntries(operations.map((operation) => [operation, RELATIONSHIP_IDS])),
+    description: `An object with ${operations.join(', ')}, each an id or an array of ids`,
   };
+  return schemaComponent(`RelationshipChange${operations.map(pascal).join('')}${nullable ? 'OrNull' : ''}`, nullable ? orNull(change) : change);
+}
+
+/*
+ * A type's components, each written once for its create, update, upsert and batch bodies:
+ * `AccountFields`, `AccountFieldChanges`, `AccountRelationships`, `AccountRelationshipChanges`.
+ */
+
+/** A type's fields as a write gives them, required or not. */
+function fieldsOf(type: ObjectTypeDefinition): OpenApiSchema {
+  return schemaComponent(`${pascal(type.label)}Fields`, {
+    type: 'object',
+    additionalProperties: CUSTOM_FIELD_VALUE,
+    description: 'Field key → bare value; null clears. System fields start with $, custom fields use their bare key.',
+    properties: Object.fromEntries(
+      writableFields(type).map((field) => [
+        field.key,
+        // null clears an optional field; a required one cannot be cleared.
+        (field.required ? identity : orNull)({ ...fieldTypeOf(field.valueType).openApi(field), description: field.label }),
+      ]),
+    ),
+  });
+}
+
+/** A type's fields as an update gives them: null is the same as absent, a no-op, which the fields of a create cannot be. */
+function fieldChangesOf(type: ObjectTypeDefinition): OpenApiSchema {
+  const fields = fieldsOf(type).$ref as string;
+  return schemaComponent(`${pascal(type.label)}FieldChanges`, {
+    type: 'object',
+    nullable: true,
+    additionalProperties: CUSTOM_FIELD_VALUE,
+    description: `The fields of ${fields.split('/').pop()}, null the same as absent`,
+    properties: Object.fromEntries(writableFields(type).map((field) => [field.key, { $ref: `${fields}/properties/${pointerSegment(field.key)}` }])),
+  });
+}
+
+const relationshipDescription = (relationship: RelationshipDefinition) => `${relationship.label} (${relationship.objectType})`;
+
+/** A type's relationships as a create (or an upsert) sets them, required or not. */
+function relationshipsOf(type: ObjectTypeDefinition): OpenApiSchema {
+  const relationships = writableRelationships(type, true);
+  return schemaComponent(`${pascal(type.label)}Relationships`, {
+    type: 'object',
+    // null is the same as absent, which a required relationship cannot be.
+    ...(!relationships.some((r) => r.required) && { nullable: true }),
+    additionalProperties: RELATIONSHIP_IDS_OR_NULL,
+    description: 'Relationship key → an id or an array of ids. At most 25 ids per request.',
+    properties: Object.fromEntries(
+      relationships.map((relationship) => [
+        relationship.key,
+        described(relationship.required ? REQUIRED_RELATIONSHIP_IDS : RELATIONSHIP_IDS_OR_NULL, relationshipDescription(relationship)),
+      ]),
+    ),
+  });
+}
+
+/** A type's relationships as an update changes them: null is the same as absent, a no-op. */
+function relationshipChangesOf(type: ObjectTypeDefinition): OpenApiSchema {
+  const operations: readonly RelationshipOperation[] = type.updateOperations ?? RELATIONSHIP_OPERATIONS;
+  return schemaComponent(`${pascal(type.label)}RelationshipChanges`, {
+    type: 'object',
+    nullable: true,
+    additionalProperties: relationshipChange(operations, true),
+    description: `Relationship key → an object with ${operations.join(', ')} (each an id or an array of ids). At most 25 ids per request.`,
+    properties: Object.fromEntries(
+      writableRelationships(type, false).map((relationship) => [
+        relationship.key,
+        // A required relationship cannot be cleared.
+        described(relationshipChange(operations, !relationship.required), relationshipDescription(relationship)),
+      ]),
+    ),
+  });
+}
+
+/** `component`, with `required` members when there are any. */
+function requiring(component: OpenApiSchema, required: string[]): OpenApiSchema {
+  return required.length ? { allOf: [component], required } : component;
 }
 
 /**
- * The OpenAPI schema of a create or update body of a type, built from its definitions and the
- * registry's field fragments, closed as readRecordWrite is. The workspace's custom fields and
- * relationships are not known to a static document: `fields` and `relationships` admit other keys
- * (GET …/definitions lists them, the service refuses any other), with the values those take.
+ * The OpenAPI schema of a create or update body of a type, closed as readRecordWrite is, its
+ * fields and relationships the type's components. The workspace's custom fields and relationships
+ * are not known to a static document: `fields` and `relationships` admit other keys (GET
+ * …/definitions lists them, the service refuses any other), with the values those take.
  */
 export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean): OpenApiSchema {
-  const fields = writableFields(type);
-  const relationships = writableRelationships(type, isCreate);
-  const operations: readonly RelationshipOperation[] = type.updateOperations ?? RELATIONSHIP_OPERATIONS;
-  const requiredFields = isCreate ? fields.filter((field) => field.required).map((field) => field.key) : [];
-  const requiredRelationships = isCreate ? relationships.filter((r) => r.required).map((r) => r.key) : [];
+  if (!isCreate) {
+    return {
+      type: 'object',
+      additionalProperties: false,
+      properties: { fields: fieldChangesOf(type), relationships: relationshipChangesOf(type), externalId: EXTERNAL_ID },
+    };
+  }
+  const requiredFields = writableFields(type).filter((field) => field.required).map((field) => field.key);
+  const requiredRelationships = writableRelationships(type, true).filter((r) => r.required).map((r) => r.key);
   return {
     type: 'object',
     additionalProperties: false,
-    ...(isCreate && { required: ['fields', ...(requiredRelationships.length ? ['relationships'] : [])] }),
+    required: ['fields', ...(requiredRelationships.length ? ['relationships'] : [])],
     properties: {
-      fields: {
-        type: 'object',
-        // null is the same as absent: a no-op on update, a missing member on create.
-        ...(!isCreate && { nullable: true }),
-        additionalProperties: { $ref: `#/components/schemas/${CUSTOM_FIELD_VALUE_NAME}` },
-        description:
-          'Field key → bare value; null clears. System fields start with $, custom fields use their bare key. ' +
-          (isCreate ? 'Required.' : 'null is the same as absent.'),
-        ...(requiredFields.length && { required: requiredFields }),
-        properties: Object.fromEntries(
-          fields.map((field) => [
-            field.key,
-            // null clears an optional field; a required one cannot be cleared.
-            (field.required ? identity : orNull)({ ...fieldTypeOf(field.valueType).openApi(field), description: field.label }),
-          ]),
-        ),
-      },
-      relationships: {
-        type: 'object',
-        // null is the same as absent, which a required relationship cannot be.
-        ...(!requiredRelationships.length && { nullable: true }),
-        additionalProperties: isCreate ? orNull(ID_OR_IDS) : orNull(linkChangeSchema(operations)),
-        description: isCreate
-          ? 'Relationship key → an id or an array of ids. At most 25 ids per request.'
-          : `Relationship key → an object with ${operations.join(', ')} (each an id or an array of ids). At most 25 ids per request.`,
-        ...(requiredRelationships.length && { required: requiredRelationships }),
-        properties: Object.fromEntries(
-          relationships.map((relationship) => {
-            const description = `${relationship.label} (${relationship.objectType})`;
-            if (isCreate && relationship.required) return [relationship.key, { ...SOME_IDS, description }];
-            if (isCreate) return [relationship.key, { ...orNull(ID_OR_IDS), description }];
-            const change = { ...linkChangeSchema(operations), description };
-            return [relationship.key, relationship.required ? change : orNull(change)];
-          }),
-        ),
-      },
-      externalId: { type: 'string', nullable: true, maxLength: 255, description: 'Unique per type' },
+      fields: requiring(fieldsOf(type), requiredFields),
+      relationships: requiring(relationshipsOf(type), requiredRelationships),
+      externalId: EXTERNAL_ID,
     },
   };
 }

@@ -36,6 +36,27 @@ function openMapsWithoutExample(value: unknown, at: string, found: string[] = []
 }
 
 /**
+ * The component schemas `roots` refer to, at any depth and through the schemas they name, but
+ * for what is under `skipped`.
+ */
+function referencedSchemas(document: OpenAPIObject, roots: unknown[], skipped: Set<unknown>): Set<string> {
+  const found = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (!value || typeof value !== 'object' || skipped.has(value)) return;
+    const ref = (value as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+      const at = ref.split('/').slice(0, 4).join('/');
+      if (found.has(at)) return;
+      found.add(at);
+      visit(document.components?.schemas?.[at.split('/')[3]]);
+    }
+    for (const inner of Object.values(value)) visit(inner);
+  };
+  roots.forEach(visit);
+  return found;
+}
+
+/**
  * What "Try it out" does in Swagger UI, executed for every documented JSON request body, in the
  * order a person meets them: the operator's examples make a workspace, a member, a key and the
  * `project` type, and every /v1 create and update then succeeds with its pre-filled body. The
@@ -75,18 +96,20 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
 
   it('no request or response schema leaves Swagger UI to invent members (additionalProp1)', () => {
     // A body with an example is pre-filled from it: its schema's open maps are never sampled, whether
-    // the body writes its schema in place or names it (nameRequestBodies).
-    const prefilledSchemas = new Set<string>();
+    // the body writes its schema in place or names it (nameRequestBodies), nor those of the components
+    // only such bodies refer to (a record type's fields).
+    const prefilledMedia = new Set<unknown>();
     for (const operation of operations.values()) {
       const media = operation.requestBody?.content['application/json'];
-      const ref = (media?.schema as { $ref?: string } | undefined)?.$ref;
-      if (media && ref && prefilledBody(media) !== undefined) prefilledSchemas.add(ref);
+      if (media && prefilledBody(media) !== undefined) prefilledMedia.add(media);
     }
     const { schemas, ...others } = t.document.components ?? {};
+    const sampled = referencedSchemas(t.document, [t.document.paths, others], prefilledMedia);
+    const onlyPrefilled = new Set([...referencedSchemas(t.document, [...prefilledMedia], new Set())].filter((ref) => !sampled.has(ref)));
     const found = openMapsWithoutExample(others, '#/components');
     for (const [name, schema] of Object.entries(schemas ?? {})) {
       const at = `#/components/schemas/${name}`;
-      if (!prefilledSchemas.has(at)) openMapsWithoutExample(schema, at, found);
+      if (!onlyPrefilled.has(at)) openMapsWithoutExample(schema, at, found);
     }
     for (const [route, operation] of operations) {
       const { requestBody, responses } = operation as Operation & { responses?: unknown };

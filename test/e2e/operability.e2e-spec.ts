@@ -275,7 +275,7 @@ describe('operability: health, metrics, docs', () => {
         statuses.push(413, 415);
         if (route.startsWith('POST ')) statuses.push(422);
         expectErrorResponses(document, route, operation, statuses);
-        expect((operation.responses['200'] as ResponseObject | undefined)?.content?.['application/json']).toBeDefined();
+        expect(resolved<ResponseObject | undefined>(document, operation.responses['200'])?.content?.['application/json']).toBeDefined();
       }
     });
 

@@ -1,4 +1,4 @@
-import createClient, { type Client, type ClientPathsWithMethod, type FetchOptions, type MethodResponse } from 'openapi-fetch';
+import createClient, { type Client, type ClientOptions, type ClientPathsWithMethod, type FetchOptions, type MethodResponse } from 'openapi-fetch';
 import { responseError } from './errors';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type Fetch, retryingFetch, type RetryOptions } from './retry';
 import type { operations, paths } from './schema';
@@ -93,15 +93,30 @@ export interface RecordsClientOptions {
  */
 const QUERY_STYLE = { object: { style: 'form', explode: true } } as const;
 
-/** What openapi-fetch answers, whatever the path: the success body, or the error body and the response. */
-interface Fetched {
-  data?: unknown;
-  error?: unknown;
-  response: Response;
+/**
+ * A path as the implementation sends it: any query, header, path parameters and JSON body, any JSON
+ * answer. RecordsClient's signatures check each call against the document's types; what they
+ * accept is then sent by one implementation for every path, which no generic body could be
+ * checked against openapi-fetch's conditional types for.
+ */
+interface SentOperation {
+  parameters: { query?: Record<string, unknown>; header?: Record<string, unknown>; path?: Record<string, unknown> };
+  requestBody?: { content: { 'application/json': unknown } };
+  responses: { 200: { content: { 'application/json': unknown } } };
 }
+type SentPaths = Record<string, Record<Method, SentOperation>>;
+type SentInit = FetchOptions<SentOperation>;
+
+/** The members of a page that `pages` reads, whatever its items. */
+interface Page {
+  data: unknown[];
+  nextCursor: string | null;
+}
+const isPage = (answer: unknown): answer is Page =>
+  typeof answer === 'object' && answer !== null && 'data' in answer && Array.isArray(answer.data) && 'nextCursor' in answer;
 
 export function createRecordsClient(options: RecordsClientOptions): RecordsClient {
-  const raw = createClient<ClientPaths>({
+  const clientOptions: ClientOptions = {
     baseUrl: options.baseUrl,
     headers: { Authorization: `Bearer ${options.apiKey}`, 'Service-Version': SERVICE_VERSION },
     querySerializer: QUERY_STYLE,
@@ -110,42 +125,45 @@ export function createRecordsClient(options: RecordsClientOptions): RecordsClien
       { ...DEFAULT_RETRY, ...options.retry },
       options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ),
-  });
-  // openapi-fetch's `request`, typed for no path in particular: one implementation for the three
-  // methods and for pages, whose per-path types the signatures of RecordsClient give.
-  const request = raw.request as unknown as (method: Method, path: string, init?: object) => Promise<Fetched>;
-  const send = async (method: Method, path: string, init?: object): Promise<unknown> => {
-    const { data, error, response } = await request(method, path, init);
+  };
+  const raw = createClient<ClientPaths>(clientOptions);
+  const sender = createClient<SentPaths>(clientOptions);
+  const send = async (method: Method, path: string, init: SentInit = {}): Promise<unknown> => {
+    const { data, error, response } = await sender.request(method, path, init);
     if (!response.ok) throw responseError(response, error);
     return data;
   };
-  const call = <M extends Method>(method: M): Call<M> =>
-    ((path: string, init?: object) => send(method, path, init)) as Call<M>;
-
-  interface Page {
-    data: unknown[];
-    nextCursor: string | null;
-  }
-  interface PageInit {
-    params?: { query?: object };
-  }
-  async function* pages(path: string, init?: PageInit): AsyncGenerator<Page, void, undefined> {
-    let page = (await send('get', path, init)) as Page;
-    yield page;
-    while (page.nextCursor !== null && page.data.length > 0) {
-      page = (await send('get', path, { ...init, params: { ...init?.params, query: { cursor: page.nextCursor } } })) as Page;
-      yield page;
+  function call<M extends Method>(method: M): Call<M> {
+    function typed<P extends PathOf<M>>(path: P, ...options: CallArguments<M, P>): Promise<Answer<M, P>>;
+    function typed(path: string, init?: SentInit): Promise<unknown> {
+      return send(method, path, init);
     }
+    return typed;
   }
-  async function* items(path: string, init?: PageInit): AsyncGenerator<unknown, void, undefined> {
-    for await (const page of pages(path, init)) yield* page.data;
+
+  async function* pagesOf(path: string, init: SentInit = {}): AsyncGenerator<Page, void, undefined> {
+    let page = await send('get', path, init);
+    while (isPage(page)) {
+      yield page;
+      if (page.nextCursor === null || page.data.length === 0) return;
+      page = await send('get', path, { ...init, params: { ...init.params, query: { cursor: page.nextCursor } } });
+    }
+    throw new TypeError(`GET ${path} did not answer a page`);
+  }
+  function pages<P extends PagedPath>(path: P, ...options: CallArguments<'get', P>): AsyncGenerator<Answer<'get', P>, void, undefined>;
+  function pages(path: string, init?: SentInit): AsyncGenerator<Page, void, undefined> {
+    return pagesOf(path, init);
+  }
+  function items<P extends PagedPath>(path: P, ...options: CallArguments<'get', P>): AsyncGenerator<ItemOf<P>, void, undefined>;
+  async function* items(path: string, init?: SentInit): AsyncGenerator<unknown, void, undefined> {
+    for await (const page of pagesOf(path, init)) yield* page.data;
   }
   return {
     get: call('get'),
     post: call('post'),
     delete: call('delete'),
-    pages: pages as RecordsClient['pages'],
-    items: items as RecordsClient['items'],
+    pages,
+    items,
     raw,
   };
 }

@@ -2452,6 +2452,129 @@ export interface components {
         ErrorResponseDto: {
             error: components["schemas"]["ErrorDetailDto"];
         };
+        /** @description The fields of AccountFields, null the same as absent */
+        AccountFieldChanges: ({
+            $name?: components["schemas"]["AccountFields"]["$name"];
+            $website?: components["schemas"]["AccountFields"]["$website"];
+            $primaryAddress?: components["schemas"]["AccountFields"]["$primaryAddress"];
+            $industry?: components["schemas"]["AccountFields"]["$industry"];
+            $headcount?: components["schemas"]["AccountFields"]["$headcount"];
+            $linkedIn?: components["schemas"]["AccountFields"]["$linkedIn"];
+            $twitter?: components["schemas"]["AccountFields"]["$twitter"];
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        }) | null;
+        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. */
+        AccountFields: {
+            /**
+             * @description Name
+             * @example Name
+             */
+            $name?: string;
+            /** @description Website */
+            $website?: (string | null) | string[];
+            /**
+             * @description Primary address
+             * @example {
+             *       "street": "12 Market Street",
+             *       "city": "London",
+             *       "postalCode": "EC1A 1BB",
+             *       "country": "GB"
+             *     }
+             */
+            $primaryAddress?: {
+                city?: string | null;
+                /** @description ISO 3166-1 alpha-2 code */
+                country?: string | null;
+                latitude?: number | null;
+                longitude?: number | null;
+                postalCode?: string | null;
+                state?: string | null;
+                street?: string | null;
+                street2?: string | null;
+            } | null;
+            /** @description Industry */
+            $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
+            /**
+             * @description Headcount
+             * @enum {string|null}
+             */
+            $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
+            /**
+             * @description LinkedIn
+             * @example @ada
+             */
+            $linkedIn?: string | null;
+            /**
+             * @description Twitter
+             * @example @ada
+             */
+            $twitter?: string | null;
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        };
+        /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+        AccountRelationshipChanges: ({
+            /** @description Owner (member) */
+            $owner?: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+            /** @description Contacts (contact) */
+            $contact?: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+        }) | null;
+        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+        AccountRelationships: ({
+            /** @description Owner (member) */
+            $owner?: components["schemas"]["RelationshipIdsOrNull"];
+            /** @description Contacts (contact) */
+            $contact?: components["schemas"]["RelationshipIdsOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipIdsOrNull"];
+        }) | null;
+        /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
+        BatchAtomic: boolean | null;
+        /** @description The fields of ContactFields, null the same as absent */
+        ContactFieldChanges: ({
+            $name?: components["schemas"]["ContactFields"]["$name"];
+            $email?: components["schemas"]["ContactFields"]["$email"];
+            $phone?: components["schemas"]["ContactFields"]["$phone"];
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        }) | null;
+        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. */
+        ContactFields: {
+            /**
+             * @description Name
+             * @example {
+             *       "firstName": "Ada",
+             *       "lastName": "Lovelace"
+             *     }
+             */
+            $name?: {
+                firstName?: string | null;
+                lastName?: string | null;
+            } | null;
+            /** @description Email */
+            $email?: (string | null) | string[];
+            /** @description Phone */
+            $phone?: (string | null) | string[];
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        };
+        /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+        ContactRelationshipChanges: ({
+            /** @description Account (account) */
+            $account?: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+        }) | null;
+        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+        ContactRelationships: ({
+            /** @description Account (account) */
+            $account?: components["schemas"]["RelationshipIdsOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipIdsOrNull"];
+        }) | null;
         /** @description A custom field: its value type is in GET …/definitions */
         CustomFieldValue: (string | null) | number | boolean | string[] | {
             city?: string | null;
@@ -2467,1669 +2590,493 @@ export interface components {
             firstName?: string | null;
             lastName?: string | null;
         };
+        /** @description The fields of CustomObjectFields, null the same as absent */
+        CustomObjectFieldChanges: {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        } | null;
+        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. */
+        CustomObjectFields: {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        };
+        /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+        CustomObjectRelationshipChanges: {
+            [key: string]: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+        } | null;
+        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+        CustomObjectRelationships: {
+            [key: string]: components["schemas"]["RelationshipIdsOrNull"];
+        } | null;
+        /** @description Unique per type */
+        ExternalId: string | null;
+        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. */
+        MeetingFields: {
+            /**
+             * @description Title
+             * @example Title
+             */
+            $title?: string;
+            /**
+             * Format: date-time
+             * @description Start
+             * @example 2026-01-02T03:04:05Z
+             */
+            $startDate?: string;
+            /**
+             * Format: date-time
+             * @description End
+             * @example 2026-01-02T03:04:05Z
+             */
+            $endDate?: string;
+            /** @description Attendees */
+            $attendeeEmails?: (string | null) | string[];
+            /**
+             * @description Description
+             * @example Written in **Markdown**
+             */
+            $description?: string | null;
+            /**
+             * Format: uri
+             * @description Meeting URL
+             * @example https://example.com
+             */
+            $meetingUrl?: string | null;
+            /**
+             * Format: email
+             * @description Organizer
+             * @example ada@example.com
+             */
+            $organizerEmail?: string | null;
+            /**
+             * @description Privacy
+             * @enum {string|null}
+             */
+            $privacySetting?: "FULL" | "METADATA" | null;
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        };
+        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+        MeetingRelationships: ({
+            /** @description Transcript (file) */
+            $transcript?: components["schemas"]["RelationshipIdsOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipIdsOrNull"];
+        }) | null;
+        /** @description The fields of NoteFields, null the same as absent */
+        NoteFieldChanges: ({
+            $title?: components["schemas"]["NoteFields"]["$title"];
+            $content?: components["schemas"]["NoteFields"]["$content"];
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        }) | null;
+        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. */
+        NoteFields: {
+            /**
+             * @description Title
+             * @example Title
+             */
+            $title?: string;
+            /**
+             * @description Content
+             * @example Written in **Markdown**
+             */
+            $content?: string | null;
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        };
+        /** @description Relationship key → an object with add, remove (each an id or an array of ids). At most 25 ids per request. */
+        NoteRelationshipChanges: ({
+            /** @description Accounts (account) */
+            $account?: components["schemas"]["RelationshipChangeAddRemoveOrNull"];
+            /** @description Opportunities (opportunity) */
+            $opportunity?: components["schemas"]["RelationshipChangeAddRemoveOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipChangeAddRemoveOrNull"];
+        }) | null;
+        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+        NoteRelationships: ({
+            /** @description Accounts (account) */
+            $account?: components["schemas"]["RelationshipIdsOrNull"];
+            /** @description Opportunities (opportunity) */
+            $opportunity?: components["schemas"]["RelationshipIdsOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipIdsOrNull"];
+        }) | null;
+        /** @description The fields of OpportunityFields, null the same as absent */
+        OpportunityFieldChanges: ({
+            $name?: components["schemas"]["OpportunityFields"]["$name"];
+            $stage?: components["schemas"]["OpportunityFields"]["$stage"];
+            $amount?: components["schemas"]["OpportunityFields"]["$amount"];
+            $closeDate?: components["schemas"]["OpportunityFields"]["$closeDate"];
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        }) | null;
+        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. */
+        OpportunityFields: {
+            /**
+             * @description Name
+             * @example Name
+             */
+            $name?: string;
+            /**
+             * @description Stage
+             * @enum {string}
+             */
+            $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
+            /**
+             * @description Amount
+             * @example 1250
+             */
+            $amount?: number | null;
+            /**
+             * Format: date-time
+             * @description Close date
+             * @example 2026-01-02T03:04:05Z
+             */
+            $closeDate?: string | null;
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        };
+        /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+        OpportunityRelationshipChanges: ({
+            /** @description Account (account) */
+            $account?: components["schemas"]["RelationshipChangeAddRemoveReplace"];
+            /** @description Owner (member) */
+            $owner?: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+        }) | null;
+        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+        OpportunityRelationships: {
+            /** @description Account (account) */
+            $account?: components["schemas"]["RequiredRelationshipIds"];
+            /** @description Owner (member) */
+            $owner?: components["schemas"]["RelationshipIdsOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipIdsOrNull"];
+        };
+        /** @description An object with add, remove, each an id or an array of ids */
+        RelationshipChangeAddRemoveOrNull: {
+            add?: components["schemas"]["RelationshipIds"];
+            remove?: components["schemas"]["RelationshipIds"];
+        } | null;
+        /** @description An object with add, remove, replace, each an id or an array of ids */
+        RelationshipChangeAddRemoveReplace: {
+            add?: components["schemas"]["RelationshipIds"];
+            remove?: components["schemas"]["RelationshipIds"];
+            replace?: components["schemas"]["RelationshipIds"];
+        };
+        /** @description An object with add, remove, replace, each an id or an array of ids */
+        RelationshipChangeAddRemoveReplaceOrNull: {
+            add?: components["schemas"]["RelationshipIds"];
+            remove?: components["schemas"]["RelationshipIds"];
+            replace?: components["schemas"]["RelationshipIds"];
+        } | null;
+        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+        RelationshipIds: string | string[];
+        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
+        RelationshipIdsOrNull: (string | null) | string[];
+        /** @description An id or a non-empty array of ids (at most 25 ids per request, over all relationships) */
+        RequiredRelationshipIds: string | string[];
+        /** @description The fields of TaskFields, null the same as absent */
+        TaskFieldChanges: ({
+            $title?: components["schemas"]["TaskFields"]["$title"];
+            $status?: components["schemas"]["TaskFields"]["$status"];
+            $description?: components["schemas"]["TaskFields"]["$description"];
+            $dueAt?: components["schemas"]["TaskFields"]["$dueAt"];
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        }) | null;
+        /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. */
+        TaskFields: {
+            /**
+             * @description Title
+             * @example Title
+             */
+            $title?: string;
+            /**
+             * @description Status
+             * @enum {string}
+             */
+            $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
+            /**
+             * @description Description
+             * @example Written in **Markdown**
+             */
+            $description?: string | null;
+            /**
+             * Format: date-time
+             * @description Due at
+             * @example 2026-01-02T03:04:05Z
+             */
+            $dueAt?: string | null;
+        } & {
+            [key: string]: components["schemas"]["CustomFieldValue"];
+        };
+        /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
+        TaskRelationshipChanges: ({
+            /** @description Assignee (member) */
+            $assignedTo?: components["schemas"]["RelationshipChangeAddRemoveReplace"];
+            /** @description Account (account) */
+            $account?: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+            /** @description Opportunity (opportunity) */
+            $opportunity?: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipChangeAddRemoveReplaceOrNull"];
+        }) | null;
+        /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
+        TaskRelationships: {
+            /** @description Assignee (member) */
+            $assignedTo?: components["schemas"]["RequiredRelationshipIds"];
+            /** @description Account (account) */
+            $account?: components["schemas"]["RelationshipIdsOrNull"];
+            /** @description Opportunity (opportunity) */
+            $opportunity?: components["schemas"]["RelationshipIdsOrNull"];
+            /** @description Created by (member) */
+            $createdBy?: components["schemas"]["RelationshipIdsOrNull"];
+        } & {
+            [key: string]: components["schemas"]["RelationshipIdsOrNull"];
+        };
+        /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
+        UpsertMatchOn: string;
         AccountsCreateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields: {
-                /**
-                 * @description Name
-                 * @example Name
-                 */
-                $name: string;
-                /** @description Website */
-                $website?: (string | null) | string[];
-                /**
-                 * @description Primary address
-                 * @example {
-                 *       "street": "12 Market Street",
-                 *       "city": "London",
-                 *       "postalCode": "EC1A 1BB",
-                 *       "country": "GB"
-                 *     }
-                 */
-                $primaryAddress?: {
-                    city?: string | null;
-                    /** @description ISO 3166-1 alpha-2 code */
-                    country?: string | null;
-                    latitude?: number | null;
-                    longitude?: number | null;
-                    postalCode?: string | null;
-                    state?: string | null;
-                    street?: string | null;
-                    street2?: string | null;
-                } | null;
-                /** @description Industry */
-                $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
-                /**
-                 * @description Headcount
-                 * @enum {string|null}
-                 */
-                $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
-                /**
-                 * @description LinkedIn
-                 * @example @ada
-                 */
-                $linkedIn?: string | null;
-                /**
-                 * @description Twitter
-                 * @example @ada
-                 */
-                $twitter?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: ({
-                /** @description Owner (member) */
-                $owner?: (string | null) | string[];
-                /** @description Contacts (contact) */
-                $contact?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields: WithRequired<components["schemas"]["AccountFields"], "$name">;
+            relationships?: components["schemas"]["AccountRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         AccountsUpdateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-            fields?: ({
-                /**
-                 * @description Name
-                 * @example Name
-                 */
-                $name?: string;
-                /** @description Website */
-                $website?: (string | null) | string[];
-                /**
-                 * @description Primary address
-                 * @example {
-                 *       "street": "12 Market Street",
-                 *       "city": "London",
-                 *       "postalCode": "EC1A 1BB",
-                 *       "country": "GB"
-                 *     }
-                 */
-                $primaryAddress?: {
-                    city?: string | null;
-                    /** @description ISO 3166-1 alpha-2 code */
-                    country?: string | null;
-                    latitude?: number | null;
-                    longitude?: number | null;
-                    postalCode?: string | null;
-                    state?: string | null;
-                    street?: string | null;
-                    street2?: string | null;
-                } | null;
-                /** @description Industry */
-                $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
-                /**
-                 * @description Headcount
-                 * @enum {string|null}
-                 */
-                $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
-                /**
-                 * @description LinkedIn
-                 * @example @ada
-                 */
-                $linkedIn?: string | null;
-                /**
-                 * @description Twitter
-                 * @example @ada
-                 */
-                $twitter?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            }) | null;
-            /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
-            relationships?: ({
-                /** @description Owner (member) */
-                $owner?: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-                /** @description Contacts (contact) */
-                $contact?: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-            } & {
-                [key: string]: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields?: components["schemas"]["AccountFieldChanges"];
+            relationships?: components["schemas"]["AccountRelationshipChanges"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         AccountsCreateManyRequest: {
-            inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields: {
-                    /**
-                     * @description Name
-                     * @example Name
-                     */
-                    $name: string;
-                    /** @description Website */
-                    $website?: (string | null) | string[];
-                    /**
-                     * @description Primary address
-                     * @example {
-                     *       "street": "12 Market Street",
-                     *       "city": "London",
-                     *       "postalCode": "EC1A 1BB",
-                     *       "country": "GB"
-                     *     }
-                     */
-                    $primaryAddress?: {
-                        city?: string | null;
-                        /** @description ISO 3166-1 alpha-2 code */
-                        country?: string | null;
-                        latitude?: number | null;
-                        longitude?: number | null;
-                        postalCode?: string | null;
-                        state?: string | null;
-                        street?: string | null;
-                        street2?: string | null;
-                    } | null;
-                    /** @description Industry */
-                    $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
-                    /**
-                     * @description Headcount
-                     * @enum {string|null}
-                     */
-                    $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
-                    /**
-                     * @description LinkedIn
-                     * @example @ada
-                     */
-                    $linkedIn?: string | null;
-                    /**
-                     * @description Twitter
-                     * @example @ada
-                     */
-                    $twitter?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Owner (member) */
-                    $owner?: (string | null) | string[];
-                    /** @description Contacts (contact) */
-                    $contact?: (string | null) | string[];
-                } & {
-                    [key: string]: (string | null) | string[];
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
-            }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            inputs: components["schemas"]["AccountsCreateRequest"][];
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         AccountsUpdateManyRequest: {
             inputs: {
                 /** @description The record to update */
                 id: string;
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-                fields?: ({
-                    /**
-                     * @description Name
-                     * @example Name
-                     */
-                    $name?: string;
-                    /** @description Website */
-                    $website?: (string | null) | string[];
-                    /**
-                     * @description Primary address
-                     * @example {
-                     *       "street": "12 Market Street",
-                     *       "city": "London",
-                     *       "postalCode": "EC1A 1BB",
-                     *       "country": "GB"
-                     *     }
-                     */
-                    $primaryAddress?: {
-                        city?: string | null;
-                        /** @description ISO 3166-1 alpha-2 code */
-                        country?: string | null;
-                        latitude?: number | null;
-                        longitude?: number | null;
-                        postalCode?: string | null;
-                        state?: string | null;
-                        street?: string | null;
-                        street2?: string | null;
-                    } | null;
-                    /** @description Industry */
-                    $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
-                    /**
-                     * @description Headcount
-                     * @enum {string|null}
-                     */
-                    $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
-                    /**
-                     * @description LinkedIn
-                     * @example @ada
-                     */
-                    $linkedIn?: string | null;
-                    /**
-                     * @description Twitter
-                     * @example @ada
-                     */
-                    $twitter?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                }) | null;
-                /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Owner (member) */
-                    $owner?: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                    /** @description Contacts (contact) */
-                    $contact?: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                } & {
-                    [key: string]: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["AccountFieldChanges"];
+                relationships?: components["schemas"]["AccountRelationshipChanges"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         AccountsUpsertManyRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
+            matchOn: components["schemas"]["UpsertMatchOn"];
             inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields?: {
-                    /**
-                     * @description Name
-                     * @example Name
-                     */
-                    $name?: string;
-                    /** @description Website */
-                    $website?: (string | null) | string[];
-                    /**
-                     * @description Primary address
-                     * @example {
-                     *       "street": "12 Market Street",
-                     *       "city": "London",
-                     *       "postalCode": "EC1A 1BB",
-                     *       "country": "GB"
-                     *     }
-                     */
-                    $primaryAddress?: {
-                        city?: string | null;
-                        /** @description ISO 3166-1 alpha-2 code */
-                        country?: string | null;
-                        latitude?: number | null;
-                        longitude?: number | null;
-                        postalCode?: string | null;
-                        state?: string | null;
-                        street?: string | null;
-                        street2?: string | null;
-                    } | null;
-                    /** @description Industry */
-                    $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
-                    /**
-                     * @description Headcount
-                     * @enum {string|null}
-                     */
-                    $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
-                    /**
-                     * @description LinkedIn
-                     * @example @ada
-                     */
-                    $linkedIn?: string | null;
-                    /**
-                     * @description Twitter
-                     * @example @ada
-                     */
-                    $twitter?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Owner (member) */
-                    $owner?: (string | null) | string[];
-                    /** @description Contacts (contact) */
-                    $contact?: (string | null) | string[];
-                } & {
-                    [key: string]: (string | null) | string[];
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["AccountFields"];
+                relationships?: components["schemas"]["AccountRelationships"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         AccountsUpsertRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields?: {
-                /**
-                 * @description Name
-                 * @example Name
-                 */
-                $name?: string;
-                /** @description Website */
-                $website?: (string | null) | string[];
-                /**
-                 * @description Primary address
-                 * @example {
-                 *       "street": "12 Market Street",
-                 *       "city": "London",
-                 *       "postalCode": "EC1A 1BB",
-                 *       "country": "GB"
-                 *     }
-                 */
-                $primaryAddress?: {
-                    city?: string | null;
-                    /** @description ISO 3166-1 alpha-2 code */
-                    country?: string | null;
-                    latitude?: number | null;
-                    longitude?: number | null;
-                    postalCode?: string | null;
-                    state?: string | null;
-                    street?: string | null;
-                    street2?: string | null;
-                } | null;
-                /** @description Industry */
-                $industry?: ("opt_industry_1" | "Agriculture" | "opt_industry_2" | "Construction" | "opt_industry_3" | "Education" | "opt_industry_4" | "Energy" | "opt_industry_5" | "Finance" | "opt_industry_6" | "Healthcare" | "opt_industry_7" | "Hospitality" | "opt_industry_8" | "Manufacturing" | "opt_industry_9" | "Media" | "opt_industry_10" | "Nonprofit" | "opt_industry_11" | "Professional services" | "opt_industry_12" | "Public sector" | "opt_industry_13" | "Real estate" | "opt_industry_14" | "Retail" | "opt_industry_15" | "Software" | "opt_industry_16" | "Telecommunications" | "opt_industry_17" | "Transportation")[] | null;
-                /**
-                 * @description Headcount
-                 * @enum {string|null}
-                 */
-                $headcount?: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001+" | null;
-                /**
-                 * @description LinkedIn
-                 * @example @ada
-                 */
-                $linkedIn?: string | null;
-                /**
-                 * @description Twitter
-                 * @example @ada
-                 */
-                $twitter?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: ({
-                /** @description Owner (member) */
-                $owner?: (string | null) | string[];
-                /** @description Contacts (contact) */
-                $contact?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            matchOn: components["schemas"]["UpsertMatchOn"];
+            fields?: components["schemas"]["AccountFields"];
+            relationships?: components["schemas"]["AccountRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         ContactsCreateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields: {
-                /**
-                 * @description Name
-                 * @example {
-                 *       "firstName": "Ada",
-                 *       "lastName": "Lovelace"
-                 *     }
-                 */
-                $name?: {
-                    firstName?: string | null;
-                    lastName?: string | null;
-                } | null;
-                /** @description Email */
-                $email?: (string | null) | string[];
-                /** @description Phone */
-                $phone?: (string | null) | string[];
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: ({
-                /** @description Account (account) */
-                $account?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields: components["schemas"]["ContactFields"];
+            relationships?: components["schemas"]["ContactRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         ContactsUpdateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-            fields?: ({
-                /**
-                 * @description Name
-                 * @example {
-                 *       "firstName": "Ada",
-                 *       "lastName": "Lovelace"
-                 *     }
-                 */
-                $name?: {
-                    firstName?: string | null;
-                    lastName?: string | null;
-                } | null;
-                /** @description Email */
-                $email?: (string | null) | string[];
-                /** @description Phone */
-                $phone?: (string | null) | string[];
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            }) | null;
-            /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
-            relationships?: ({
-                /** @description Account (account) */
-                $account?: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-            } & {
-                [key: string]: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields?: components["schemas"]["ContactFieldChanges"];
+            relationships?: components["schemas"]["ContactRelationshipChanges"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         ContactsCreateManyRequest: {
-            inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields: {
-                    /**
-                     * @description Name
-                     * @example {
-                     *       "firstName": "Ada",
-                     *       "lastName": "Lovelace"
-                     *     }
-                     */
-                    $name?: {
-                        firstName?: string | null;
-                        lastName?: string | null;
-                    } | null;
-                    /** @description Email */
-                    $email?: (string | null) | string[];
-                    /** @description Phone */
-                    $phone?: (string | null) | string[];
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Account (account) */
-                    $account?: (string | null) | string[];
-                } & {
-                    [key: string]: (string | null) | string[];
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
-            }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            inputs: components["schemas"]["ContactsCreateRequest"][];
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         ContactsUpdateManyRequest: {
             inputs: {
                 /** @description The record to update */
                 id: string;
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-                fields?: ({
-                    /**
-                     * @description Name
-                     * @example {
-                     *       "firstName": "Ada",
-                     *       "lastName": "Lovelace"
-                     *     }
-                     */
-                    $name?: {
-                        firstName?: string | null;
-                        lastName?: string | null;
-                    } | null;
-                    /** @description Email */
-                    $email?: (string | null) | string[];
-                    /** @description Phone */
-                    $phone?: (string | null) | string[];
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                }) | null;
-                /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Account (account) */
-                    $account?: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                } & {
-                    [key: string]: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["ContactFieldChanges"];
+                relationships?: components["schemas"]["ContactRelationshipChanges"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         ContactsUpsertManyRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
+            matchOn: components["schemas"]["UpsertMatchOn"];
             inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields?: {
-                    /**
-                     * @description Name
-                     * @example {
-                     *       "firstName": "Ada",
-                     *       "lastName": "Lovelace"
-                     *     }
-                     */
-                    $name?: {
-                        firstName?: string | null;
-                        lastName?: string | null;
-                    } | null;
-                    /** @description Email */
-                    $email?: (string | null) | string[];
-                    /** @description Phone */
-                    $phone?: (string | null) | string[];
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Account (account) */
-                    $account?: (string | null) | string[];
-                } & {
-                    [key: string]: (string | null) | string[];
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["ContactFields"];
+                relationships?: components["schemas"]["ContactRelationships"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         ContactsUpsertRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields?: {
-                /**
-                 * @description Name
-                 * @example {
-                 *       "firstName": "Ada",
-                 *       "lastName": "Lovelace"
-                 *     }
-                 */
-                $name?: {
-                    firstName?: string | null;
-                    lastName?: string | null;
-                } | null;
-                /** @description Email */
-                $email?: (string | null) | string[];
-                /** @description Phone */
-                $phone?: (string | null) | string[];
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: ({
-                /** @description Account (account) */
-                $account?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            matchOn: components["schemas"]["UpsertMatchOn"];
+            fields?: components["schemas"]["ContactFields"];
+            relationships?: components["schemas"]["ContactRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         MeetingsCreateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields: {
-                /**
-                 * @description Title
-                 * @example Title
-                 */
-                $title: string;
-                /**
-                 * Format: date-time
-                 * @description Start
-                 * @example 2026-01-02T03:04:05Z
-                 */
-                $startDate: string;
-                /**
-                 * Format: date-time
-                 * @description End
-                 * @example 2026-01-02T03:04:05Z
-                 */
-                $endDate: string;
-                /** @description Attendees */
-                $attendeeEmails?: (string | null) | string[];
-                /**
-                 * @description Description
-                 * @example Written in **Markdown**
-                 */
-                $description?: string | null;
-                /**
-                 * Format: uri
-                 * @description Meeting URL
-                 * @example https://example.com
-                 */
-                $meetingUrl?: string | null;
-                /**
-                 * Format: email
-                 * @description Organizer
-                 * @example ada@example.com
-                 */
-                $organizerEmail?: string | null;
-                /**
-                 * @description Privacy
-                 * @enum {string|null}
-                 */
-                $privacySetting?: "FULL" | "METADATA" | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: ({
-                /** @description Transcript (file) */
-                $transcript?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields: WithRequired<components["schemas"]["MeetingFields"], "$title" | "$startDate" | "$endDate">;
+            relationships?: components["schemas"]["MeetingRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
             autoCreateRecords?: components["schemas"]["MeetingCreateOptionsDto"]["autoCreateRecords"];
         };
         NotesCreateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields: {
-                /**
-                 * @description Title
-                 * @example Title
-                 */
-                $title: string;
-                /**
-                 * @description Content
-                 * @example Written in **Markdown**
-                 */
-                $content?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: ({
-                /** @description Accounts (account) */
-                $account?: (string | null) | string[];
-                /** @description Opportunities (opportunity) */
-                $opportunity?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields: WithRequired<components["schemas"]["NoteFields"], "$title">;
+            relationships?: components["schemas"]["NoteRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         NotesUpdateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-            fields?: ({
-                /**
-                 * @description Title
-                 * @example Title
-                 */
-                $title?: string;
-                /**
-                 * @description Content
-                 * @example Written in **Markdown**
-                 */
-                $content?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            }) | null;
-            /** @description Relationship key → an object with add, remove (each an id or an array of ids). At most 25 ids per request. */
-            relationships?: ({
-                /** @description Accounts (account) */
-                $account?: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                } | null;
-                /** @description Opportunities (opportunity) */
-                $opportunity?: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                } | null;
-            } & {
-                [key: string]: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                } | null;
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields?: components["schemas"]["NoteFieldChanges"];
+            relationships?: components["schemas"]["NoteRelationshipChanges"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         NotesCreateManyRequest: {
-            inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields: {
-                    /**
-                     * @description Title
-                     * @example Title
-                     */
-                    $title: string;
-                    /**
-                     * @description Content
-                     * @example Written in **Markdown**
-                     */
-                    $content?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Accounts (account) */
-                    $account?: (string | null) | string[];
-                    /** @description Opportunities (opportunity) */
-                    $opportunity?: (string | null) | string[];
-                } & {
-                    [key: string]: (string | null) | string[];
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
-            }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            inputs: components["schemas"]["NotesCreateRequest"][];
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         NotesUpdateManyRequest: {
             inputs: {
                 /** @description The record to update */
                 id: string;
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-                fields?: ({
-                    /**
-                     * @description Title
-                     * @example Title
-                     */
-                    $title?: string;
-                    /**
-                     * @description Content
-                     * @example Written in **Markdown**
-                     */
-                    $content?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                }) | null;
-                /** @description Relationship key → an object with add, remove (each an id or an array of ids). At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Accounts (account) */
-                    $account?: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                    } | null;
-                    /** @description Opportunities (opportunity) */
-                    $opportunity?: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                    } | null;
-                } & {
-                    [key: string]: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                    } | null;
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["NoteFieldChanges"];
+                relationships?: components["schemas"]["NoteRelationshipChanges"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         NotesUpsertManyRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
+            matchOn: components["schemas"]["UpsertMatchOn"];
             inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields?: {
-                    /**
-                     * @description Title
-                     * @example Title
-                     */
-                    $title?: string;
-                    /**
-                     * @description Content
-                     * @example Written in **Markdown**
-                     */
-                    $content?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Accounts (account) */
-                    $account?: (string | null) | string[];
-                    /** @description Opportunities (opportunity) */
-                    $opportunity?: (string | null) | string[];
-                } & {
-                    [key: string]: (string | null) | string[];
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["NoteFields"];
+                relationships?: components["schemas"]["NoteRelationships"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         NotesUpsertRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields?: {
-                /**
-                 * @description Title
-                 * @example Title
-                 */
-                $title?: string;
-                /**
-                 * @description Content
-                 * @example Written in **Markdown**
-                 */
-                $content?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: ({
-                /** @description Accounts (account) */
-                $account?: (string | null) | string[];
-                /** @description Opportunities (opportunity) */
-                $opportunity?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            matchOn: components["schemas"]["UpsertMatchOn"];
+            fields?: components["schemas"]["NoteFields"];
+            relationships?: components["schemas"]["NoteRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         ObjectsCreateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields: {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: {
-                [key: string]: (string | null) | string[];
-            } | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields: components["schemas"]["CustomObjectFields"];
+            relationships?: components["schemas"]["CustomObjectRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         ObjectsUpdateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-            fields?: {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            } | null;
-            /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
-            relationships?: {
-                [key: string]: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-            } | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields?: components["schemas"]["CustomObjectFieldChanges"];
+            relationships?: components["schemas"]["CustomObjectRelationshipChanges"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         ObjectsCreateManyRequest: {
-            inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields: {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships?: {
-                    [key: string]: (string | null) | string[];
-                } | null;
-                /** @description Unique per type */
-                externalId?: string | null;
-            }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            inputs: components["schemas"]["ObjectsCreateRequest"][];
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         ObjectsUpdateManyRequest: {
             inputs: {
                 /** @description The record to update */
                 id: string;
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-                fields?: {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                } | null;
-                /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
-                relationships?: {
-                    [key: string]: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                } | null;
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["CustomObjectFieldChanges"];
+                relationships?: components["schemas"]["CustomObjectRelationshipChanges"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         ObjectsUpsertManyRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
+            matchOn: components["schemas"]["UpsertMatchOn"];
             inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields?: {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships?: {
-                    [key: string]: (string | null) | string[];
-                } | null;
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["CustomObjectFields"];
+                relationships?: components["schemas"]["CustomObjectRelationships"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         ObjectsUpsertRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields?: {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: {
-                [key: string]: (string | null) | string[];
-            } | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            matchOn: components["schemas"]["UpsertMatchOn"];
+            fields?: components["schemas"]["CustomObjectFields"];
+            relationships?: components["schemas"]["CustomObjectRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         OpportunitiesCreateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields: {
-                /**
-                 * @description Name
-                 * @example Name
-                 */
-                $name: string;
-                /**
-                 * @description Stage
-                 * @enum {string}
-                 */
-                $stage: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
-                /**
-                 * @description Amount
-                 * @example 1250
-                 */
-                $amount?: number | null;
-                /**
-                 * Format: date-time
-                 * @description Close date
-                 * @example 2026-01-02T03:04:05Z
-                 */
-                $closeDate?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships: {
-                /** @description Account (account) */
-                $account: string | string[];
-                /** @description Owner (member) */
-                $owner?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            };
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields: WithRequired<components["schemas"]["OpportunityFields"], "$name" | "$stage">;
+            relationships: WithRequired<components["schemas"]["OpportunityRelationships"], "$account">;
+            externalId?: components["schemas"]["ExternalId"];
         };
         OpportunitiesUpdateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-            fields?: ({
-                /**
-                 * @description Name
-                 * @example Name
-                 */
-                $name?: string;
-                /**
-                 * @description Stage
-                 * @enum {string}
-                 */
-                $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
-                /**
-                 * @description Amount
-                 * @example 1250
-                 */
-                $amount?: number | null;
-                /**
-                 * Format: date-time
-                 * @description Close date
-                 * @example 2026-01-02T03:04:05Z
-                 */
-                $closeDate?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            }) | null;
-            /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
-            relationships?: ({
-                /** @description Account (account) */
-                $account?: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                };
-                /** @description Owner (member) */
-                $owner?: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-            } & {
-                [key: string]: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields?: components["schemas"]["OpportunityFieldChanges"];
+            relationships?: components["schemas"]["OpportunityRelationshipChanges"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         OpportunitiesCreateManyRequest: {
-            inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields: {
-                    /**
-                     * @description Name
-                     * @example Name
-                     */
-                    $name: string;
-                    /**
-                     * @description Stage
-                     * @enum {string}
-                     */
-                    $stage: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
-                    /**
-                     * @description Amount
-                     * @example 1250
-                     */
-                    $amount?: number | null;
-                    /**
-                     * Format: date-time
-                     * @description Close date
-                     * @example 2026-01-02T03:04:05Z
-                     */
-                    $closeDate?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships: {
-                    /** @description Account (account) */
-                    $account: string | string[];
-                    /** @description Owner (member) */
-                    $owner?: (string | null) | string[];
-                } & {
-                    [key: string]: (string | null) | string[];
-                };
-                /** @description Unique per type */
-                externalId?: string | null;
-            }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            inputs: components["schemas"]["OpportunitiesCreateRequest"][];
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         OpportunitiesUpdateManyRequest: {
             inputs: {
                 /** @description The record to update */
                 id: string;
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-                fields?: ({
-                    /**
-                     * @description Name
-                     * @example Name
-                     */
-                    $name?: string;
-                    /**
-                     * @description Stage
-                     * @enum {string}
-                     */
-                    $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
-                    /**
-                     * @description Amount
-                     * @example 1250
-                     */
-                    $amount?: number | null;
-                    /**
-                     * Format: date-time
-                     * @description Close date
-                     * @example 2026-01-02T03:04:05Z
-                     */
-                    $closeDate?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                }) | null;
-                /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Account (account) */
-                    $account?: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    };
-                    /** @description Owner (member) */
-                    $owner?: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                } & {
-                    [key: string]: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["OpportunityFieldChanges"];
+                relationships?: components["schemas"]["OpportunityRelationshipChanges"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         OpportunitiesUpsertManyRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
+            matchOn: components["schemas"]["UpsertMatchOn"];
             inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields?: {
-                    /**
-                     * @description Name
-                     * @example Name
-                     */
-                    $name?: string;
-                    /**
-                     * @description Stage
-                     * @enum {string}
-                     */
-                    $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
-                    /**
-                     * @description Amount
-                     * @example 1250
-                     */
-                    $amount?: number | null;
-                    /**
-                     * Format: date-time
-                     * @description Close date
-                     * @example 2026-01-02T03:04:05Z
-                     */
-                    $closeDate?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships?: {
-                    /** @description Account (account) */
-                    $account?: string | string[];
-                    /** @description Owner (member) */
-                    $owner?: (string | null) | string[];
-                } & {
-                    [key: string]: (string | null) | string[];
-                };
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["OpportunityFields"];
+                relationships?: components["schemas"]["OpportunityRelationships"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         OpportunitiesUpsertRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields?: {
-                /**
-                 * @description Name
-                 * @example Name
-                 */
-                $name?: string;
-                /**
-                 * @description Stage
-                 * @enum {string}
-                 */
-                $stage?: "LEAD" | "QUALIFIED" | "PROPOSAL" | "NEGOTIATION" | "WON" | "LOST";
-                /**
-                 * @description Amount
-                 * @example 1250
-                 */
-                $amount?: number | null;
-                /**
-                 * Format: date-time
-                 * @description Close date
-                 * @example 2026-01-02T03:04:05Z
-                 */
-                $closeDate?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: {
-                /** @description Account (account) */
-                $account?: string | string[];
-                /** @description Owner (member) */
-                $owner?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            };
-            /** @description Unique per type */
-            externalId?: string | null;
+            matchOn: components["schemas"]["UpsertMatchOn"];
+            fields?: components["schemas"]["OpportunityFields"];
+            relationships?: components["schemas"]["OpportunityRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         TasksCreateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields: {
-                /**
-                 * @description Title
-                 * @example Title
-                 */
-                $title: string;
-                /**
-                 * @description Status
-                 * @enum {string}
-                 */
-                $status: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
-                /**
-                 * @description Description
-                 * @example Written in **Markdown**
-                 */
-                $description?: string | null;
-                /**
-                 * Format: date-time
-                 * @description Due at
-                 * @example 2026-01-02T03:04:05Z
-                 */
-                $dueAt?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships: {
-                /** @description Assignee (member) */
-                $assignedTo: string | string[];
-                /** @description Account (account) */
-                $account?: (string | null) | string[];
-                /** @description Opportunity (opportunity) */
-                $opportunity?: (string | null) | string[];
-                /** @description Created by (member) */
-                $createdBy?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            };
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields: WithRequired<components["schemas"]["TaskFields"], "$title" | "$status">;
+            relationships: WithRequired<components["schemas"]["TaskRelationships"], "$assignedTo">;
+            externalId?: components["schemas"]["ExternalId"];
         };
         TasksUpdateRequest: {
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-            fields?: ({
-                /**
-                 * @description Title
-                 * @example Title
-                 */
-                $title?: string;
-                /**
-                 * @description Status
-                 * @enum {string}
-                 */
-                $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
-                /**
-                 * @description Description
-                 * @example Written in **Markdown**
-                 */
-                $description?: string | null;
-                /**
-                 * Format: date-time
-                 * @description Due at
-                 * @example 2026-01-02T03:04:05Z
-                 */
-                $dueAt?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            }) | null;
-            /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
-            relationships?: ({
-                /** @description Assignee (member) */
-                $assignedTo?: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                };
-                /** @description Account (account) */
-                $account?: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-                /** @description Opportunity (opportunity) */
-                $opportunity?: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-            } & {
-                [key: string]: {
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    add?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    remove?: string | string[];
-                    /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                    replace?: string | string[];
-                } | null;
-            }) | null;
-            /** @description Unique per type */
-            externalId?: string | null;
+            fields?: components["schemas"]["TaskFieldChanges"];
+            relationships?: components["schemas"]["TaskRelationshipChanges"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         TasksCreateManyRequest: {
-            inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields: {
-                    /**
-                     * @description Title
-                     * @example Title
-                     */
-                    $title: string;
-                    /**
-                     * @description Status
-                     * @enum {string}
-                     */
-                    $status: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
-                    /**
-                     * @description Description
-                     * @example Written in **Markdown**
-                     */
-                    $description?: string | null;
-                    /**
-                     * Format: date-time
-                     * @description Due at
-                     * @example 2026-01-02T03:04:05Z
-                     */
-                    $dueAt?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships: {
-                    /** @description Assignee (member) */
-                    $assignedTo: string | string[];
-                    /** @description Account (account) */
-                    $account?: (string | null) | string[];
-                    /** @description Opportunity (opportunity) */
-                    $opportunity?: (string | null) | string[];
-                    /** @description Created by (member) */
-                    $createdBy?: (string | null) | string[];
-                } & {
-                    [key: string]: (string | null) | string[];
-                };
-                /** @description Unique per type */
-                externalId?: string | null;
-            }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            inputs: components["schemas"]["TasksCreateRequest"][];
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         TasksUpdateManyRequest: {
             inputs: {
                 /** @description The record to update */
                 id: string;
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. null is the same as absent. */
-                fields?: ({
-                    /**
-                     * @description Title
-                     * @example Title
-                     */
-                    $title?: string;
-                    /**
-                     * @description Status
-                     * @enum {string}
-                     */
-                    $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
-                    /**
-                     * @description Description
-                     * @example Written in **Markdown**
-                     */
-                    $description?: string | null;
-                    /**
-                     * Format: date-time
-                     * @description Due at
-                     * @example 2026-01-02T03:04:05Z
-                     */
-                    $dueAt?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                }) | null;
-                /** @description Relationship key → an object with add, remove, replace (each an id or an array of ids). At most 25 ids per request. */
-                relationships?: ({
-                    /** @description Assignee (member) */
-                    $assignedTo?: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    };
-                    /** @description Account (account) */
-                    $account?: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                    /** @description Opportunity (opportunity) */
-                    $opportunity?: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                } & {
-                    [key: string]: {
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        add?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        remove?: string | string[];
-                        /** @description An id or an array of ids (at most 25 ids per request, over all relationships) */
-                        replace?: string | string[];
-                    } | null;
-                }) | null;
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["TaskFieldChanges"];
+                relationships?: components["schemas"]["TaskRelationshipChanges"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         TasksUpsertManyRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
+            matchOn: components["schemas"]["UpsertMatchOn"];
             inputs: {
-                /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-                fields?: {
-                    /**
-                     * @description Title
-                     * @example Title
-                     */
-                    $title?: string;
-                    /**
-                     * @description Status
-                     * @enum {string}
-                     */
-                    $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
-                    /**
-                     * @description Description
-                     * @example Written in **Markdown**
-                     */
-                    $description?: string | null;
-                    /**
-                     * Format: date-time
-                     * @description Due at
-                     * @example 2026-01-02T03:04:05Z
-                     */
-                    $dueAt?: string | null;
-                } & {
-                    [key: string]: components["schemas"]["CustomFieldValue"];
-                };
-                /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-                relationships?: {
-                    /** @description Assignee (member) */
-                    $assignedTo?: string | string[];
-                    /** @description Account (account) */
-                    $account?: (string | null) | string[];
-                    /** @description Opportunity (opportunity) */
-                    $opportunity?: (string | null) | string[];
-                    /** @description Created by (member) */
-                    $createdBy?: (string | null) | string[];
-                } & {
-                    [key: string]: (string | null) | string[];
-                };
-                /** @description Unique per type */
-                externalId?: string | null;
+                fields?: components["schemas"]["TaskFields"];
+                relationships?: components["schemas"]["TaskRelationships"];
+                externalId?: components["schemas"]["ExternalId"];
             }[];
-            /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
-            atomic?: boolean | null;
+            atomic?: components["schemas"]["BatchAtomic"];
         };
         TasksUpsertRequest: {
-            /** @description `externalId`, or the key of a `unique` field of the type; every input carries its value */
-            matchOn: string;
-            /** @description Field key → bare value; null clears. System fields start with $, custom fields use their bare key. Required. */
-            fields?: {
-                /**
-                 * @description Title
-                 * @example Title
-                 */
-                $title?: string;
-                /**
-                 * @description Status
-                 * @enum {string}
-                 */
-                $status?: "TODO" | "IN_PROGRESS" | "COMPLETE" | "CANCELLED";
-                /**
-                 * @description Description
-                 * @example Written in **Markdown**
-                 */
-                $description?: string | null;
-                /**
-                 * Format: date-time
-                 * @description Due at
-                 * @example 2026-01-02T03:04:05Z
-                 */
-                $dueAt?: string | null;
-            } & {
-                [key: string]: components["schemas"]["CustomFieldValue"];
-            };
-            /** @description Relationship key → an id or an array of ids. At most 25 ids per request. */
-            relationships?: {
-                /** @description Assignee (member) */
-                $assignedTo?: string | string[];
-                /** @description Account (account) */
-                $account?: (string | null) | string[];
-                /** @description Opportunity (opportunity) */
-                $opportunity?: (string | null) | string[];
-                /** @description Created by (member) */
-                $createdBy?: (string | null) | string[];
-            } & {
-                [key: string]: (string | null) | string[];
-            };
-            /** @description Unique per type */
-            externalId?: string | null;
+            matchOn: components["schemas"]["UpsertMatchOn"];
+            fields?: components["schemas"]["TaskFields"];
+            relationships?: components["schemas"]["TaskRelationships"];
+            externalId?: components["schemas"]["ExternalId"];
         };
         AddressFieldValueDto: {
             /**
@@ -4289,94 +3236,12 @@ export interface components {
         /**
          * @description Type `bad_request`; `error.code` is one of:
          *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
-         *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
-         */
-        E400_InvalidJson_InvalidParameter_Unmetered: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "bad_request",
-                 *         "code": "invalid_json",
-                 *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `bad_request`; `error.code` is one of:
-         *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
-         *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
-         *     - `version_header`: Service-Version is missing or not the supported version.
-         */
-        E400_InvalidJson_InvalidParameter_VersionHeader: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "bad_request",
-                 *         "code": "invalid_json",
-                 *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `bad_request`; `error.code` is one of:
-         *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
-         *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
-         *     - `version_header`: Service-Version is missing or not the supported version.
-         *     - `idempotency_key_too_long`: Idempotency-Key is too long.
-         */
-        E400_InvalidJson_InvalidParameter_VersionHeader_IdempotencyKeyTooLong: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "bad_request",
-                 *         "code": "invalid_json",
-                 *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `bad_request`; `error.code` is one of:
-         *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
          *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
          *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
          *     - `invalid_filter`: A filter the type or field cannot apply.
          *     - `version_header`: Service-Version is missing or not the supported version.
          */
-        E400_InvalidJson_UnknownField_InvalidParameter_InvalidFilter_VersionHeader: {
+        E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4406,7 +3271,7 @@ export interface components {
          *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
          *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
          */
-        E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_Unmetered: {
+        E400_InvalidJson_UnknownField_InvalidType_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4433,7 +3298,7 @@ export interface components {
          *     - `version_header`: Service-Version is missing or not the supported version.
          *     - `idempotency_key_too_long`: Idempotency-Key is too long.
          */
-        E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_VersionHeader_IdempotencyKeyTooLong: {
+        E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4467,7 +3332,89 @@ export interface components {
          *     - `version_header`: Service-Version is missing or not the supported version.
          *     - `idempotency_key_too_long`: Idempotency-Key is too long.
          */
-        E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong: {
+        E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "bad_request",
+                 *         "code": "invalid_json",
+                 *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `bad_request`; `error.code` is one of:
+         *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+         *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+         */
+        E400_InvalidJson_Unmetered: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "bad_request",
+                 *         "code": "invalid_json",
+                 *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `bad_request`; `error.code` is one of:
+         *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+         *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+         *     - `version_header`: Service-Version is missing or not the supported version.
+         */
+        E400_InvalidJson_VersionHeader: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "bad_request",
+                 *         "code": "invalid_json",
+                 *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `bad_request`; `error.code` is one of:
+         *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+         *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+         *     - `version_header`: Service-Version is missing or not the supported version.
+         *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+         */
+        E400_InvalidJson_VersionHeader_IdempotencyKeyTooLong: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4494,7 +3441,7 @@ export interface components {
          * @description Type `bad_request`; `error.code` is one of:
          *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
          */
-        E400_InvalidParameter_Unmetered: {
+        E400_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4516,7 +3463,7 @@ export interface components {
          * @description Type `unauthorized`; `error.code` is one of:
          *     - `invalid_api_key`: Authorization is missing or malformed, or names an unknown or revoked key.
          */
-        E401_InvalidApiKey: {
+        E401: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4615,7 +3562,7 @@ export interface components {
          * @description Type `not_found`; `error.code` is one of:
          *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
          */
-        E404_NotFound: {
+        E404: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4642,7 +3589,7 @@ export interface components {
          * @description Type `not_found`; `error.code` is one of:
          *     - `not_found`: An unknown route, id or type slug, an id of the wrong shape, or an id of another workspace.
          */
-        E404_NotFound_Unmetered: {
+        E404_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4882,7 +3829,7 @@ export interface components {
          * @description Type `payload_too_large`; `error.code` is one of:
          *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
          */
-        E413_PayloadTooLarge: {
+        E413: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4904,7 +3851,7 @@ export interface components {
          * @description Type `unsupported_media_type`; `error.code` is one of:
          *     - `unsupported_media_type`: The body is not UTF-8 application/json, or an upload’s Content-Type is not the signed one.
          */
-        E415_UnsupportedMediaType: {
+        E415: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -5182,7 +4129,7 @@ export interface components {
          * @description Type `too_many_requests`; `error.code` is one of:
          *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
          */
-        E429_RateLimited: {
+        E429: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5210,7 +4157,7 @@ export interface components {
          * @description Type `too_many_requests`; `error.code` is one of:
          *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
          */
-        E429_RateLimited_Unmetered: {
+        E429_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
@@ -5233,7 +4180,7 @@ export interface components {
          * @description Type `internal_server_error`; `error.code` is one of:
          *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
          */
-        E500_InternalError: {
+        E500: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5260,7 +4207,7 @@ export interface components {
          * @description Type `internal_server_error`; `error.code` is one of:
          *     - `internal_error`: Never expected; the body carries no stack trace or SQL.
          */
-        E500_InternalError_Unmetered: {
+        E500_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -5282,7 +4229,7 @@ export interface components {
          * @description Type `service_unavailable`; `error.code` is one of:
          *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
          */
-        E503_DatabaseUnavailable: {
+        E503: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5310,7 +4257,7 @@ export interface components {
          * @description Type `service_unavailable`; `error.code` is one of:
          *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
          */
-        E503_DatabaseUnavailable_Unmetered: {
+        E503_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
@@ -5327,6 +4274,208 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /** @description Some inputs failed (never with `atomic: true`): each result says which */
+        BatchAnswer_207_BatchItems_Replayable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BatchAnswerDto"];
+            };
+        };
+        /** @description Every input succeeded */
+        BatchAnswer_BatchItems_Replayable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
+                "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
+                "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BatchAnswerDto"];
+            };
+        };
+        Definitions: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DefinitionsDto"];
+            };
+        };
+        Definitions_Unmetered: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DefinitionsDto"];
+            };
+        };
+        EntityEnvelope: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EntityEnvelopeDto"];
+            };
+        };
+        EntityEnvelope_Replayable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EntityEnvelopeDto"];
+            };
+        };
+        /** @description A page of results, newest first */
+        EntityEnvelopePage: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    object: "list";
+                    data: components["schemas"]["EntityEnvelopeDto"][];
+                    totalCount: number;
+                    /** @description The `cursor` of the next page; null on the last page. */
+                    nextCursor: string | null;
+                };
+            };
+        };
+        File_Replayable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FileDto"];
+            };
+        };
+        List_Replayable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ListDto"];
+            };
+        };
+        Meeting_Replayable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MeetingDto"];
+            };
+        };
+        UpsertAnswer_Replayable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UpsertAnswerDto"];
+            };
+        };
+        Webhook_Replayable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookDto"];
+            };
+        };
+        WebhookWithSecret_Replayable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookWithSecretDto"];
             };
         };
     };
@@ -5384,15 +4533,15 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedApiKeyDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_Unmetered"];
-            401: components["responses"]["E401_InvalidApiKey"];
-            404: components["responses"]["E404_NotFound_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_Unmetered"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_DuplicateValue_Conflict_Unmetered"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited_Unmetered"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
-            503: components["responses"]["E503_DatabaseUnavailable_Unmetered"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
         };
     };
     Admin_createWorkspace: {
@@ -5417,16 +4566,16 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_Unmetered"];
-            401: components["responses"]["E401_InvalidApiKey"];
-            404: components["responses"]["E404_NotFound_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_DuplicateValue_Conflict_Unmetered"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_Unmetered"];
-            429: components["responses"]["E429_RateLimited_Unmetered"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
-            503: components["responses"]["E503_DatabaseUnavailable_Unmetered"];
+            429: components["responses"]["E429_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
         };
     };
     Admin_createApiKey: {
@@ -5453,16 +4602,16 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_Unmetered"];
-            401: components["responses"]["E401_InvalidApiKey"];
-            404: components["responses"]["E404_NotFound_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_DuplicateValue_Conflict_Unmetered"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_RelationshipEntityMissing_Unmetered"];
-            429: components["responses"]["E429_RateLimited_Unmetered"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
-            503: components["responses"]["E503_DatabaseUnavailable_Unmetered"];
+            429: components["responses"]["E429_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
         };
     };
     Admin_createMember: {
@@ -5489,16 +4638,16 @@ export interface operations {
                     "application/json": components["schemas"]["EntityEnvelopeDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_Unmetered"];
-            401: components["responses"]["E401_InvalidApiKey"];
-            404: components["responses"]["E404_NotFound_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_DuplicateValue_Conflict_Unmetered"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_Unmetered"];
-            429: components["responses"]["E429_RateLimited_Unmetered"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
-            503: components["responses"]["E503_DatabaseUnavailable_Unmetered"];
+            429: components["responses"]["E429_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
         };
     };
     ObjectTypesAdmin_createType: {
@@ -5516,25 +4665,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionsDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_Unmetered"];
-            401: components["responses"]["E401_InvalidApiKey"];
-            404: components["responses"]["E404_NotFound_Unmetered"];
+            200: components["responses"]["Definitions_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_DuplicateValue_DuplicateSlug_Conflict_Unmetered"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_Unmetered"];
-            429: components["responses"]["E429_RateLimited_Unmetered"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
-            503: components["responses"]["E503_DatabaseUnavailable_Unmetered"];
+            429: components["responses"]["E429_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
         };
     };
     ObjectTypesAdmin_addField: {
@@ -5553,25 +4694,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionsDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_Unmetered"];
-            401: components["responses"]["E401_InvalidApiKey"];
-            404: components["responses"]["E404_NotFound_Unmetered"];
+            200: components["responses"]["Definitions_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_DuplicateValue_DuplicateSlug_Conflict_Unmetered"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_Unmetered"];
-            429: components["responses"]["E429_RateLimited_Unmetered"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
-            503: components["responses"]["E503_DatabaseUnavailable_Unmetered"];
+            429: components["responses"]["E429_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
         };
     };
     ObjectTypesAdmin_addRelationship: {
@@ -5590,25 +4723,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionsDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_Unmetered"];
-            401: components["responses"]["E401_InvalidApiKey"];
-            404: components["responses"]["E404_NotFound_Unmetered"];
+            200: components["responses"]["Definitions_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_DuplicateValue_DuplicateSlug_Conflict_Unmetered"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_Unmetered"];
-            429: components["responses"]["E429_RateLimited_Unmetered"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
-            503: components["responses"]["E503_DatabaseUnavailable_Unmetered"];
+            429: components["responses"]["E429_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
         };
     };
     FileTransfers_download: {
@@ -5641,9 +4766,9 @@ export interface operations {
                 };
             };
             403: components["responses"]["E403_InvalidSignature_Unmetered"];
-            404: components["responses"]["E404_NotFound_Unmetered"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
-            503: components["responses"]["E503_DatabaseUnavailable_Unmetered"];
+            404: components["responses"]["E404_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
         };
     };
     Health_live: {
@@ -5665,8 +4790,8 @@ export interface operations {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidParameter_Unmetered"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
+            400: components["responses"]["E400_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
         };
     };
     Health_ready: {
@@ -5688,9 +4813,9 @@ export interface operations {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidParameter_Unmetered"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
-            503: components["responses"]["E503_DatabaseUnavailable_Unmetered"];
+            400: components["responses"]["E400_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
         };
     };
     FileTransfers_upload: {
@@ -5725,12 +4850,12 @@ export interface operations {
                 content?: never;
             };
             403: components["responses"]["E403_InvalidSignature_Unmetered"];
-            404: components["responses"]["E404_NotFound_Unmetered"];
+            404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_InvalidState_Unmetered"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            500: components["responses"]["E500_InternalError_Unmetered"];
-            503: components["responses"]["E503_DatabaseUnavailable_Unmetered"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
         };
     };
     Accounts_list: {
@@ -5753,37 +4878,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["EntityEnvelopeDto"][];
-                        totalCount: number;
-                        /** @description The `cursor` of the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidParameter_InvalidFilter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelopePage"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Accounts_create: {
@@ -5803,31 +4907,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Accounts_get: {
@@ -5843,30 +4933,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Accounts_update: {
@@ -5888,32 +4965,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Accounts_createMany: {
@@ -5933,55 +4996,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Accounts_updateMany: {
@@ -6001,55 +5028,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Accounts_upsertMany: {
@@ -6069,55 +5060,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Accounts_definitions: {
@@ -6131,29 +5086,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionsDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["Definitions"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Accounts_upsert: {
@@ -6173,32 +5115,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpsertAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["UpsertAnswer_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Auth_validate: {
@@ -6226,14 +5154,14 @@ export interface operations {
                     "application/json": components["schemas"]["KeyValidationDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Contacts_list: {
@@ -6256,37 +5184,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["EntityEnvelopeDto"][];
-                        totalCount: number;
-                        /** @description The `cursor` of the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidParameter_InvalidFilter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelopePage"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Contacts_create: {
@@ -6306,31 +5213,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Contacts_get: {
@@ -6346,30 +5239,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Contacts_update: {
@@ -6391,32 +5271,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Contacts_createMany: {
@@ -6436,55 +5302,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Contacts_updateMany: {
@@ -6504,55 +5334,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Contacts_upsertMany: {
@@ -6572,55 +5366,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Contacts_definitions: {
@@ -6634,29 +5392,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionsDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["Definitions"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Contacts_upsert: {
@@ -6676,32 +5421,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpsertAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["UpsertAnswer_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Events_feed: {
@@ -6735,15 +5466,15 @@ export interface operations {
                     "application/json": components["schemas"]["EventPageDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Files_list: {
@@ -6784,15 +5515,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Files_create: {
@@ -6827,16 +5558,16 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedFileDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope_NotPermitted"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_FileConstraint_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Files_get: {
@@ -6866,16 +5597,16 @@ export interface operations {
                     "application/json": components["schemas"]["FileDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Files_cancel: {
@@ -6897,32 +5628,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FileDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["File_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_InvalidState_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Files_complete: {
@@ -6944,32 +5661,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FileDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["File_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_InvalidState_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_ChecksumMismatch_SizeMismatch_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Files_url: {
@@ -6999,16 +5702,16 @@ export interface operations {
                     "application/json": components["schemas"]["FileUrlDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_InvalidState_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Lists_list: {
@@ -7049,15 +5752,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Lists_create: {
@@ -7077,31 +5780,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["List_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_ObjectTypeMismatch_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Lists_get: {
@@ -7131,16 +5820,16 @@ export interface operations {
                     "application/json": components["schemas"]["ListDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Lists_update: {
@@ -7162,32 +5851,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["List_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_ObjectTypeMismatch_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Lists_accounts: {
@@ -7208,39 +5883,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["EntityEnvelopeDto"][];
-                        totalCount: number;
-                        /** @description The `cursor` of the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelopePage"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ObjectTypeMismatch"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Lists_contacts: {
@@ -7261,39 +5915,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["EntityEnvelopeDto"][];
-                        totalCount: number;
-                        /** @description The `cursor` of the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelopePage"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ObjectTypeMismatch"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Lists_opportunities: {
@@ -7314,39 +5947,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["EntityEnvelopeDto"][];
-                        totalCount: number;
-                        /** @description The `cursor` of the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelopePage"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ObjectTypeMismatch"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Meetings_list: {
@@ -7391,15 +6003,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidParameter_InvalidFilter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Meetings_create: {
@@ -7419,31 +6031,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MeetingDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["Meeting_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Meetings_get: {
@@ -7473,16 +6071,16 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Meetings_update: {
@@ -7504,32 +6102,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MeetingDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["Meeting_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope_NotPermitted"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Members_list: {
@@ -7552,37 +6136,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["EntityEnvelopeDto"][];
-                        totalCount: number;
-                        /** @description The `cursor` of the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidParameter_InvalidFilter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelopePage"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Members_get: {
@@ -7598,30 +6161,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Notes_list: {
@@ -7644,37 +6194,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["EntityEnvelopeDto"][];
-                        totalCount: number;
-                        /** @description The `cursor` of the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidParameter_InvalidFilter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelopePage"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Notes_create: {
@@ -7694,31 +6223,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Notes_get: {
@@ -7734,30 +6249,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Notes_update: {
@@ -7779,32 +6281,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Notes_createMany: {
@@ -7824,55 +6312,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Notes_updateMany: {
@@ -7892,55 +6344,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Notes_upsertMany: {
@@ -7960,55 +6376,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Notes_definitions: {
@@ -8022,29 +6402,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionsDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["Definitions"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Notes_upsert: {
@@ -8064,32 +6431,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpsertAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["UpsertAnswer_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Objects_types: {
@@ -8117,15 +6470,15 @@ export interface operations {
                     "application/json": components["schemas"]["ObjectTypeListDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Objects_list: {
@@ -8151,38 +6504,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["EntityEnvelopeDto"][];
-                        totalCount: number;
-                        /** @description The `cursor` of the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidParameter_InvalidFilter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelopePage"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Objects_definitions: {
@@ -8199,30 +6531,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionsDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["Definitions"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Objects_create: {
@@ -8245,32 +6564,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Objects_get: {
@@ -8288,30 +6593,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Objects_update: {
@@ -8335,32 +6627,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Objects_createMany: {
@@ -8383,55 +6661,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Objects_updateMany: {
@@ -8454,55 +6696,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Objects_upsertMany: {
@@ -8525,55 +6731,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Objects_upsert: {
@@ -8596,32 +6766,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpsertAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["UpsertAnswer_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Opportunities_list: {
@@ -8644,37 +6800,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["EntityEnvelopeDto"][];
-                        totalCount: number;
-                        /** @description The `cursor` of the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidParameter_InvalidFilter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelopePage"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Opportunities_create: {
@@ -8694,31 +6829,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Opportunities_get: {
@@ -8734,30 +6855,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Opportunities_update: {
@@ -8779,32 +6887,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Opportunities_createMany: {
@@ -8824,55 +6918,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Opportunities_updateMany: {
@@ -8892,55 +6950,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Opportunities_upsertMany: {
@@ -8960,55 +6982,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Opportunities_definitions: {
@@ -9022,29 +7008,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionsDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["Definitions"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Opportunities_upsert: {
@@ -9064,32 +7037,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpsertAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["UpsertAnswer_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Search_find: {
@@ -9125,15 +7084,15 @@ export interface operations {
                     "application/json": components["schemas"]["SearchPageDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Tasks_list: {
@@ -9156,37 +7115,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of results, newest first */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        object: "list";
-                        data: components["schemas"]["EntityEnvelopeDto"][];
-                        totalCount: number;
-                        /** @description The `cursor` of the next page; null on the last page. */
-                        nextCursor: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidParameter_InvalidFilter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelopePage"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Tasks_create: {
@@ -9206,31 +7144,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Tasks_get: {
@@ -9246,30 +7170,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Tasks_update: {
@@ -9291,32 +7202,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EntityEnvelopeDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["EntityEnvelope_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Tasks_createMany: {
@@ -9336,55 +7233,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Tasks_updateMany: {
@@ -9404,55 +7265,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Tasks_upsertMany: {
@@ -9472,55 +7297,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Every input succeeded */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            /** @description Some inputs failed (never with `atomic: true`): each result says which */
-            207: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-RateLimit-Batch-Items-Limit": components["headers"]["X-RateLimit-Batch-Items-Limit"];
-                    "X-RateLimit-Batch-Items-Remaining": components["headers"]["X-RateLimit-Batch-Items-Remaining"];
-                    "X-RateLimit-Batch-Items-Reset": components["headers"]["X-RateLimit-Batch-Items-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BatchAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
+            207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Tasks_definitions: {
@@ -9534,29 +7323,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DefinitionsDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["Definitions"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Tasks_upsert: {
@@ -9576,32 +7352,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpsertAnswerDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["UpsertAnswer_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Webhooks_list: {
@@ -9642,15 +7404,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Webhooks_create: {
@@ -9670,31 +7432,17 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookWithSecretDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["WebhookWithSecret_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Webhooks_get: {
@@ -9724,16 +7472,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Webhooks_update: {
@@ -9755,32 +7503,18 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["Webhook_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Webhooks_delete: {
@@ -9798,32 +7532,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["Webhook_Replayable"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Webhooks_deliveries: {
@@ -9866,16 +7586,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["E400_InvalidJson_InvalidParameter_VersionHeader"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Webhooks_redeliver: {
@@ -9912,17 +7632,17 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_InvalidState_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
     Webhooks_rotateSecret: {
@@ -9944,32 +7664,21 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookWithSecretDto"];
-                };
-            };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_InvalidParameter_VersionHeader_IdempotencyKeyTooLong"];
-            401: components["responses"]["E401_InvalidApiKey"];
+            200: components["responses"]["WebhookWithSecret_Replayable"];
+            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            401: components["responses"]["E401"];
             403: components["responses"]["E403_InsufficientScope"];
-            404: components["responses"]["E404_NotFound"];
+            404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
-            413: components["responses"]["E413_PayloadTooLarge"];
-            415: components["responses"]["E415_UnsupportedMediaType"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
             422: components["responses"]["E422_ParameterMissing_InvalidValue_IdempotencyKeyReused"];
-            429: components["responses"]["E429_RateLimited"];
-            500: components["responses"]["E500_InternalError"];
-            503: components["responses"]["E503_DatabaseUnavailable"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

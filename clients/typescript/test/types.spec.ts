@@ -64,3 +64,26 @@ describe('the client’s types', () => {
     for (const [index, { text: part }] of expectations.entries()) expect(errors[index].text).toContain(part);
   }, 60_000);
 });
+
+/** The type assertions of a source file (`as const` aside): each one a place where the compiler no longer checks. */
+function assertionsIn(file: string): string[] {
+  const source = ts.createSourceFile(file, ts.sys.readFile(file)!, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    const asserted = ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) ? node.type.getText(source) : undefined;
+    if (asserted !== undefined && asserted !== 'const') {
+      found.push(`${path.basename(file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText(source)}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('the client’s implementation', () => {
+  it('asserts no type: its calls and pages are checked by the compiler, not cast to their signatures', () => {
+    const sources = ts.sys.readDirectory(path.join(CLIENT, 'src'), ['.ts']).filter((file) => !file.endsWith('schema.ts'));
+    expect(sources.length).toBeGreaterThanOrEqual(4);
+    expect(sources.flatMap(assertionsIn)).toEqual([]);
+  });
+});

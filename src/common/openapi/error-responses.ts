@@ -42,11 +42,24 @@ function byStatus(codes: readonly ErrorCode[]): [ErrorStatus, ErrorCode[]][] {
 
 /**
  * The name of the shared response of a status, a set of codes and a set of headers: `E`, the status,
- * its codes, and `Unmetered` for an operation outside the rate limits, whose answers carry none of its headers.
+ * the codes that tell it from the other responses of its status (`common`, the codes all of them
+ * list, would be in every name: the description lists them), and `Unmetered` for an operation outside
+ * the rate limits, whose answers carry none of its headers. `E401` is the 401 every operation answers.
  */
-function responseName(status: ErrorStatus, codes: readonly ErrorCode[], metered: boolean): string {
+function responseName(status: ErrorStatus, codes: readonly ErrorCode[], common: ReadonlySet<ErrorCode>, metered: boolean): string {
   const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_match, _separator, letter: string) => letter.toUpperCase());
-  return `E${status}_${codes.map(pascal).join('_')}${metered ? '' : '_Unmetered'}`;
+  const distinguishing = codes.filter((code) => !common.has(code)).map(pascal);
+  return [`E${status}`, ...distinguishing, ...(metered ? [] : ['Unmetered'])].join('_');
+}
+
+/** Of each status, the codes every one of `answers` of that status lists. */
+function commonCodes(answers: readonly { status: ErrorStatus; codes: readonly ErrorCode[] }[]): Map<ErrorStatus, Set<ErrorCode>> {
+  const common = new Map<ErrorStatus, Set<ErrorCode>>();
+  for (const { status, codes } of answers) {
+    const seen = common.get(status);
+    common.set(status, new Set(seen ? codes.filter((code) => seen.has(code)) : codes));
+  }
+  return common;
 }
 
 /**
@@ -61,7 +74,7 @@ function responseName(status: ErrorStatus, codes: readonly ErrorCode[], metered:
  * this refuses to build: the codes are what a status is documented from.
  */
 export function documentErrorResponses(document: OpenAPIObject, handlers: Map<string, OperationHandler>): void {
-  const shared: Record<string, ResponseObject> = {};
+  const answers: { operation: OperationObject; status: ErrorStatus; codes: ErrorCode[]; headers: string[]; metered: boolean }[] = [];
   for (const { path, operation } of operationsByPath(document)) {
     const handler = operation.operationId ? handlers.get(operation.operationId)?.handler : undefined;
     const pipeline = pipelineOf(handler);
@@ -75,14 +88,21 @@ export function documentErrorResponses(document: OpenAPIObject, handlers: Map<st
     for (const [status, codes] of grouped) {
       const headers = pipelineHeaders(String(status), pipeline);
       const metered = headers.join() === pipelineHeaders(String(status), { ...pipeline, rateLimited: true }).join();
-      const name = responseName(status, codes, metered);
-      shared[name] ??= {
-        description: errorStatusDescription(status, codes),
-        headers: Object.fromEntries(headers.map((header) => [header, { $ref: `#/components/headers/${header}` }])),
-        content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) }, example: errorExample(status, codes) } },
-      };
-      operation.responses[status] = { $ref: `${COMPONENT_RESPONSE}${name}` };
+      answers.push({ operation, status, codes, headers, metered });
     }
+  }
+  const common = commonCodes(answers);
+  const shared: Record<string, ResponseObject> = {};
+  for (const { operation, status, codes, headers, metered } of answers) {
+    const name = responseName(status, codes, common.get(status)!, metered);
+    shared[name] ??= {
+      description: errorStatusDescription(status, codes),
+      headers: Object.fromEntries(headers.map((header) => [header, { $ref: `#/components/headers/${header}` }])),
+      content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) }, example: errorExample(status, codes) } },
+    };
+    operation.responses[String(status)] = { $ref: `${COMPONENT_RESPONSE}${name}` };
+  }
+  for (const { operation } of operationsByPath(document)) {
     operation.responses = Object.fromEntries(Object.entries(operation.responses).sort(([a], [b]) => Number(a) - Number(b)));
   }
   const sorted = Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b)));

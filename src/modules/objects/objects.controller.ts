@@ -9,10 +9,9 @@ import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { DefinitionsDto } from '../../records/definitions.dto';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
-import type { ObjectTypeDefinition } from '../../records/object-type';
 import { BatchRoutes, batchStatus, UpsertAnswerDto } from '../../records/record-batch.schema';
 import type { BatchAnswer } from '../../records/record-batches';
-import { recordWriteSchema } from '../../records/record-write.schema';
+import { CUSTOM_RECORD_TYPE, recordWriteSchema } from '../../records/record-write.schema';
 import { RECORD_WRITE_ERRORS } from '../../records/record-write';
 import { ObjectTypeListDto } from './objects.dto';
 import { ObjectsService } from './objects.service';
@@ -24,13 +23,10 @@ import {
   PROJECT_UPDATE_EXAMPLE,
 } from './project-type.example';
 
-/** A custom type as a static document knows it: every field and relationship of it is the workspace's. */
-const CUSTOM_TYPE: ObjectTypeDefinition = { slug: 'custom', label: 'Custom object', custom: true, fields: [], relationships: [] };
-
 /** A project's upserts match on its unique code, which its create example leaves out. */
 const batch = new BatchRoutes({
-  create: recordWriteSchema(CUSTOM_TYPE, true),
-  update: recordWriteSchema(CUSTOM_TYPE, false),
+  create: recordWriteSchema(CUSTOM_RECORD_TYPE, true),
+  update: recordWriteSchema(CUSTOM_RECORD_TYPE, false),
   createExample: PROJECT_CREATE_EXAMPLE,
   updateExample: PROJECT_UPDATE_EXAMPLE,
   idKind: 'record',
@@ -78,7 +74,7 @@ export class ObjectsController {
     response: EntityEnvelopeDto,
     errors: RECORD_WRITE_ERRORS,
   })
-  @ApiJsonBody(recordWriteSchema(CUSTOM_TYPE, true), PROJECT_CREATE_EXAMPLE)
+  @ApiJsonBody(recordWriteSchema(CUSTOM_RECORD_TYPE, true), PROJECT_CREATE_EXAMPLE)
   create(
     @Caller() caller: AuthContext,
     @Param('entitySlug') slug: string,
@@ -167,7 +163,7 @@ export class ObjectsController {
     response: EntityEnvelopeDto,
     errors: RECORD_WRITE_ERRORS,
   })
-  @ApiJsonBody(recordWriteSchema(CUSTOM_TYPE, false), PROJECT_UPDATE_EXAMPLE)
+  @ApiJsonBody(recordWriteSchema(CUSTOM_RECORD_TYPE, false), PROJECT_UPDATE_EXAMPLE)
   update(
     @Caller() caller: AuthContext,
     @Param('entitySlug') slug: string,
