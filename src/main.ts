@@ -37,7 +37,7 @@ async function bootstrap(): Promise<void> {
   }
   mkdirSync(config.dataDir, { recursive: true });
   const database = await resolveDatabase(config, say);
-  const applied = await runMigrations(database.url);
+  const applied = await runMigrations(config.databaseDirectUrl ?? database.url);
   if (applied.length > 0) say(`applied migrations: ${applied.join(', ')}`);
   const adminToken = resolveAdminToken(config.adminToken, config.isProduction, config.dataDir, () =>
     randomBytes(32).toString('base64url'),

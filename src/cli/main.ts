@@ -135,7 +135,7 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
   const database = await resolveDatabase(config, (message) => process.stderr.write(`${message}\n`));
   try {
-    await runMigrations(database.url);
+    await runMigrations(config.databaseDirectUrl ?? database.url);
     const app = await NestFactory.createApplicationContext(
       // Neither role: a command runs no job and serves nothing; what it writes is enqueued for the workers.
       AppModule.register(new AppConfig({ ...config, databaseUrl: database.url, roles: { api: false, worker: false } })),

@@ -20,6 +20,8 @@ describe('loadConfig', () => {
       port: 3000,
       metricsPort: undefined,
       databaseUrl: undefined,
+      databaseDirectUrl: undefined,
+      databasePoolMode: 'session',
       dataDir: path.resolve('./.data'),
       embeddedPostgresPort: 54329,
       redisUrl: undefined,
@@ -49,7 +51,7 @@ describe('loadConfig', () => {
   });
 
   it('treats empty variables as unset', () => {
-    const empty = loadConfig({ ROLES: '', WEBHOOK_DELIVERY_RETENTION_DAYS: '', FILE_SWEEP_INTERVAL_SECONDS: '', PORT: '', METRICS_PORT: '', DATABASE_URL: '', REDIS_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: '', RATE_LIMIT_READ: '' });
+    const empty = loadConfig({ ROLES: '', WEBHOOK_DELIVERY_RETENTION_DAYS: '', FILE_SWEEP_INTERVAL_SECONDS: '', PORT: '', METRICS_PORT: '', DATABASE_URL: '', DATABASE_DIRECT_URL: '', DATABASE_POOL_MODE: '', REDIS_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: '', RATE_LIMIT_READ: '' });
     expect({ ...empty }).toEqual({ ...loadConfig({}) });
   });
 
@@ -60,6 +62,8 @@ describe('loadConfig', () => {
       PORT: '8080',
       METRICS_PORT: '9464',
       DATABASE_URL: 'postgres://u:p@db:5432/records',
+      DATABASE_DIRECT_URL: 'postgres://u:p@db-primary:5432/records',
+      DATABASE_POOL_MODE: 'transaction',
       DATA_DIR: '/var/lib/records',
       EMBEDDED_POSTGRES_PORT: '6000',
       REDIS_URL: 'redis://cache:6379/1',
@@ -96,6 +100,8 @@ describe('loadConfig', () => {
       port: 8080,
       metricsPort: 9464,
       databaseUrl: 'postgres://u:p@db:5432/records',
+      databaseDirectUrl: 'postgres://u:p@db-primary:5432/records',
+      databasePoolMode: 'transaction',
       dataDir: '/var/lib/records',
       embeddedPostgresPort: 6000,
       redisUrl: 'redis://cache:6379/1',
@@ -203,6 +209,15 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 16 characters'],
     [{ DATABASE_URL: 'postgres//u:pa ss@db' }, 'DATABASE_URL must be a URL, got a value that is not one (not shown)'],
+    [{ DATABASE_URL: 'postgres://db/records', DATABASE_DIRECT_URL: 'postgres//u:pa ss@db' }, 'DATABASE_DIRECT_URL must be a URL, got a value that is not one (not shown)'],
+    [{ DATABASE_URL: 'postgres://db/records', DATABASE_DIRECT_URL: 'http://db:5432' }, 'DATABASE_DIRECT_URL must use postgres: or postgresql:, got "http:"'],
+    [{ DATABASE_DIRECT_URL: 'postgres://db/records' }, 'DATABASE_DIRECT_URL is set but DATABASE_URL is not; set DATABASE_URL too (the embedded PostgreSQL needs neither)'],
+    [{ DATABASE_URL: 'postgres://db/records', DATABASE_POOL_MODE: 'statement' }, 'DATABASE_POOL_MODE must be session or transaction, got "statement"'],
+    [{ DATABASE_URL: 'postgres://db/records', DATABASE_POOL_MODE: 'Transaction' }, 'DATABASE_POOL_MODE must be session or transaction, got "Transaction"'],
+    [
+      { DATABASE_URL: 'postgres://pooler/records', DATABASE_POOL_MODE: 'transaction' },
+      'DATABASE_POOL_MODE=transaction needs DATABASE_DIRECT_URL: migrations, session locks and the job queue need sessions of their own, which a transaction-mode pooler does not keep',
+    ],
     [{ REDIS_URL: 'redis//:pa ss@cache' }, 'REDIS_URL must be a URL, got a value that is not one (not shown)'],
     [{ DATABASE_URL: 'mysql://db/records' }, 'DATABASE_URL must use postgres: or postgresql:, got "mysql:"'],
     [{ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL must use redis: or rediss:, got "http:"'],

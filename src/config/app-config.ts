@@ -12,8 +12,15 @@ export class AppConfig {
   readonly port: number;
   /** The Prometheus metrics' own port; unset → no metrics are served. */
   readonly metricsPort: number | undefined;
-  /** Unset means: start an embedded PostgreSQL in `dataDir`. */
+  /** Unset means: start an embedded PostgreSQL in `dataDir`. May be a transaction-mode pooler (see databasePoolMode). */
   readonly databaseUrl: string | undefined;
+  /**
+   * Where the work that needs a session of its own connects (migrations, SessionLocks, the job
+   * queue, which LISTENs): PostgreSQL itself, not a transaction-mode pooler. Unset → databaseUrl.
+   */
+  readonly databaseDirectUrl: string | undefined;
+  /** What databaseUrl leads to: `session` (PostgreSQL, a session pooler) or `transaction` (a transaction-mode pooler). */
+  readonly databasePoolMode: DatabasePoolMode;
   readonly dataDir: string;
   readonly embeddedPostgresPort: number;
   readonly redisUrl: string | undefined;
@@ -56,6 +63,13 @@ export interface S3Settings {
   credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   forcePathStyle: boolean;
 }
+
+/**
+ * `transaction`: each transaction of the pool may run on another server session (PgBouncer's
+ * `pool_mode = transaction`), so the service sends no named prepared statement and no session
+ * setting through it.
+ */
+export type DatabasePoolMode = 'session' | 'transaction';
 
 export interface ProcessRoles {
   api: boolean;
@@ -138,6 +152,31 @@ function sweepInterval(env: NodeJS.ProcessEnv): number {
     throw new ConfigError(`FILE_SWEEP_INTERVAL_SECONDS must be 0 or a whole number of minutes (60, 120, …, 86400), got "${env.FILE_SWEEP_INTERVAL_SECONDS}"`);
   }
   return seconds;
+}
+
+const POOL_MODES: readonly DatabasePoolMode[] = ['session', 'transaction'];
+
+/**
+ * DATABASE_URL, DATABASE_DIRECT_URL and DATABASE_POOL_MODE together: a direct URL is one beside
+ * DATABASE_URL (the embedded PostgreSQL has no pooler), and a transaction-mode pool needs one, since
+ * session locks and LISTEN through it would land on whichever session runs the next transaction.
+ */
+function database(env: NodeJS.ProcessEnv): Pick<AppConfig, 'databaseUrl' | 'databaseDirectUrl' | 'databasePoolMode'> {
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], true);
+  const databaseDirectUrl = url(env, 'DATABASE_DIRECT_URL', ['postgres:', 'postgresql:'], true);
+  const mode = env.DATABASE_POOL_MODE || 'session';
+  if (!(POOL_MODES as readonly string[]).includes(mode)) {
+    throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${mode}"`);
+  }
+  if (databaseDirectUrl !== undefined && databaseUrl === undefined) {
+    throw new ConfigError('DATABASE_DIRECT_URL is set but DATABASE_URL is not; set DATABASE_URL too (the embedded PostgreSQL needs neither)');
+  }
+  if (mode === 'transaction' && databaseDirectUrl === undefined) {
+    throw new ConfigError(
+      'DATABASE_POOL_MODE=transaction needs DATABASE_DIRECT_URL: migrations, session locks and the job queue need sessions of their own, which a transaction-mode pooler does not keep',
+    );
+  }
+  return { databaseUrl, databaseDirectUrl, databasePoolMode: mode as DatabasePoolMode };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -229,7 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     roles: roles(env),
     port,
     metricsPort,
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], true),
+    ...database(env),
     dataDir: path.resolve(env.DATA_DIR || './.data'),
     embeddedPostgresPort: integer(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], true),

@@ -5,7 +5,12 @@ import { buildDataSourceOptions } from './data-source-options';
 /** Serialises migration runs of instances starting together. */
 const MIGRATION_LOCK = 727_001;
 
-/** Applies pending migrations under an advisory lock; returns the names applied. */
+/**
+ * Applies pending migrations under an advisory lock; returns the names applied. The lock is a
+ * session's, so `databaseUrl` must reach PostgreSQL itself (DATABASE_DIRECT_URL when a
+ * transaction-mode pooler is at DATABASE_URL): through that pooler, the unlock could run on
+ * another server session than the lock and leave it held.
+ */
 export async function runMigrations(databaseUrl: string): Promise<string[]> {
   const dataSource = new DataSource({ ...buildDataSourceOptions(databaseUrl), extra: { max: 1, application_name: applicationName('migrations') } });
   await dataSource.initialize();

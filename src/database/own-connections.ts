@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Client, Pool, type PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
-import { applicationName } from './application-name';
+import { AppConfig } from '../config/app-config';
+import { connectionSettings } from './data-source-options';
 
 /** A pool outside TypeORM's, as OwnConnections makes it. */
 export type OwnPool = Pool;
@@ -10,7 +11,9 @@ export type OwnPool = Pool;
 /**
  * Connections outside TypeORM's pool, with its settings (its connect timeout, the server options
  * of its sessions): for a session that must be of its own (SessionLocks), or a pool handed to a
- * library (the webhook queue's). A pool made here always handles its connections' errors: pg
+ * library (the job queue's, which LISTENs). Both keep state in their sessions, so they connect to
+ * DATABASE_DIRECT_URL when it is set: PostgreSQL itself, where TypeORM's pool may go through a
+ * transaction-mode pooler (DATABASE_POOL_MODE). A pool made here always handles its connections' errors: pg
  * emits an idle connection's error on the pool, and a pool without a listener for it turns a
  * connection the server closes (a restart, a dropped database) into an unhandled error that ends
  * the process. Whoever makes a pool ends it, and awaits that.
@@ -19,7 +22,10 @@ export type OwnPool = Pool;
 export class OwnConnections {
   private readonly logger = new Logger('OwnConnections');
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
 
   /** A client not yet connected, named after its `purpose`: the caller listens for its errors, connects and ends it. */
   client(purpose: string): Client {
@@ -36,8 +42,9 @@ export class OwnConnections {
     return pool;
   }
 
+  /** A session of its own on PostgreSQL: without a direct URL, the pool's is one (a transaction-mode pool needs a direct URL, AppConfig). */
   private settings(purpose: string) {
-    const { url, extra } = this.dataSource.options as PostgresDataSourceOptions;
-    return { connectionString: url, ...(extra as object), application_name: applicationName(purpose) };
+    const { url } = this.dataSource.options as PostgresDataSourceOptions;
+    return { connectionString: this.config.databaseDirectUrl ?? url, ...connectionSettings('session', purpose) };
   }
 }

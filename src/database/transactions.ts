@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { PoolClient, QueryConfig } from 'pg';
 import { DataSource, EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
+import { AppConfig } from '../config/app-config';
 
 /**
  * How many distinct statement texts get a prepared name. Each pooled connection keeps a plan per
@@ -35,14 +36,18 @@ export class Transactions {
   private readonly ambient = new AsyncLocalStorage<Transaction>();
   private readonly preparedNames = new Map<string, string>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
 
   /**
    * One statement, in the ambient transaction, else on a pooled connection, answering its rows
    * whatever its command (TypeORM's `query` answers an UPDATE or DELETE with `[rows, count]`).
    * `prepare`: the statement is named after it (the label, then a hash of the text), so each
    * connection parses and plans it once and then only binds and executes it, which TypeORM's
-   * `query` cannot do. `locks`: the statement takes locks that the transaction holds until it ends,
+   * `query` cannot do; but not through a transaction-mode pooler (DATABASE_POOL_MODE), whose next
+   * transaction may run on a server session that never saw the name. `locks`: the statement takes locks that the transaction holds until it ends,
    * which outside one would be released at once, so it throws instead of running (as TypeORM's
    * pessimistic locks do). A failed statement is a QueryFailedError, as TypeORM's would be.
    */
@@ -101,6 +106,7 @@ export class Transactions {
   }
 
   private preparedName(label: string, text: string): string | undefined {
+    if (this.config.databasePoolMode === 'transaction') return undefined;
     let name = this.preparedNames.get(text);
     if (name === undefined && this.preparedNames.size < MAX_PREPARED_STATEMENTS) {
       name = `${label}:${createHash('sha1').update(text).digest('base64url').slice(0, 12)}`;

@@ -48,6 +48,7 @@ export default async function globalSetup(): Promise<void> {
     (globalThis as { stopTestDatabase?: () => Promise<void> }).stopTestDatabase = embedded.stop;
     url = embedded.url;
   }
-  await runMigrations(url);
+  // Behind a transaction-mode pooler (TEST_DATABASE_POOL_MODE), migrations need a session of their own.
+  await runMigrations(process.env.TEST_DATABASE_DIRECT_URL || url);
   process.env.RESOLVED_TEST_DATABASE_URL = url;
 }

@@ -13,7 +13,8 @@ import { createTestApp, TestApp, testDatabaseUrl } from './test-app';
 export class ScratchDatabase {
   readonly name: string;
   readonly url: string;
-  private readonly serverUrl = testDatabaseUrl();
+  /** PostgreSQL itself, not a transaction-mode pooler in front of it (TEST_DATABASE_DIRECT_URL): migrations need a session. */
+  private readonly serverUrl = process.env.TEST_DATABASE_DIRECT_URL || testDatabaseUrl();
 
   constructor(prefix: string) {
     this.name = `${prefix}_${randomBytes(4).toString('hex')}`;

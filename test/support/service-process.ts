@@ -35,8 +35,8 @@ export class ServiceProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
   }
 
-  /** Starts the service and resolves once its banner says it is ready. */
-  static async start(env: Record<string, string>, dataDir?: string): Promise<ServiceProcess> {
+  /** Starts the service and resolves once its banner says it is ready (within `readyTimeoutMs`: longer on a machine under load). */
+  static async start(env: Record<string, string>, dataDir?: string, { readyTimeoutMs = 45_000 } = {}): Promise<ServiceProcess> {
     const port = await freePort();
     const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'records-test-service-'));
     const child = spawn(process.execPath, ['-r', path.join(__dirname, 'register-ts.js'), path.join(ROOT, 'src', 'main.ts')], {
@@ -54,7 +54,7 @@ export class ServiceProcess {
     });
     const service = new ServiceProcess(child, `http://127.0.0.1:${port}`, dir);
     try {
-      await service.waitForOutput(/ready in [\d.]+s[\s\S]*(Admin token|Operator API)/, 45_000);
+      await service.waitForOutput(/ready in [\d.]+s[\s\S]*(Admin token|Operator API)/, readyTimeoutMs);
     } catch (error) {
       await service.dispose();
       throw error;

@@ -53,6 +53,7 @@ export async function createTestApp(
       AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
       WEBHOOK_ALLOWED_NETWORKS: TEST_WEBHOOK_ALLOWED_NETWORKS,
       ROLES: 'api',
+      ...runDatabasePooling(options.env),
       ...options.env,
     }),
     databaseUrl: options.env?.DATABASE_URL ?? testDatabaseUrl(),
@@ -73,6 +74,18 @@ export async function createTestApp(
     }
   };
   return { app, config, document, http: request(app.getHttpServer()), close };
+}
+
+/**
+ * TEST_DATABASE_POOL_MODE and TEST_DATABASE_DIRECT_URL: the run's database is reached through a
+ * pooler (TEST_DATABASE_URL), PostgreSQL itself at the direct URL (README, "At scale"). An app on a
+ * database of its own (DATABASE_URL in `env`) reaches it directly.
+ */
+function runDatabasePooling(env: Record<string, string> = {}): Record<string, string> {
+  const mode = process.env.TEST_DATABASE_POOL_MODE;
+  const direct = process.env.TEST_DATABASE_DIRECT_URL;
+  if (env.DATABASE_URL || !direct) return {};
+  return { DATABASE_URL: testDatabaseUrl(), DATABASE_DIRECT_URL: direct, ...(mode ? { DATABASE_POOL_MODE: mode } : {}) };
 }
 
 /** Headers of an authenticated `/v1` call. */

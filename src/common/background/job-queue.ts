@@ -93,6 +93,7 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.roles.worker) return;
     // Made and ended here rather than by graphile-worker, which ends a pool it makes without awaiting it, its error handler already removed.
+    // On DATABASE_DIRECT_URL when set (OwnConnections): the queue LISTENs for new jobs and names its statements.
     this.pool = this.connections.pool('job queue', QUEUE_POOL_SIZE);
     try {
       await this.start(this.pool);
