@@ -38,6 +38,6 @@ export class OwnConnections {
 
   private settings(purpose: string) {
     const { url, extra } = this.dataSource.options as PostgresDataSourceOptions;
-    return { connectionString: url, ...(extra as object), application_name: applicationName(purpose) };
+    return { connectionString: url, ...(extra as object | undefined), application_name: applicationName(purpose) };
   }
 }

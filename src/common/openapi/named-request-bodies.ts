@@ -1,4 +1,4 @@
-import type { OpenAPIObject, SchemaObject } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { operationsOf } from './operation-handlers';
 
 /** `Notes_create` → `NotesCreateRequest`. */
@@ -21,7 +21,7 @@ export function nameRequestBodies(document: OpenAPIObject): void {
     if (!json?.schema || '$ref' in json.schema || !operation.operationId) continue;
     const name = requestSchemaName(operation.operationId);
     if (schemas[name]) throw new Error(`${operation.operationId}: a component schema is already named ${name}`);
-    schemas[name] = json.schema as SchemaObject;
+    schemas[name] = json.schema;
     json.schema = { $ref: `#/components/schemas/${name}` };
   }
 }

@@ -189,7 +189,7 @@ export class EventsService {
         occurredAt: row.occurred_at.toISOString(),
         entityType: row.entity_type,
         entityId: row.entity_id,
-        data: (redacted.get(row) ?? row.data) as object,
+        data: (redacted.get(row) ?? row.data),
         ...(row.changes ? { changes: changesOf(row)! } : {}),
         ...(row.member_id ? { memberId: row.member_id } : {}),
       }));
