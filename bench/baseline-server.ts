@@ -138,5 +138,6 @@ function serve(pool: Pool) {
 if (require.main === module) {
   // The service's pool (src/database/data-source-options.ts): 20 connections, pg's idle timeout.
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
-  createServer(serve(pool)).listen(Number(process.env.PORT), '127.0.0.1');
+  const handle = serve(pool);
+  createServer((request, response) => void handle(request, response)).listen(Number(process.env.PORT), '127.0.0.1');
 }

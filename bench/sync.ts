@@ -200,7 +200,7 @@ async function startReceiver(): Promise<{ server: Server; port: number; delivere
   const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
-      delivered.add(`${request.url} ${request.headers['webhook-id']}`);
+      delivered.add(`${request.url} ${String(request.headers['webhook-id'])}`);
       response.writeHead(204).end();
     });
   });

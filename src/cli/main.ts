@@ -106,7 +106,7 @@ function readJsonFile(file: string): unknown {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new Error(`--file ${file}: ${(error as Error).message}`);
+    throw new Error(`--file ${file}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
   }
   const command = COMMANDS.get(positionals[0] ?? '');
   if (!command) throw new Error(USAGE);
-  const work = command(options as Options);
+  const work = command(options);
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
   const database = await resolveDatabase(config, (message) => process.stderr.write(`${message}\n`));
   try {

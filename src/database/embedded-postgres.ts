@@ -162,8 +162,9 @@ export async function startEmbeddedPostgres(options: {
     await server.start();
   } catch (error) {
     throw new Error(
-      `embedded PostgreSQL did not start on 127.0.0.1:${options.port} (${String(error ?? 'process exited')}); ` +
+      `embedded PostgreSQL did not start on 127.0.0.1:${options.port} (${error instanceof Error ? error.message : 'process exited'}); ` +
         'is the port taken? Set EMBEDDED_POSTGRES_PORT or DATABASE_URL',
+      { cause: error },
     );
   }
   await ensureDatabase(`${base}/postgres`, options.database);

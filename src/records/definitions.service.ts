@@ -3,7 +3,7 @@ import { ApiError } from '../common/errors/api-error';
 import type { FieldDefinitionEntity } from '../database/entities/field-definition.entity';
 import type { RelationshipDefinitionEntity } from '../database/entities/relationship-definition.entity';
 import { DefinitionsRepository } from './definitions.repository';
-import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition, TypeConfiguration } from './object-type';
+import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition } from './object-type';
 import { SYSTEM_RECORD_TYPES } from './system-types';
 import type { ValueType } from './value-types';
 import { WorkspacesRepository } from './workspaces.repository';
@@ -94,7 +94,7 @@ function toFieldDefinition(row: FieldDefinitionEntity): FieldDefinition {
     // Only the admin API writes field definitions, from a validated AddFieldDto.
     valueType: row.valueType as ValueType,
     description: row.description,
-    typeConfiguration: row.typeConfiguration as TypeConfiguration,
+    typeConfiguration: row.typeConfiguration,
     readOnly: false,
     required: row.required,
   };

@@ -11,7 +11,7 @@ import { LinkTargets, relationshipEntityMissing } from './link-targets';
 import type { ObjectTypeDefinition, RelationshipDefinition } from './object-type';
 import { isRecordIdOf, newRecordId } from './record-ids';
 import { RecordLink, RecordLinksRepository } from './record-links.repository';
-import { isPlainObject, linkCountError, readRecordWrite, type RecordWrite } from './record-write';
+import { isPlainObject, linkCountError, probesOf, readRecordWrite, type RecordWrite } from './record-write';
 import {
   externalIdLockKey,
   fieldsTooLarge,
@@ -81,11 +81,6 @@ function atInput(index: number, error: ApiError): ApiError {
   return new ApiError(error.status, error.code, error.message, error.param === undefined ? place : `${place}.${error.param}`, error.headers);
 }
 
-/** The probes of a `unique` field's value: each element of a multi-valued one, else the value (see isValueTaken). */
-function probesOf(value: unknown): unknown[] {
-  return Array.isArray(value) ? value.map((element) => [element]) : [value];
-}
-
 /** Whether a stored value holds a probe as isValueTaken decides it: an element of an array, else equality. */
 function holds(stored: unknown, probe: unknown): boolean {
   if (Array.isArray(probe) && Array.isArray(stored)) return stored.some((element) => isDeepStrictEqual(element, probe[0]));
@@ -114,7 +109,7 @@ class Failures {
       return read();
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      this.add(index, error);
+      this.add(index, error as ApiError);
       return undefined;
     }
   }
@@ -247,7 +242,7 @@ export class RecordBatches {
     const results: BatchItemResult[] = [];
     for (let index = 0; index < count; index++) {
       const failure = failures.get(index);
-      if (failure) results.push({ status: failure.status as ErrorStatus, error: failure.toBody().error });
+      if (failure) results.push({ status: failure.status, error: failure.toBody().error });
       else results.push({ status: 200, ...written.get(index)! });
     }
     return { object: 'batch', results };

@@ -101,10 +101,10 @@ export class RecordLinksRepository {
   /** The ids `recordId` is linked to through `binding`, read from the record's end. */
   async linkedTo(recordId: string, { link, side }: LinkBinding): Promise<string[]> {
     const { self, other } = columnsOf(side);
-    const rows = (await this.transactions.query(
+    const rows = await this.transactions.query<{ id: string }>(
       `SELECT ${other} AS id FROM record_links WHERE ${self} = $1 AND link = $2`,
       [recordId, link],
-    )) as { id: string }[];
+    );
     return rows.map((row) => row.id);
   }
 
@@ -112,10 +112,10 @@ export class RecordLinksRepository {
   async linkedToAny(recordIds: string[], { link, side }: LinkBinding): Promise<string[]> {
     if (recordIds.length === 0) return [];
     const { self, other } = columnsOf(side);
-    const rows = (await this.transactions.query(
+    const rows = await this.transactions.query<{ id: string }>(
       `SELECT DISTINCT ${other} AS id FROM record_links WHERE link = $1 AND ${self} = ANY($2)`,
       [link, recordIds],
-    )) as { id: string }[];
+    );
     return rows.map((row) => row.id);
   }
 

@@ -192,3 +192,8 @@ export function linkCountError(definition: RelationshipDefinition, linkCount: nu
   if (definition.required && linkCount === 0) return ApiError.missing(param);
   return undefined;
 }
+
+/** The probes of a `unique` field's value: each element of a multi-valued one, else the value (see isValueTaken). */
+export function probesOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? (value as unknown[]).map((element) => [element]) : [value];
+}

@@ -511,20 +511,20 @@ export class RecordsRepository {
     const probe = JSON.stringify({ [fieldKey]: value });
     await this.lockValues([uniqueValueLockKey(workspaceId, slug, fieldKey, value)]);
     // Containment alone would take {firstName} for a duplicate of {firstName, lastName}.
-    const taken = (await this.transactions.query(
+    const taken = await this.transactions.query<unknown>(
       `SELECT 1 FROM records WHERE workspace_id = $1 AND object_type = $2 AND fields @> $3::jsonb AND id <> $4
           AND (jsonb_typeof(fields -> $5) <> 'object' OR fields -> $5 = $6::jsonb) LIMIT 1`,
       [workspaceId, slug, probe, exceptId, fieldKey, JSON.stringify(value)],
-    )) as unknown[];
+    );
     return taken.length > 0;
   }
 
   /** Which of `ids` are records of the type in the workspace. */
   async existingIds(workspaceId: string, slug: string, ids: string[]): Promise<string[]> {
-    const rows = (await this.transactions.query(
+    const rows = await this.transactions.query<{ id: string }>(
       `SELECT id FROM records WHERE workspace_id = $1 AND object_type = $2 AND id = ANY($3)`,
       [workspaceId, slug, ids],
-    )) as { id: string }[];
+    );
     return rows.map((row) => row.id);
   }
 
@@ -535,10 +535,10 @@ export class RecordsRepository {
     fieldKey: string,
     values: string[],
   ): Promise<{ id: string; values: string[] }[]> {
-    return (await this.transactions.query(
+    return this.transactions.query<{ id: string; values: string[] }>(
       `SELECT id, fields -> $3 AS values FROM records WHERE workspace_id = $1 AND object_type = $2 AND fields -> $3 ?| $4::text[]`,
       [workspaceId, slug, fieldKey, values],
-    )) as { id: string; values: string[] }[];
+    );
   }
 
   /**
@@ -547,12 +547,12 @@ export class RecordsRepository {
    */
   async oldestByUrlHost(workspaceId: string, slug: string, fieldKey: string, hosts: string[]): Promise<Map<string, string>> {
     if (hosts.length === 0) return new Map();
-    const rows = (await this.transactions.query(OLDEST_BY_URL_HOST, [
+    const rows = await this.transactions.query<{ host: string; id: string }>(OLDEST_BY_URL_HOST, [
       workspaceId,
       slug,
       fieldKey,
       [...new Set(hosts)],
-    ])) as { host: string; id: string }[];
+    ]);
     return new Map(rows.map((row) => [row.host, row.id]));
   }
 }

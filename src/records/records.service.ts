@@ -12,7 +12,7 @@ import { LinkTargets } from './link-targets';
 import type { LinkBinding, ObjectTypeDefinition, RelationshipDefinition } from './object-type';
 import { isRecordIdOf, newRecordId } from './record-ids';
 import { LinkEnd, RecordLinksRepository } from './record-links.repository';
-import { LinkChange, linkCountError, readRecordWrite } from './record-write';
+import { LinkChange, linkCountError, probesOf, readRecordWrite } from './record-write';
 import { RecordRestriction, RecordRow, RecordsRepository } from './records.repository';
 
 /** The fields document to store: every set value (`null` clears, so it is left out). */
@@ -330,7 +330,7 @@ export class RecordsService {
     for (const field of type.fields) {
       const value = fields.get(field.key);
       if (!field.typeConfiguration.unique || value === null || value === undefined) continue;
-      const probes = (Array.isArray(value) ? value.map((element) => [element]) : [value]).sort((a, b) =>
+      const probes = probesOf(value).sort((a, b) =>
         JSON.stringify(a).localeCompare(JSON.stringify(b)),
       );
       let taken = false;

@@ -120,7 +120,7 @@ describe('files on the local storage driver: what only it has', () => {
   }, 60_000);
 
   it('holds no pooled connection while it receives and places an upload', async () => {
-    const storage = t.app.get(FileStorage) as LocalFileStorage;
+    const storage = t.app.get<LocalFileStorage>(FileStorage);
     const inUse: Record<string, number> = {};
     const receive = storage.receive.bind(storage);
     const place = storage.place.bind(storage);
@@ -144,7 +144,7 @@ describe('files on the local storage driver: what only it has', () => {
   });
 
   it('takes back an upload placed after the file was cancelled: 409, and no bytes left', async () => {
-    const storage = t.app.get(FileStorage) as LocalFileStorage;
+    const storage = t.app.get<LocalFileStorage>(FileStorage);
     const file = await api.created({ filename: 'l.txt', mimeType: 'text/plain', sizeBytes: 3 });
     const place = storage.place.bind(storage);
     const cancelFirst = jest.spyOn(storage, 'place').mockImplementation(async (...args) => {

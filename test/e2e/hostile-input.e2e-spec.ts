@@ -400,7 +400,7 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
     const operationsWithoutQuery = () =>
       Object.entries(suite.t.document.paths).flatMap(([path, item]) =>
         (['get', 'post', 'put', 'patch', 'delete'] as const)
-          .filter((method) => item[method] && !(item[method]!.parameters ?? []).some((p) => 'in' in p && p.in === 'query'))
+          .filter((method) => item[method] && !(item[method].parameters ?? []).some((p) => 'in' in p && p.in === 'query'))
           .map((method) => {
             const security = Object.keys(Object.assign({}, ...(item[method]!.security ?? [])) as object);
             const headers = security.includes('adminToken') ? adminHeaders() : security.includes('apiKey') ? v1Headers(suite.ws.key) : {};
@@ -546,7 +546,7 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
         typeConfiguration: { options: [{ label: 'A' }, { id: 'b', label: 'B' }] },
       });
       expect(response.status).toBe(200);
-      const definitions = Object.values(response.body.fieldDefinitions) as { typeConfiguration: { options?: { label?: string }[] } }[];
+      const definitions = Object.values<{ typeConfiguration: { options?: { label?: string }[] } }>(response.body.fieldDefinitions);
       for (const definition of definitions) {
         for (const option of definition.typeConfiguration.options ?? []) expect(typeof option.label).toBe('string');
       }

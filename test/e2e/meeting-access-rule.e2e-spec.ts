@@ -26,7 +26,7 @@ describe('the meeting access rule', () => {
   });
 
   const definition = async (name: string): Promise<string> =>
-    ((await dataSource.query(`SELECT pg_get_functiondef($1::regproc) AS sql`, [name])) as { sql: string }[])[0].sql;
+    (await dataSource.query<{ sql: string }[]>(`SELECT pg_get_functiondef($1::regproc) AS sql`, [name]))[0].sql;
 
   it('names only keys and links of the meeting type as defined in code', async () => {
     const sql = `${await definition('meeting_access')}\n${await definition('hidden_meeting_transcripts')}`;
@@ -42,9 +42,10 @@ describe('the meeting access rule', () => {
     ['files', `SELECT f.id FROM files f WHERE f.workspace_id = $1 AND NOT EXISTS (SELECT 1 FROM hidden_meeting_transcripts($1, $2, $3) h WHERE h.file_id = f.id)`, 3],
   ])('is inlined into the %s statements: the planner sees the tables, not a function', async (_name, statement, parameters) => {
     const values = [suite.ws.workspaceId, suite.ws.memberId, suite.ws.memberEmail.toLowerCase(), ['mtg_x']].slice(0, parameters);
-    const [{ 'QUERY PLAN': [{ Plan: plan }] }] = (await dataSource.query(`EXPLAIN (FORMAT JSON) ${statement}`, values)) as {
-      'QUERY PLAN': { Plan: PlanNode }[];
-    }[];
+    const [{ 'QUERY PLAN': [{ Plan: plan }] }] = await dataSource.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
+      `EXPLAIN (FORMAT JSON) ${statement}`,
+      values,
+    );
     expect(nodeTypes(plan)).not.toContain('Function Scan');
   });
 });

@@ -390,8 +390,8 @@ describe('meetings', () => {
           ['site7-3.example'],
         ]);
         const scans: Record<string, string>[] = [];
-        const walk = (node: Record<string, unknown>) => {
-          if (node['Index Name']) scans.push({ index: String(node['Index Name']), condition: String(node['Index Cond']) });
+        const walk = (node: Record<string, unknown> & { 'Index Name'?: string; 'Index Cond'?: string }) => {
+          if (node['Index Name']) scans.push({ index: node['Index Name'], condition: String(node['Index Cond']) });
           for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
         };
         walk(plan[0].Plan);

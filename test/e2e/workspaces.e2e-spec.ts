@@ -72,9 +72,9 @@ describe('workspaces repository', () => {
     });
     const waitsForLock = async () =>
       secondBackend !== undefined &&
-      ((await dataSource.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [
+      (await dataSource.query<unknown[]>(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [
         secondBackend,
-      ])) as unknown[]).length === 1;
+      ])).length === 1;
     for (let tries = 0; !(await waitsForLock()); tries += 1) {
       if (tries === 200) throw new Error('the second transaction never waited for the lock');
       await sleep(10);

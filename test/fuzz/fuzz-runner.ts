@@ -155,7 +155,7 @@ export async function fuzz(
       plugins: timeLimit(budget.seconds),
     });
     if (!details.failed || !(details.errorInstance instanceof RequestFailed)) {
-      if (details.failed) throw details.errorInstance ?? new Error('fuzz: the property failed without an exchange');
+      if (details.failed) throw details.errorInstance instanceof Error ? details.errorInstance : new Error('fuzz: the property failed without an exchange');
       return { seed: budget.seed, requests: details.numRuns, failures: [] };
     }
     const example = details.errorInstance.exchange;

@@ -14,7 +14,7 @@ export class ServerLog {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       this.lines.push(...text.split('\n').filter((line) => line.startsWith('{')));
       return true;
-    }) as typeof process.stdout.write);
+    }));
   }
 
   /**

@@ -23,7 +23,7 @@ const NOT_WORKSPACE_DATA = new Set(['typeorm_migrations', 'search_system_fields'
  * workspaces of their own meanwhile, so only this workspace's rows are compared.
  */
 export async function workspaceFingerprint(database: DataSource, workspaceId: string): Promise<Record<string, string>> {
-  const tables = (await database.query(
+  const tables = await database.query<{ name: string; owned: boolean }[]>(
     `SELECT c.relname AS name, bool_or(a.attname = 'workspace_id') AS owned
        FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
@@ -31,16 +31,16 @@ export async function workspaceFingerprint(database: DataSource, workspaceId: st
       WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
       GROUP BY c.relname
       ORDER BY c.relname`,
-  )) as { name: string; owned: boolean }[];
+  );
   const fingerprint: Record<string, string> = {};
   for (const { name, owned } of tables) {
     if (NOT_WORKSPACE_DATA.has(name)) continue;
     const rows = owned ? `SELECT xmin FROM ${name} WHERE workspace_id = $1` : OWNED_THROUGH[name];
     if (!rows) throw new Error(`workspace rows: table ${name} has no workspace_id; say in OWNED_THROUGH how its rows belong to a workspace`);
-    const [row] = (await database.query(
+    const [row] = await database.query<{ state: string }[]>(
       `SELECT count(*) || ' rows, newest write ' || coalesce(max(xmin::text::bigint), 0) AS state FROM (${rows}) AS owned`,
       [workspaceId],
-    )) as { state: string }[];
+    );
     fingerprint[name] = row.state;
   }
   return fingerprint;

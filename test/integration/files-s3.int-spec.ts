@@ -80,7 +80,7 @@ beforeAll(async () => {
     await s3.send(new CreateBucketCommand({ Bucket: settings.bucket }));
   } catch (error) {
     if (!(error instanceof S3ServiceException && /BucketAlreadyOwnedByYou|BucketAlreadyExists/.test(error.name))) {
-      throw new Error(`S3 at ${settings.endpoint} is not usable: ${String(error)}`);
+      throw new Error(`S3 at ${settings.endpoint} is not usable: ${String(error)}`, { cause: error });
     }
   }
 });
@@ -142,7 +142,7 @@ describe('files on the S3 driver: what only it has', () => {
     // than a request waits for a pooled connection (5 s), so a complete holding one through its
     // storage calls makes the reads queue and fail.
     const STORE_DELAY_MS = 2000;
-    const client = (t.app.get(FileStorage) as S3FileStorage).client;
+    const client = t.app.get<S3FileStorage>(FileStorage).client;
     const send = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
     const slowed = jest.spyOn(client, 'send').mockImplementation((async (...args: unknown[]) => {
       await sleep(STORE_DELAY_MS);
@@ -151,7 +151,7 @@ describe('files on the S3 driver: what only it has', () => {
     const keys = Array.from({ length: 25 }, (_unused, index): Record<string, string> =>
       keyed ? { 'Idempotency-Key': `${file.id}-${index}` } : {},
     );
-    let responses: Response[] = [];
+    let responses: Response[];
     try {
       let settled = false;
       const completing = concurrently(25, (index) => api.complete(file.id, { md5: md5(bytes) }, keys[index])).finally(

@@ -93,7 +93,7 @@ export function sendBytes(
         }
         if (!req.destroyed) req.end();
       } catch (error) {
-        if (!answered) reject(error);
+        if (!answered) reject(error instanceof Error ? error : new Error(String(error)));
       }
     })();
   });

@@ -11,7 +11,7 @@ export class StdoutCapture {
     this.spy = jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
       this.chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
       return true;
-    }) as typeof process.stdout.write);
+    }));
   }
 
   get text(): string {

@@ -1,3 +1,5 @@
+// The module object itself, not an ES namespace copy: its lookup functions are replaced in place for every user of node:dns.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 import dns = require('node:dns');
 import { isIP, type LookupFunction, Socket } from 'node:net';
 import { isLoopbackAddress } from './loopback';
@@ -59,7 +61,7 @@ function loopbackLookup(lookup: LookupFunction, port: number | string | undefine
       const destination = `${hostname} (${outside}):${port}`;
       guard.refused.push(destination);
       callback(refusal(destination), '', 0);
-    }) as Parameters<LookupFunction>[2]);
+    }));
   };
 }
 
@@ -114,9 +116,9 @@ export function installLoopbackGuard(): Guard {
       return this;
     }
     // A name: checked on the addresses it resolves to, the ones Node then connects to.
-    options.lookup = loopbackLookup(options.lookup ?? (dns.lookup as LookupFunction), options.port, guard);
+    options.lookup = loopbackLookup(options.lookup ?? (dns.lookup), options.port, guard);
     return guard.connect.call(this, options, ...rest);
-  } as typeof prototype.connect;
+  };
   prototype[GUARD] = guard;
   return guard;
 }

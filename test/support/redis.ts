@@ -14,12 +14,13 @@ export async function connectRedis(url = TEST_REDIS_URL): Promise<Redis> {
   try {
     await redis.connect();
     const pong = await redis.ping();
-    if (pong !== 'PONG') throw new Error(`PING answered ${pong}`);
+    if (pong !== 'PONG') throw new Error(`PING answered ${String(pong)}`);
   } catch (error) {
     redis.disconnect();
     throw new Error(
       `Redis is not reachable at ${url} (${String(error)}). Start it: ` +
         'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
+      { cause: error },
     );
   }
   return redis;
@@ -52,7 +53,7 @@ export class OwnRedis {
     });
     this.server = server;
     let output = '';
-    server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     const deadline = Date.now() + 10_000;
     while (!output.includes('Ready to accept connections')) {
       if (Date.now() > deadline || server.exitCode !== null) {

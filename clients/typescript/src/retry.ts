@@ -27,10 +27,13 @@ const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT']);
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
 function wait(ms: number, signal: AbortSignal): Promise<void> {
+  // The caller's abort reason, passed on unchanged as fetch does (an AbortError DOMException unless the caller gave one).
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason, as above
       reject(signal.reason);
     };
     const timer = setTimeout(() => {

@@ -27,6 +27,7 @@ function scripted(answers: Answer[], options: Partial<RecordsClientOptions> = {}
     const answer = answers.shift();
     if (!answer) throw new Error('more requests than answers');
     if (answer === 'hang') {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- fetch rejects with the abort reason as given
       return new Promise<Response>((_resolve, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason)));
     }
     if (answer instanceof Error) throw answer;

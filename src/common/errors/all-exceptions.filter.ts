@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { routeAnswers, RouteTable } from '../http/route-table';
+import { routeAnswers, RouteTable, type RouterRoute } from '../http/route-table';
 import { ApiError } from './api-error';
 import { sendError } from './send-error';
 import { toApiError } from './to-api-error';
@@ -12,7 +12,7 @@ import { toApiError } from './to-api-error';
  * ApiError.
  */
 function isUnrouted(exception: unknown, request: Request): boolean {
-  return exception instanceof HttpException && !routeAnswers(request.route, request.method);
+  return exception instanceof HttpException && !routeAnswers(request.route as RouterRoute | undefined, request.method);
 }
 
 /** The one place where failures become responses (docs/api.md §2): no stack, no SQL, ever. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ApiError } from './api-error';
-import { codesOf, ERROR_CODES, ERROR_TYPES, ErrorCode, ErrorStatus, FRAMEWORK_EXCEPTION_CODES, isErrorCode } from './error-codes';
+import { codesOf, ERROR_CODES, ERROR_TYPES, ErrorStatus, FRAMEWORK_EXCEPTION_CODES, isErrorCode } from './error-codes';
 import { errorStatusDescription } from './error-responses';
 
 const ROOT = path.join(__dirname, '../../..');
@@ -69,7 +69,7 @@ describe('the error catalogue', () => {
 
   it('answers a framework exception of a status with a code of that status', () => {
     for (const [status, code] of Object.entries(FRAMEWORK_EXCEPTION_CODES)) {
-      expect(ERROR_CODES[code as ErrorCode].status).toBe(Number(status));
+      expect(ERROR_CODES[code].status).toBe(Number(status));
     }
   });
 

@@ -150,7 +150,7 @@ export function apiJsonBody() {
     const refusal = headRefusal(request);
     if (refusal) return sendError(response, refusal);
     read(request, response, (error?: unknown) => {
-      if (error) return sendError(response, bodyParserRefusal(error as { type?: string }));
+      if (error) return sendError(response, bodyParserRefusal(error));
       const body = parsedJson(request.body as Buffer);
       if (body === undefined) return sendError(response, new ApiError(400, 'invalid_json', 'The body is not valid JSON'));
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {

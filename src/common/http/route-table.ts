@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 
 /** A route of Express's router: a path and the methods it has handlers for. */
-interface RouterRoute {
+export interface RouterRoute {
   path: string;
   methods: Record<string, boolean>;
 }

@@ -35,11 +35,11 @@ export class IdempotencyRepository {
 
   /** The stored response, unless it is past its retention. */
   async findStored(apiKeyId: string, key: string): Promise<StoredResponse | undefined> {
-    const [row] = (await this.transactions.query(
+    const [row] = await this.transactions.query<{ fingerprint: string; response_status: number; response_body: unknown }>(
       `SELECT fingerprint, response_status, response_body FROM idempotency_keys
         WHERE api_key_id = $1 AND key = $2 AND created_at >= now() - interval '${RETENTION}'`,
       [apiKeyId, key],
-    )) as { fingerprint: string; response_status: number; response_body: unknown }[];
+    );
     return row && { fingerprint: row.fingerprint, status: row.response_status, body: row.response_body };
   }
 

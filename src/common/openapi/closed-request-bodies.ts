@@ -1,4 +1,4 @@
-import type { OpenAPIObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import type { OpenAPIObject, SchemaObject } from '@nestjs/swagger';
 import { operationsOf } from './operation-handlers';
 
 const COMPONENT_SCHEMA = '#/components/schemas/';
@@ -24,7 +24,7 @@ function referencedComponents(schema: unknown, found: Set<string>): Set<string> 
  * required all the same, and a generated client then demands it (a member's `role`).
  */
 function optionalDefaults(schema: SchemaObject): void {
-  const properties = (schema.properties ?? {}) as Record<string, SchemaObject | ReferenceObject>;
+  const properties = (schema.properties ?? {});
   const required = schema.required?.filter((key) => {
     const property = properties[key];
     return !property || '$ref' in property || property.default === undefined;
@@ -42,7 +42,7 @@ function optionalDefaults(schema: SchemaObject): void {
  * that. And none of them requires a member that has a default.
  */
 export function closeRequestBodies(document: OpenAPIObject): void {
-  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject | ReferenceObject>;
+  const schemas = (document.components?.schemas ?? {});
   const pending = new Set<string>();
   for (const { requestBody } of operationsOf(document)) {
     if (requestBody && !('$ref' in requestBody)) referencedComponents(requestBody.content['application/json']?.schema, pending);

@@ -39,7 +39,7 @@ export function operationHandlers(app: INestApplicationContext): Map<string, Ope
       if (typeof metatype !== 'function') continue;
       const prototype = metatype.prototype as Record<string, unknown>;
       for (const name of Object.getOwnPropertyNames(prototype)) {
-        const handler = Object.getOwnPropertyDescriptor(prototype, name)?.value;
+        const handler: unknown = Object.getOwnPropertyDescriptor(prototype, name)?.value;
         if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
         handlers.set(operationIdOf(metatype.name, name), { handler, controller: metatype });
       }

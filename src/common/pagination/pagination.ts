@@ -155,7 +155,7 @@ export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOption
   const limit = integerParameter(query, 'limit', MAX_PAGE_SIZE, 1, MAX_PAGE_SIZE);
   const offset = integerParameter(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
   // Keyed by what the client sent: `__proto__` or `constructor` must arrive as filter keys (and be refused there).
-  const filters: PageRequest['filters'] = Object.create(null);
+  const filters = Object.create(null) as PageRequest['filters'];
   for (const [key, value] of Object.entries(query)) {
     if (key === 'limit' || key === 'offset' || key === 'cursor') continue;
     // `limit[]=1`, `offset[gt]=2` or `cursor[]=…` are malformed paging parameters, not filters.
@@ -202,7 +202,7 @@ export function endPage<Row>(page: PageRequest, rows: Row[], keyOf: (row: Row) =
  * put in (`/v1/lists/lst_…/accounts`), whatever letter case or trailing slash the request used.
  */
 function routeOf(request: Request): string {
-  const path = String((request.route as { path?: unknown } | undefined)?.path ?? request.path);
+  const path = (request.route as { path?: string } | undefined)?.path ?? request.path;
   return path.replace(/:(\w+)/g, (parameter, name: string) => {
     const value: unknown = request.params[name];
     return typeof value === 'string' ? value : parameter;

@@ -1,9 +1,17 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerLimitDetail, ThrottlerRequest } from '@nestjs/throttler';
+import {
+  THROTTLER_BLOCK_DURATION,
+  THROTTLER_KEY_GENERATOR,
+  THROTTLER_LIMIT,
+  THROTTLER_SKIP,
+  THROTTLER_TRACKER,
+  THROTTLER_TTL,
+} from '@nestjs/throttler/dist/throttler.constants';
 import type { AuthContext } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
 import { isUncounted } from './fail-open-redis-storage';
-import { BATCH_ITEMS_THROTTLER, batchItemsOf, RATE_CATEGORIES, RateCategory, rateCategoryOf } from './rate-category';
+import { BATCH_ITEMS, BATCH_ITEMS_THROTTLER, batchItemsOf, RATE_CATEGORIES, RATE_CATEGORY, RateCategory, rateCategoryOf } from './rate-category';
 import type { WeightedThrottlerStorage } from './rate-limit-storage';
 
 /** What the guard reads of a request and writes to a response. */
@@ -17,6 +25,15 @@ interface HeaderWriter {
 /** Everything of a bucket's count but the request: resolved once, at startup. */
 type BucketOptions = Omit<ThrottlerRequest, 'context'>;
 
+/** What a route is counted in, resolved from its metadata on its first request: nothing where it skips a bucket. */
+interface RoutePolicy {
+  call?: BucketOptions;
+  items?: BucketOptions;
+}
+
+/** `@SkipThrottle()` without names skips `default`: this service has no throttler of that name, so it means every bucket. */
+const EVERY_BUCKET = 'default';
+
 /**
  * Fourth global guard: counts the request in its workspace's bucket for the route's category
  * (docs/api.md §4) and writes the rate-limit headers. The buckets are ThrottlerModule's named
@@ -24,15 +41,20 @@ type BucketOptions = Omit<ThrottlerRequest, 'context'>;
  *
  * ThrottlerGuard's own `canActivate` counts every named throttler on every route and resolves
  * each one's options through the reflector per request (18 µs of CPU a request in a tight loop,
- * against 2 µs here); here a route is counted by its `@Endpoint` category alone, with options
- * resolved at startup. `@Throttle()` and `@SkipThrottle()` are therefore not read: routes
- * without a category (public, operator) are not limited. A request the store could not count
- * (Redis down, see FailOpenRedisStorage) is served without the headers.
+ * against 2 µs here); here a route is counted by its `@Endpoint` category alone, and what
+ * `@SkipThrottle()` and `@Throttle()` say of that bucket (on the handler, else its controller) is
+ * read once per handler. A route with limits of its own is counted in a bucket of its own, per
+ * workspace, as ThrottlerGuard keys its counts per route. Routes without a category (public,
+ * operator) are not limited. A request the store could not count (Redis down, see
+ * FailOpenRedisStorage) is served without the headers.
  */
 @Injectable()
 export class WorkspaceRateLimitGuard extends ThrottlerGuard {
   private buckets: Record<RateCategory, BucketOptions>;
   private batchItems: BucketOptions;
+  private readonly policies = new WeakMap<object, RoutePolicy>();
+  /** RateLimitsModule's store (createRateLimitStorage) counts a request as several hits: a batch's inputs. */
+  declare protected readonly storageService: WeightedThrottlerStorage;
 
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
@@ -52,25 +74,67 @@ export class WorkspaceRateLimitGuard extends ThrottlerGuard {
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const category = rateCategoryOf(context);
-    if (category === undefined) return true;
     if (context.switchToHttp().getRequest<RateLimitedRequest>().auth === undefined) return true;
-    await this.handleRequest({ context, ...this.buckets[category] });
-    const items = batchItemsOf(context);
-    if (items > 0) await this.countBatchItems(context, items);
+    const { call, items } = this.policyOf(context);
+    if (call) await this.handleRequest({ context, ...call });
+    const inputs = items ? batchItemsOf(context) : 0;
+    if (items && inputs > 0) await this.countBatchItems(context, items, inputs);
     return true;
+  }
+
+  private policyOf(context: ExecutionContext): RoutePolicy {
+    const handler = context.getHandler();
+    let policy = this.policies.get(handler);
+    if (policy === undefined) {
+      policy = this.resolvePolicy(handler, context.getClass());
+      this.policies.set(handler, policy);
+    }
+    return policy;
+  }
+
+  private resolvePolicy(handler: Function, controller: Function): RoutePolicy {
+    const category = Reflect.getMetadata(RATE_CATEGORY, handler) as RateCategory | undefined;
+    if (category === undefined) return {};
+    const batch = Reflect.getMetadata(BATCH_ITEMS, handler) === true;
+    return {
+      call: this.routeBucket(this.buckets[category], handler, controller),
+      items: batch ? this.routeBucket(this.batchItems, handler, controller) : undefined,
+    };
+  }
+
+  /** A bucket as the route's decorators leave it: undefined when skipped, its own when its limits are its own. */
+  private routeBucket(bucket: BucketOptions, handler: Function, controller: Function): BucketOptions | undefined {
+    const name = bucket.throttler.name!;
+    const read = (metadata: string): unknown => this.reflector.getAllAndOverride(metadata + name, [handler, controller]);
+    const skipped = read(THROTTLER_SKIP) ?? this.reflector.getAllAndOverride(THROTTLER_SKIP + EVERY_BUCKET, [handler, controller]);
+    if (skipped === true) return undefined;
+    const route = `${controller.name}.${handler.name}`;
+    if (read(THROTTLER_TRACKER) !== undefined || read(THROTTLER_KEY_GENERATOR) !== undefined) {
+      throw new Error(`@Throttle on ${route}: getTracker and generateKey are not taken, every bucket counts per workspace`);
+    }
+    const [limit, ttl, blockDuration] = [THROTTLER_LIMIT, THROTTLER_TTL, THROTTLER_BLOCK_DURATION].map(read);
+    if (limit === undefined && ttl === undefined && blockDuration === undefined) return bucket;
+    for (const value of [limit, ttl, blockDuration]) {
+      if (value !== undefined && typeof value !== 'number') throw new Error(`@Throttle on ${route}: "${name}" needs a fixed limit, ttl and blockDuration`);
+    }
+    const own = {
+      limit: (limit as number | undefined) ?? bucket.limit,
+      ttl: (ttl as number | undefined) ?? bucket.ttl,
+      blockDuration: (blockDuration as number | undefined) ?? (ttl as number | undefined) ?? bucket.blockDuration,
+    };
+    const generateKey = (context: ExecutionContext, tracker: string, throttler: string) => `${this.generateKey(context, tracker, throttler)}:${route}`;
+    return { ...bucket, ...own, generateKey };
   }
 
   /**
    * A batch's inputs, counted in the workspace's `batch-items` throttler after the call was counted
    * in its bucket, with headers of their own; over the limit, the call is 429 before it runs.
    */
-  private async countBatchItems(context: ExecutionContext, items: number): Promise<void> {
-    const { limit, ttl, blockDuration } = this.batchItems;
+  private async countBatchItems(context: ExecutionContext, bucket: BucketOptions, items: number): Promise<void> {
+    const { limit, ttl, blockDuration, generateKey } = bucket;
     const tracker = await this.getTracker(context.switchToHttp().getRequest<RateLimitedRequest>());
-    const key = this.generateKey(context, tracker, BATCH_ITEMS_THROTTLER);
-    const storage = this.storageService as WeightedThrottlerStorage;
-    const record = await storage.increment(key, ttl, limit, blockDuration, BATCH_ITEMS_THROTTLER, items);
+    const key = generateKey(context, tracker, BATCH_ITEMS_THROTTLER);
+    const record = await this.storageService.increment(key, ttl, limit, blockDuration, BATCH_ITEMS_THROTTLER, items);
     if (isUncounted(record)) return;
     const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } = record;
     const resetIn = Math.max(1, isBlocked ? timeToBlockExpire : timeToExpire);

@@ -157,7 +157,7 @@ function instanceOf(type: Type<object>, raw: Record<string, unknown>, path: stri
 
 /** Each entry of a DtoMap member validated as a body of its own, in a null-prototype object. */
 function validateMap({ type, keyMember }: MapShape, map: Record<string, unknown>, path: string): Record<string, object> {
-  const entries: Record<string, object> = Object.create(null);
+  const entries = Object.create(null) as Record<string, object>;
   for (const key of Object.keys(map)) {
     const entry = map[key];
     const param = at(path, key);

@@ -4,9 +4,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { applicationName } from '../application-name';
 
+const SHOWN_LEVELS = new Set<string>(['error', 'warning']);
+
 /** graphile-worker's own logger says what each migration it runs is: only what may need a look is shown. */
 const warningsOnly = new Logger(() => (level, message) => {
-  if (level === 'error' || level === 'warning') process.stderr.write(`job queue migrations: ${message}\n`);
+  if (SHOWN_LEVELS.has(level)) process.stderr.write(`job queue migrations: ${message}\n`);
 });
 
 /**

@@ -215,6 +215,7 @@ async function createExtension(q: QueryRunner, name: string): Promise<void> {
     throw new Error(
       `Search needs the PostgreSQL extension ${name}, which the service's database user could not create ` +
         `(${(error as Error).message}): have a superuser run CREATE EXTENSION ${name}; in this database and start again`,
+      { cause: error },
     );
   }
 }

@@ -46,5 +46,5 @@ export function decodeFeedCursor(raw: unknown): FeedCursor {
   ) {
     throw refused();
   }
-  return { workspaceId, after, types: types as string[] | null, limit: limit as number, readAt: readAt as number };
+  return { workspaceId, after, types: types, limit: limit as number, readAt: readAt as number };
 }

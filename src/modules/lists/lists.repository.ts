@@ -28,18 +28,18 @@ export class ListsRepository {
 
   /** `created_at` is written in milliseconds (a JS Date), the precision the API shows. */
   async insert(list: { id: string; workspaceId: string; name: string; objectType: ListMemberType }): Promise<ListRow> {
-    const [row] = (await this.transactions.query(
+    const [row] = await this.transactions.query<ListRow>(
       `INSERT INTO lists (id, workspace_id, name, object_type, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING ${LIST_COLUMNS}`,
       [list.id, list.workspaceId, list.name, list.objectType, new Date()],
-    )) as ListRow[];
+    );
     return row;
   }
 
   async find(workspaceId: string, id: string): Promise<ListRow | undefined> {
-    const [row] = (await this.transactions.query(`SELECT ${LIST_COLUMNS} FROM lists WHERE id = $1 AND workspace_id = $2`, [
+    const [row] = await this.transactions.query<ListRow>(`SELECT ${LIST_COLUMNS} FROM lists WHERE id = $1 AND workspace_id = $2`, [
       id,
       workspaceId,
-    ])) as ListRow[];
+    ]);
     return row;
   }
 
@@ -63,10 +63,10 @@ export class ListsRepository {
   async page(workspaceId: string, page: PageRequest): Promise<{ lists: ListRow[]; total: number }> {
     const params = new SqlParameterList();
     const where = `workspace_id = ${params.add(workspaceId)}`;
-    const [result] = (await this.transactions.query(
+    const [result] = await this.transactions.query<{ total: number; rows: (ListRow & { created_at: string })[] }>(
       keysetPageSql({ columns: LIST_COLUMNS, from: 'lists', where, key: ['created_at', 'id'] }, page, params),
       params.values,
-    )) as { total: number; rows: (ListRow & { created_at: string })[] }[];
+    );
     const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
     return { lists: rows.map((row) => ({ ...row, created_at: new Date(row.created_at) })), total: result.total };
   }
@@ -84,13 +84,13 @@ export class ListsRepository {
     const params = new SqlParameterList();
     const [list, workspace] = [params.add(listId), params.add(workspaceId)];
     const memberPage = keysetPageSql({ columns: 'record_id, added_at', from: 'list_members', where: 'list_id = l.id', key: ['added_at', 'record_id'] }, page, params);
-    const [row] = (await this.transactions.query(
+    const [row] = await this.transactions.query<ListRow & { total: number; rows: { record_id: string; added_at: string }[] }>(
       `SELECT l.id, l.name, l.object_type, l.created_at, page.total, page.rows
          FROM lists l
         CROSS JOIN LATERAL (${memberPage}) page
         WHERE l.id = ${list} AND l.workspace_id = ${workspace}`,
       params.values,
-    )) as (ListRow & { total: number; rows: { record_id: string; added_at: string }[] })[];
+    );
     if (!row) return undefined;
     const { total, rows, ...found } = row;
     const members = endPage(page, rows, (member) => ({ at: member.added_at, id: member.record_id }));

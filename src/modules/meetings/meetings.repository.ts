@@ -20,10 +20,10 @@ export class MeetingsRepository {
   /** Whether the caller has FULL access to each of these meetings of its workspace; one not found has no entry. */
   async fullAccess(caller: AuthContext, meetingIds: string[]): Promise<Map<string, boolean>> {
     if (meetingIds.length === 0) return new Map();
-    const rows = (await this.transactions.query(
+    const rows = await this.transactions.query<{ meeting_id: string; full_access: boolean }>(
       `SELECT meeting_id, full_access FROM meeting_access($1, $2, $3) WHERE meeting_id = ANY($4)`,
       [...callerArguments(caller), meetingIds],
-    )) as { meeting_id: string; full_access: boolean }[];
+    );
     return new Map(rows.map((row) => [row.meeting_id, row.full_access]));
   }
 

@@ -49,7 +49,7 @@ export class MetricsListener implements OnApplicationBootstrap, OnApplicationShu
         });
       });
     } catch (error) {
-      throw new Error(`METRICS_PORT ${this.config.metricsPort}: ${(error as Error).message}`);
+      throw new Error(`METRICS_PORT ${this.config.metricsPort}: ${(error as Error).message}`, { cause: error });
     }
   }
 

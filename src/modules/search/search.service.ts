@@ -68,7 +68,7 @@ function decodeSearchCursor(raw: unknown): SearchCursor {
   ) {
     throw refusedCursor();
   }
-  return { workspaceId, q, types: types as string[] | null, limit: limit as number, snapshot, score, recordId };
+  return { workspaceId, q, types: types, limit: limit as number, snapshot, score, recordId };
 }
 
 /**

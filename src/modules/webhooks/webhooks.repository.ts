@@ -295,7 +295,7 @@ export class WebhooksRepository implements AppendFollower {
     );
     if (!row) return undefined;
     const { endpoint, ...delivery } = row;
-    return { delivery: reviveDelivery(delivery), endpoint: revive(endpoint as WebhookEndpointRow & { created_at: string; updated_at: string }) };
+    return { delivery: reviveDelivery(delivery), endpoint: revive(endpoint) };
   }
 
   /**

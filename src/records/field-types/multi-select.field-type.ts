@@ -13,7 +13,7 @@ export const multiSelectFieldType: FieldType = {
     const items = expectItems(value, param, 'an array of option ids or labels');
     return [...new Set(items.map((item, index) => expectOption(field, item, `${param}[${index}]`)))];
   },
-  read: (stored) => (Array.isArray(stored) ? stored : [stored]),
+  read: (stored) => (Array.isArray(stored) ? (stored as unknown[]) : [stored]),
   readValue: { type: 'array', items: { type: 'string' }, description: 'Option ids' },
   filterSql(_fieldsColumn, field, operator, _raw, _params, param) {
     throw invalidFilter(param, `${field.key} (MULTI_SELECT) does not allow the operator ${operator}`);

@@ -63,8 +63,9 @@ export function scalarFieldType(spec: ScalarSpec): FieldType {
     },
     read(stored, field) {
       // Tolerant of values stored before `multipleValues` changed: the shape follows the definition.
-      if (isMultiple(field)) return Array.isArray(stored) ? stored : [stored];
-      return Array.isArray(stored) ? (stored[0] ?? null) : stored;
+      if (!Array.isArray(stored)) return isMultiple(field) ? [stored] : stored;
+      const items = stored as unknown[];
+      return isMultiple(field) ? items : (items[0] ?? null);
     },
     readValue: spec.singleValued
       ? spec.readSchema
