@@ -122,12 +122,12 @@ describe('a schema ready to shard by workspace', () => {
 
   it('lists apart only tables and schemas that exist', async () => {
     const listed = Object.keys(NOT_OF_A_WORKSPACE).filter((name) => name !== PROBE_TABLE);
-    const missingTables = (await database.query(
+    const missingTables = await database.query<unknown[]>(
       `SELECT name FROM unnest($1::text[]) name WHERE to_regclass('public.' || quote_ident(name)) IS NULL`,
       [listed],
-    )) as unknown[];
+    );
     expect(missingTables).toEqual([]);
-    const schemas = (await database.query(`SELECT nspname FROM pg_namespace WHERE nspname = ANY($1)`, [Object.keys(OTHER_SCHEMAS)])) as unknown[];
+    const schemas = await database.query<unknown[]>(`SELECT nspname FROM pg_namespace WHERE nspname = ANY($1)`, [Object.keys(OTHER_SCHEMAS)]);
     expect(schemas).toHaveLength(Object.keys(OTHER_SCHEMAS).length);
   });
 
@@ -159,15 +159,17 @@ describe('the migration that puts workspace_id in the keys', () => {
   /** The keys, indexes and search trigger of the schema, as the catalogue defines them. */
   const schemaDefinition = async (): Promise<string[]> =>
     (
-      (await database.query(
+      await database.query<{ definition: string }[]>(
         `SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) AS definition FROM pg_constraint
           WHERE connamespace = 'public'::regnamespace AND contype IN ('p', 'u', 'f')
          UNION ALL
          SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'
          UNION ALL
          SELECT pg_get_functiondef('search_documents_refresh'::regproc)
+         UNION ALL
+         SELECT pg_get_functiondef('search_documents_update'::regproc)
          ORDER BY 1`,
-      )) as { definition: string }[]
+      )
     ).map((row) => row.definition);
 
   /** Each row of the tables that get a workspace_id, with it and the workspace of the parent row it was copied from. */

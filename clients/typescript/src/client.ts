@@ -18,10 +18,12 @@ type AsCalled<Operation> = Operation extends { parameters: { header: infer Heade
       } & QueryPart<Operation['parameters'], Query>;
     }
   : Operation;
+/** The type with no members: what `{}` means in a type position, said so (`{}` alone reads as "any non-nullish value"). */
+type NoMembers = Record<never, never>;
 /** The query as the document has it (required or not), its `cursor` also null. */
 type QueryPart<Parameters, Query> = [Query] extends [undefined]
-  ? {}
-  : {} extends Pick<Parameters, 'query' & keyof Parameters>
+  ? NoMembers
+  : NoMembers extends Pick<Parameters, 'query' & keyof Parameters>
     ? { query?: CursorOrNull<NonNullable<Query>> }
     : { query: CursorOrNull<NonNullable<Query>> };
 type CursorOrNull<Query> = Query extends { cursor?: string } ? Omit<Query, 'cursor'> & { cursor?: string | null } : Query;
@@ -42,7 +44,7 @@ type PathOf<M extends Method> = ClientPathsWithMethod<RawClient, M>;
 
 /** What a call takes: path, query and header parameters, and the body. The answer is always read as JSON. */
 export type CallOptions<M extends Method, P extends PathOf<M>> = Omit<FetchOptions<ClientPaths[P][M]>, 'parseAs'>;
-type CallArguments<M extends Method, P extends PathOf<M>> = {} extends CallOptions<M, P>
+type CallArguments<M extends Method, P extends PathOf<M>> = NoMembers extends CallOptions<M, P>
   ? [options?: CallOptions<M, P>]
   : [options: CallOptions<M, P>];
 

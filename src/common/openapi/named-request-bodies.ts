@@ -32,7 +32,7 @@ export function nameRequestBodies(document: OpenAPIObject): void {
     if (!json?.schema || '$ref' in json.schema || !operation.operationId) continue;
     const name = requestSchemaName(operation.operationId);
     if (schemas[name]) throw new Error(`${operation.operationId}: a component schema is already named ${name}`);
-    schemas[name] = json.schema as SchemaObject;
+    schemas[name] = json.schema;
     named.set(JSON.stringify(json.schema), name);
     json.schema = { $ref: `#/components/schemas/${name}` };
   }

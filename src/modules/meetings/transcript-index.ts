@@ -34,7 +34,7 @@ export class TranscriptIndex {
     if (!file || file.workspaceId !== workspaceId || file.status !== 'COMPLETED') return null;
     const bytes = await this.storage.readStart(file, INDEXED_TRANSCRIPT_BYTES);
     // A multi-byte character cut at the end decodes as U+FFFD, which no word holds; NUL cannot be stored.
-    return new TextDecoder().decode(bytes).replace(NOT_SPOKEN, ' ').replace(/\u0000/g, ' ');
+    return new TextDecoder().decode(bytes).replace(NOT_SPOKEN, ' ').replaceAll('\u0000', ' ');
   }
 
   /** Indexes the transcript `fileId` as meeting `meetingId`'s, in the caller's transaction; `text` is what textOf read before it, if anything. */

@@ -12,6 +12,7 @@ import { SearchPageDto } from './search.dto';
 import { MAX_QUERY_LENGTH, SearchService } from './search.service';
 
 /** Handler parameter: the request's query parameters, which the search checks itself. */
+// eslint-disable-next-line no-useless-assignment -- applied as a parameter decorator (@Query()), which the rule does not see
 const Query = createParamDecorator((_data: unknown, context: ExecutionContext): ParsedUrlQuery => queryOf(context.switchToHttp().getRequest<Request>()));
 
 @ApiTags('Search')
