@@ -55,6 +55,7 @@ export class ListsRepository {
         WHERE l.id = $1 AND l.workspace_id = $2
         RETURNING l.id, l.name, l.object_type, l.created_at, previous.name AS previous_name`,
       [id, workspaceId, name ?? null, new Date()],
+      { locks: true },
     );
     return row;
   }
