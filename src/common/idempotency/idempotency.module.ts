@@ -1,5 +1,4 @@
 import { Global, Module } from '@nestjs/common';
-import { SessionLocks } from '../../database/session-locks';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { IdempotencyRepository } from './idempotency.repository';
 import { PreparedWrites } from './prepared-writes';
@@ -10,7 +9,7 @@ import { PreparedWrites } from './prepared-writes';
  */
 @Global()
 @Module({
-  providers: [IdempotencyRepository, IdempotencySweeper, SessionLocks, PreparedWrites],
-  exports: [IdempotencyRepository, SessionLocks, PreparedWrites],
+  providers: [IdempotencyRepository, IdempotencySweeper, PreparedWrites],
+  exports: [IdempotencyRepository, PreparedWrites],
 })
 export class IdempotencyModule {}
