@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { JobQueueModule } from '../background/job-queue.module';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { IdempotencyRepository } from './idempotency.repository';
 import { PreparedWrites } from './prepared-writes';
@@ -9,6 +10,7 @@ import { PreparedWrites } from './prepared-writes';
  */
 @Global()
 @Module({
+  imports: [JobQueueModule],
   providers: [IdempotencyRepository, IdempotencySweeper, PreparedWrites],
   exports: [IdempotencyRepository, PreparedWrites],
 })
