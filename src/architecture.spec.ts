@@ -62,3 +62,55 @@ describe('layers of src/', () => {
     expect(importsOf(text)).toEqual(['../modules/a', './b', '../c', '../d', './side-effect', '../f', '../g']);
   });
 });
+
+/**
+ * Global modules are for what every module needs: the configuration (in app.module.ts) and the
+ * database. Every other module is imported where it is used, and exports services, not
+ * repositories: other modules call the owning module's service. STILL_GLOBAL and
+ * STILL_EXPORTING_REPOSITORIES are what is left to move; each only shrinks (an entry that no longer
+ * holds fails too, so that it is struck off).
+ */
+const GLOBAL_ALLOWED = new Set(['app.module.ts', 'database/database.module.ts']);
+const STILL_GLOBAL = new Set([
+  'common/idempotency/idempotency.module.ts',
+  'modules/observability/observability.module.ts',
+  'records/records.module.ts',
+]);
+const STILL_EXPORTING_REPOSITORIES = new Set([
+  'common/idempotency/idempotency.module.ts IdempotencyRepository',
+  'modules/auth/auth.module.ts ApiKeysRepository',
+  'modules/files/files.module.ts FilesRepository',
+  'modules/members/members.module.ts MembersRepository',
+  'records/records.module.ts DefinitionsRepository',
+  'records/records.module.ts WorkspacesRepository',
+  'records/records.module.ts EventsRepository',
+]);
+
+/** The `*Repository` names in a module's `exports: [...]`. */
+function exportedRepositories(text: string): string[] {
+  const exported = /\bexports\s*:\s*\[([^\]]*)\]/.exec(text)?.[1] ?? '';
+  return [...exported.matchAll(/\b(\w+Repository)\b/g)].map((match) => match[1]);
+}
+
+describe('modules of src/', () => {
+  const modules = sourceFiles().filter(({ name }) => name.endsWith('.module.ts'));
+
+  it('only the configuration and the database are global modules', () => {
+    const global = modules.filter(({ text }) => /@Global\(\)/.test(text)).map(({ name }) => name);
+    expect(global.filter((name) => !GLOBAL_ALLOWED.has(name) && !STILL_GLOBAL.has(name))).toEqual([]);
+    expect([...STILL_GLOBAL].filter((name) => !global.includes(name))).toEqual([]);
+  });
+
+  it('no module exports a repository', () => {
+    const exported = modules.flatMap(({ name, text }) => exportedRepositories(text).map((repository) => `${name} ${repository}`));
+    expect(exported.filter((entry) => !STILL_EXPORTING_REPOSITORIES.has(entry))).toEqual([]);
+    expect([...STILL_EXPORTING_REPOSITORIES].filter((entry) => !exported.includes(entry))).toEqual([]);
+  });
+
+  it('reads a module’s exported repositories', () => {
+    expect(exportedRepositories('@Module({ providers: [A], exports: [FooService, BarRepository,\n BazRepository] })')).toEqual([
+      'BarRepository',
+      'BazRepository',
+    ]);
+  });
+});

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions } from './data-source-options';
 import { OwnConnections } from './own-connections';
+import { SessionLocks } from './session-locks';
 import { Transactions } from './transactions';
 
 @Global()
@@ -16,7 +17,7 @@ import { Transactions } from './transactions';
       },
     }),
   ],
-  providers: [Transactions, OwnConnections],
-  exports: [Transactions, OwnConnections],
+  providers: [Transactions, OwnConnections, SessionLocks],
+  exports: [Transactions, OwnConnections, SessionLocks],
 })
 export class DatabaseModule {}

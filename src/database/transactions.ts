@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { PoolClient, QueryConfig } from 'pg';
-import { DataSource, EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
+import { DataSource, type EntityTarget, type ObjectLiteral, QueryFailedError, type QueryRunner, type Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 
 /**
@@ -11,6 +11,14 @@ import { AppConfig } from '../config/app-config';
  * sends (filter combinations) run unnamed once this many have been named.
  */
 const MAX_PREPARED_STATEMENTS = 256;
+
+/**
+ * How a repository's read asks for its rows locked (`SELECT … FOR UPDATE`) until the ambient
+ * transaction ends; outside a transaction such a read throws.
+ */
+export interface RowLock {
+  lock?: boolean;
+}
 
 /** A transaction of `run`: its query runner, that runner's pg connection, and what runs before its commit. */
 interface Transaction {
@@ -22,10 +30,11 @@ interface Transaction {
 
 /**
  * The one way the service reaches PostgreSQL (src/database/database-access.spec.ts keeps it so):
- * `query` sends a statement, `run` makes a transaction of what it awaits. Repositories hold the
- * SQL; no other code of the service touches TypeORM's DataSource, managers, repositories or query
- * builders, or pg (the spec names the exceptions: the migrations and what runs before the
- * service). TypeORM stays what owns the pool and runs the migrations.
+ * `repository` is TypeORM's repository of an entity (its finds and query builders), `query` sends a
+ * hand-written statement, `run` makes a transaction of what it awaits; both join that transaction.
+ * No other code of the service touches TypeORM's DataSource, managers or query runners, or pg (the
+ * spec names the exceptions: the migrations and what runs before the service). Hand-written SQL is
+ * kept to what TypeORM cannot say (docs/architecture.md lists each place and why).
  *
  * The transaction is ambient: the idempotency interceptor opens one around a POST so that the
  * stored response and the write commit together; services join it through `run`, or start their
@@ -75,6 +84,16 @@ export class Transactions {
     }
   }
 
+  /**
+   * TypeORM's repository of `entity`, bound to the ambient transaction when there is one. Its
+   * pessimistic locks (`lock: { mode: 'pessimistic_write' }`) throw outside a transaction, as
+   * `query`'s `locks` does.
+   */
+  repository<Entity extends ObjectLiteral>(entity: EntityTarget<Entity>): Repository<Entity> {
+    const transaction = this.ambient.getStore();
+    return (transaction ? transaction.runner.manager : this.dataSource.manager).getRepository(entity);
+  }
+
   /** Whether a transaction of `run` is open around the caller. */
   get active(): boolean {
     return this.ambient.getStore() !== undefined;
@@ -117,12 +136,10 @@ export class Transactions {
 
   /**
    * Runs `work` in the ambient transaction, or in a new one that commits when `work` resolves.
-   * `work` is handed the transaction's EntityManager only as a sign that it runs inside one (the
-   * files repository locks a row when given it); every statement goes through `query`.
+   * Every statement inside, through `query` or `repository`, joins it.
    */
-  run<T>(work: (transaction: EntityManager) => Promise<T>): Promise<T> {
-    const current = this.ambient.getStore();
-    if (current) return work(current.runner.manager);
+  run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.ambient.getStore()) return work();
     return this.inNewTransaction(work);
   }
 
@@ -132,7 +149,7 @@ export class Transactions {
    * the next statement fails with "already released", which says nothing of the cause. The
    * connection's own error is thrown instead, so that the client gets 503 database_unavailable.
    */
-  private async inNewTransaction<T>(work: (transaction: EntityManager) => Promise<T>): Promise<T> {
+  private async inNewTransaction<T>(work: () => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     let lost: unknown;
     const onConnectionError = (error: unknown) => (lost ??= error);
@@ -143,7 +160,7 @@ export class Transactions {
       await runner.startTransaction();
       const transaction: Transaction = { runner, connection, beforeCommit: [], kept: new Map() };
       const result = await this.ambient.run(transaction, async () => {
-        const value = await work(runner.manager);
+        const value = await work();
         for (let index = 0; index < transaction.beforeCommit.length; index++) await transaction.beforeCommit[index]();
         return value;
       });

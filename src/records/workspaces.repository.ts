@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { WorkspaceEntity } from '../database/entities/workspace.entity';
+import { WorkspaceEntity } from '../database/entities/workspace.entity';
 import { Transactions } from '../database/transactions';
 
 /**
@@ -10,30 +10,27 @@ import { Transactions } from '../database/transactions';
 export class WorkspacesRepository {
   constructor(private readonly transactions: Transactions) {}
 
+  private get workspaces() {
+    return this.transactions.repository(WorkspaceEntity);
+  }
+
   async insert(workspace: Pick<WorkspaceEntity, 'id' | 'name' | 'createdAt'>): Promise<void> {
-    await this.transactions.query(`INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $3)`, [
-      workspace.id,
-      workspace.name,
-      workspace.createdAt,
-    ]);
+    await this.workspaces.insert(workspace);
   }
 
   async exists(id: string): Promise<boolean> {
-    return (await this.transactions.query(`SELECT 1 FROM workspaces WHERE id = $1`, [id])).length > 0;
+    return this.workspaces.existsBy({ id });
   }
 
   /** Undefined when there is no such workspace. */
   async metadataVersion(id: string): Promise<number | undefined> {
-    const [row] = await this.transactions.query<{ metadata_version: number }>(
-      `SELECT metadata_version FROM workspaces WHERE id = $1`,
-      [id],
-    );
-    return row?.metadata_version;
+    const workspace = await this.workspaces.findOne({ select: { metadataVersion: true }, where: { id } });
+    return workspace?.metadataVersion;
   }
 
   /** Marks the workspace's definitions changed; call in the transaction that changes them. */
   async incrementMetadataVersion(id: string): Promise<void> {
-    await this.transactions.query(`UPDATE workspaces SET metadata_version = metadata_version + 1 WHERE id = $1`, [id]);
+    await this.workspaces.increment({ id }, 'metadataVersion', 1);
   }
 
   /**
@@ -41,6 +38,7 @@ export class WorkspacesRepository {
    * workspace take turns. False when there is no such workspace. Needs a transaction.
    */
   async lockForMetadataChange(id: string): Promise<boolean> {
-    return (await this.transactions.query(`SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE`, [id], { locks: true })).length > 0;
+    const workspace = await this.workspaces.findOne({ select: { id: true }, where: { id }, lock: { mode: 'pessimistic_write' } });
+    return workspace !== null;
   }
 }

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { toApiError } from '../../src/common/errors/to-api-error';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
+import { WorkspaceEntity } from '../../src/database/entities/workspace.entity';
 import { Transactions } from '../../src/database/transactions';
 import { until } from '../support/concurrency';
 import { createWorkspace, TestWorkspace } from '../support/factories';
@@ -144,12 +145,12 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
 
   it('a session terminated between two statements of a transaction fails with its own error (57P01), not TypeORM\'s "already released"', async () => {
     const transactions = t.app.get(Transactions);
-    const terminated = transactions.run(async (manager) => {
+    const terminated = transactions.run(async () => {
       const [{ pid }] = await transactions.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       // The FATAL arrives while no statement runs: the connection reports it as an error event,
       // waited for here rather than guessed with a sleep. (A query runner's connect() answers the
-      // connection it already holds.)
-      const connection = (await manager.queryRunner!.connect()) as Client;
+      // connection it already holds; a repository's manager is the transaction's.)
+      const connection = (await transactions.repository(WorkspaceEntity).manager.queryRunner!.connect()) as Client;
       const reported = once(connection, 'error');
       const admin = new Client({ connectionString: pg.url });
       await admin.connect();

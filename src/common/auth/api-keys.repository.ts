@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { ApiKeyEntity } from '../../database/entities/api-key.entity';
+import { IsNull } from 'typeorm';
+import { ApiKeyEntity } from '../../database/entities/api-key.entity';
 import type { MemberRole } from '../../database/entities/member.entity';
 import { Transactions } from '../../database/transactions';
 import type { AuthContext } from './auth-context';
@@ -28,8 +29,9 @@ interface HolderRow {
 }
 
 /**
- * Prepared (see Transactions.query). It reads the key's member and workspace too, because
- * splitting it would cost every request a round trip.
+ * Prepared (see Transactions.query), hence hand-written: TypeORM cannot name a statement, and
+ * this one runs on every request. It reads the key's member and workspace too, because splitting
+ * it would cost every request a round trip.
  */
 const HOLDER_COLUMNS = `k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
     FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id`;
@@ -73,28 +75,27 @@ export class ApiKeysRepository {
     return toHolder(row);
   }
 
+  private get keys() {
+    return this.transactions.repository(ApiKeyEntity);
+  }
+
   async insert(key: ApiKeyEntity): Promise<void> {
-    await this.transactions.query(
-      `INSERT INTO api_keys (id, workspace_id, member_id, name, key_hash, scopes, created_at, revoked_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [key.id, key.workspaceId, key.memberId, key.name, key.keyHash, key.scopes, key.createdAt, key.revokedAt],
-    );
+    await this.keys.insert(key);
   }
 
   async isActive(id: string, keyHash: string): Promise<boolean> {
-    const rows = await this.transactions.query(`SELECT 1 FROM api_keys WHERE id = $1 AND key_hash = $2 AND revoked_at IS NULL`, [
-      id,
-      keyHash,
-    ]);
-    return rows.length > 0;
+    return this.keys.existsBy({ id, keyHash, revokedAt: IsNull() });
   }
 
   /** The revocation time; a key revoked before keeps its first one. Undefined: no such key. */
   async revoke(id: string): Promise<Date | undefined> {
-    const [row] = await this.transactions.query<{ revoked_at: Date }>(
-      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING revoked_at`,
-      [id],
-    );
-    return row?.revoked_at;
+    const { raw } = await this.keys
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: () => 'coalesce(revoked_at, now())' })
+      .where({ id })
+      .returning('revoked_at')
+      .execute();
+    return (raw as { revoked_at: Date }[])[0]?.revoked_at;
   }
 }

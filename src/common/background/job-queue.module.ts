@@ -1,7 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { JobQueue } from './job-queue';
 
-/** Global: each module that has background work registers it on the one queue as it initialises. */
-@Global()
+/** The one queue: each module that has background work imports this and registers its work as it initialises. */
 @Module({ providers: [JobQueue], exports: [JobQueue] })
 export class JobQueueModule {}

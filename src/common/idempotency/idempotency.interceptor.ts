@@ -3,7 +3,6 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
-import type { EntityManager } from 'typeorm';
 import { SessionLocks } from '../../database/session-locks';
 import { Transactions } from '../../database/transactions';
 import { AuthenticatedRequest, isAuthenticated } from '../auth/auth-context';
@@ -125,8 +124,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     try {
       const replayed = await this.replay(request, response, key);
       if (replayed) return replayed.body;
-      const commit = <T>(work: (manager: EntityManager) => Promise<T>) =>
-        this.transactions.run((manager) => this.runOnce(request, response, key, () => work(manager))) as Promise<T>;
+      const commit = <T>(work: () => Promise<T>) => this.transactions.run(() => this.runOnce(request, response, key, work)) as Promise<T>;
       return await this.prepared.runWith(commit, handle);
     } finally {
       await claim.release();

@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { SessionLocks } from '../../database/session-locks';
+import { JobQueueModule } from '../background/job-queue.module';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { IdempotencyRepository } from './idempotency.repository';
 import { PreparedWrites } from './prepared-writes';
@@ -10,7 +10,8 @@ import { PreparedWrites } from './prepared-writes';
  */
 @Global()
 @Module({
-  providers: [IdempotencyRepository, IdempotencySweeper, SessionLocks, PreparedWrites],
-  exports: [IdempotencyRepository, SessionLocks, PreparedWrites],
+  imports: [JobQueueModule],
+  providers: [IdempotencyRepository, IdempotencySweeper, PreparedWrites],
+  exports: [IdempotencyRepository, PreparedWrites],
 })
 export class IdempotencyModule {}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { IdempotencyKeyEntity } from '../../database/entities/idempotency-key.entity';
 import { Transactions } from '../../database/transactions';
 
 /** How long a stored response replays (docs/api.md §5). */
@@ -35,15 +36,17 @@ export class IdempotencyRepository {
 
   /** The stored response, unless it is past its retention. */
   async findStored(apiKeyId: string, key: string): Promise<StoredResponse | undefined> {
-    const [row] = await this.transactions.query<{ fingerprint: string; response_status: number; response_body: unknown }>(
-      `SELECT fingerprint, response_status, response_body FROM idempotency_keys
-        WHERE api_key_id = $1 AND key = $2 AND created_at >= now() - interval '${RETENTION}'`,
-      [apiKeyId, key],
-    );
-    return row && { fingerprint: row.fingerprint, status: row.response_status, body: row.response_body };
+    const row = await this.transactions
+      .repository(IdempotencyKeyEntity)
+      .createQueryBuilder('k')
+      .select(['k.fingerprint', 'k.responseStatus', 'k.responseBody'])
+      .where({ apiKeyId, key })
+      .andWhere(`k.created_at >= now() - interval '${RETENTION}'`)
+      .getOne();
+    return row ? { fingerprint: row.fingerprint, status: row.responseStatus, body: row.responseBody } : undefined;
   }
 
-  /** Stores a response, replacing an expired one the sweep has not deleted yet. */
+  /** Stores a response, replacing an expired one the sweep has not deleted yet (an upsert whose stamp is the database clock's, hand-written). */
   async store(apiKeyId: string, key: string, response: StoredResponse): Promise<void> {
     await this.transactions.query(
       `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, response_status, response_body, created_at, workspace_id)

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, SetMetadata } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { Transactions } from '../../database/transactions';
 
 export const PREPARES_OUTSIDE_TRANSACTION = 'idempotency:prepares-outside-transaction';
@@ -13,7 +12,7 @@ export const PREPARES_OUTSIDE_TRANSACTION = 'idempotency:prepares-outside-transa
  */
 export const PreparesOutsideTransaction = (): MethodDecorator => SetMetadata(PREPARES_OUTSIDE_TRANSACTION, true);
 
-type Commit = <T>(work: (manager: EntityManager) => Promise<T>) => Promise<T>;
+type Commit = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** The write of an operation on a route marked PreparesOutsideTransaction. */
 @Injectable()
@@ -27,7 +26,7 @@ export class PreparedWrites {
    * response (what `work` returns) is stored; then, should a duplicate of the request have stored
    * one first, `work` does not run and that response is returned instead.
    */
-  commit<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  commit<T>(work: () => Promise<T>): Promise<T> {
     const commit = this.commits.getStore();
     return commit ? commit(work) : this.transactions.run(work);
   }

@@ -5,7 +5,7 @@ export class ApiKeyEntity {
   @PrimaryColumn('text')
   id: string;
 
-  @Column('text', { name: 'workspace_id' })
+  @PrimaryColumn('text', { name: 'workspace_id' })
   workspaceId: string;
 
   @Column('text', { name: 'member_id' })

@@ -9,7 +9,7 @@ export class FieldDefinitionEntity {
   @PrimaryColumn('text')
   id: string;
 
-  @Column('text', { name: 'workspace_id' })
+  @PrimaryColumn('text', { name: 'workspace_id' })
   workspaceId: string;
 
   @Column('text', { name: 'object_type' })

@@ -8,7 +8,7 @@ export class MemberEntity {
   @PrimaryColumn('text')
   id: string;
 
-  @Column('text', { name: 'workspace_id' })
+  @PrimaryColumn('text', { name: 'workspace_id' })
   workspaceId: string;
 
   @Column('text')

@@ -6,7 +6,7 @@ export class RelationshipDefinitionEntity {
   @PrimaryColumn('text')
   id: string;
 
-  @Column('text', { name: 'workspace_id' })
+  @PrimaryColumn('text', { name: 'workspace_id' })
   workspaceId: string;
 
   @Column('text', { name: 'object_type' })

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { JobQueueModule } from '../../common/background/job-queue.module';
 import { FilesModule } from '../files/files.module';
 import { MeetingsModule } from '../meetings/meetings.module';
 import { EventPruner } from './event-pruner';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 
-@Module({ imports: [MeetingsModule, FilesModule], controllers: [EventsController], providers: [EventsService, EventPruner], exports: [EventsService] })
+@Module({ imports: [JobQueueModule, MeetingsModule, FilesModule], controllers: [EventsController], providers: [EventsService, EventPruner], exports: [EventsService] })
 export class EventsModule {}

@@ -1,4 +1,5 @@
 import { Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { JobQueueModule } from '../../common/background/job-queue.module';
 import { AppConfig } from '../../config/app-config';
 import { LinkTargets } from '../../records/link-targets';
 import { FileSweeper } from './file-sweeper';
@@ -20,6 +21,7 @@ function createStorage(config: AppConfig): FileStorage {
 
 /** Files: two-step uploads on pluggable storage, download URLs, and the sweep of dead uploads. */
 @Module({
+  imports: [JobQueueModule],
   controllers: [FilesController, FileTransfersController],
   providers: [
     { provide: FileStorage, inject: [AppConfig], useFactory: createStorage },

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { endPage, type PageRequest } from '../../common/pagination/pagination';
 import { firstRowsSql, keysetPageSql } from '../../common/pagination/paging-sql';
-import { Transactions } from '../../database/transactions';
+import { type RowLock, Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
 import type { LinkTargetOwner } from '../../records/link-targets';
 import type { FileDto, FileStatus } from './dto/file.dto';
@@ -129,16 +128,14 @@ export class FilesRepository implements LinkTargetOwner {
     return toRecord(rows[0]);
   }
 
-  /**
-   * The file as the caller may see it; with `lockWith` (the transaction `Transactions.run` hands
-   * its work, which every statement inside joins), its row is locked until that transaction ends.
-   */
-  async findVisible(caller: AuthContext, id: string, lockWith?: EntityManager): Promise<FileRecord | undefined> {
+  /** The file as the caller may see it; with `lock`, its row is locked until the transaction ends. */
+  async findVisible(caller: AuthContext, id: string, { lock = false }: RowLock = {}): Promise<FileRecord | undefined> {
     const rows = await this.transactions.query<FileRow>(
       `SELECT ${COLUMNS} FROM files f
         WHERE f.id = $4 AND f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}
-        ${lockWith ? 'FOR UPDATE OF f' : ''}`,
+        ${lock ? 'FOR UPDATE OF f' : ''}`,
       [...callerParams(caller), id],
+      { locks: lock },
     );
     return rows[0] && toRecord(rows[0]);
   }
@@ -157,11 +154,8 @@ export class FilesRepository implements LinkTargetOwner {
   }
 
   /** Any file by id, for the signed routes (the signature is the authorisation); see findVisible. */
-  async findById(id: string, lockWith?: EntityManager): Promise<FileRecord | undefined> {
-    const rows = await this.transactions.query<FileRow>(
-      `SELECT ${COLUMNS} FROM files f WHERE f.id = $1 ${lockWith ? 'FOR UPDATE OF f' : ''}`,
-      [id],
-    );
+  async findById(id: string): Promise<FileRecord | undefined> {
+    const rows = await this.transactions.query<FileRow>(`SELECT ${COLUMNS} FROM files f WHERE f.id = $1`, [id]);
     return rows[0] && toRecord(rows[0]);
   }
 
@@ -189,11 +183,8 @@ export class FilesRepository implements LinkTargetOwner {
     return rows[0] && toRecord(rows[0]);
   }
 
-  /**
-   * Takes the transaction in which the caller locked the row (findVisible), so that the check and
-   * the cancel commit together; the statement runs in it as every statement does (Transactions).
-   */
-  async markCancelled(_transaction: EntityManager, id: string): Promise<FileRecord> {
+  /** Call in the transaction that locked the row (findVisible), so that the check and the cancel commit together. */
+  async markCancelled(id: string): Promise<FileRecord> {
     const rows = await this.transactions.query<FileRow>(
       `UPDATE files f SET status = 'CANCELLED', cancelled_at = statement_timestamp()
         WHERE f.id = $1 RETURNING ${COLUMNS}`,
@@ -237,6 +228,7 @@ export class FilesRepository implements LinkTargetOwner {
     const rows: unknown[] = await this.transactions.query(
       `SELECT 1 FROM files WHERE id = $1 AND workspace_id = $2 AND status = 'COMPLETED' FOR UPDATE`,
       [id, workspaceId],
+      { locks: true },
     );
     return rows.length > 0;
   }
@@ -254,6 +246,7 @@ export class FilesRepository implements LinkTargetOwner {
                         ORDER BY expires_at ${firstRowsSql('$1')} FOR UPDATE SKIP LOCKED)
         RETURNING ${COLUMNS}`,
       [batch],
+      { locks: true },
     );
     return rows.map(toRecord);
   }

@@ -1,12 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiError } from '../../common/errors/api-error';
 import { PreparedWrites } from '../../common/idempotency/prepared-writes';
 import { isIdOf, newId } from '../../common/ids';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
-import { Transactions } from '../../database/transactions';
+import { type RowLock, Transactions } from '../../database/transactions';
 import { ChangeEvents } from '../../records/change-events';
 import type { CompleteFileDto, CreateFileDto, CreatedFileDto, FileDto, FileUrlDto } from './dto/file.dto';
 import { checkPurpose } from './file-purposes';
@@ -98,10 +97,10 @@ export class FilesService {
   }
 
   async cancel(caller: AuthContext, id: string): Promise<FileDto> {
-    return this.transactions.run(async (manager) => {
-      const file = await this.visible(caller, id, manager);
+    return this.transactions.run(async () => {
+      const file = await this.visible(caller, id, { lock: true });
       if (file.status !== 'PENDING') throw notPending(file, 'cancelled');
-      return this.recorded(caller, 'cancelled', toFileDto(await this.files.markCancelled(manager, file.id)));
+      return this.recorded(caller, 'cancelled', toFileDto(await this.files.markCancelled(file.id)));
     });
   }
 
@@ -121,8 +120,8 @@ export class FilesService {
   }
 
   /** A malformed id, another workspace's file and a hidden transcript are all a plain 404. */
-  private async visible(caller: AuthContext, id: string, lockWith?: EntityManager): Promise<FileRecord> {
-    const file = isIdOf('file', id) ? await this.files.findVisible(caller, id, lockWith) : undefined;
+  private async visible(caller: AuthContext, id: string, options: RowLock = {}): Promise<FileRecord> {
+    const file = isIdOf('file', id) ? await this.files.findVisible(caller, id, options) : undefined;
     if (!file) throw ApiError.notFound('File');
     return file;
   }

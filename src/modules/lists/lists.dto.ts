@@ -5,7 +5,7 @@ import { IsIn, IsObject, IsOptional, IsString, Matches, ValidateBy } from 'class
 import { exampleIdOf } from '../../common/ids';
 import { NestedDto } from '../../common/validation/dto-shape';
 import { FieldValueDto } from '../../records/entity-envelope';
-import { LIST_MEMBER_TYPES } from './lists.repository';
+import { LIST_MEMBER_TYPES } from '../../database/entities/list.entity';
 
 export const MAX_LIST_NAME_LENGTH = 10_000;
 /** `account` or its `$account` alias (docs/api.md §7), and so on. */

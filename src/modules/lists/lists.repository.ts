@@ -2,11 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { endPage } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { keysetPageSql } from '../../common/pagination/paging-sql';
+import { ListEntity, type ListMemberType } from '../../database/entities/list.entity';
 import { Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
 
-export const LIST_MEMBER_TYPES = ['account', 'contact', 'opportunity'] as const;
-export type ListMemberType = (typeof LIST_MEMBER_TYPES)[number];
 
 export interface ListRow {
   id: string;
@@ -36,11 +35,10 @@ export class ListsRepository {
   }
 
   async find(workspaceId: string, id: string): Promise<ListRow | undefined> {
-    const [row] = await this.transactions.query<ListRow>(`SELECT ${LIST_COLUMNS} FROM lists WHERE id = $1 AND workspace_id = $2`, [
-      id,
-      workspaceId,
-    ]);
-    return row;
+    const list = await this.transactions
+      .repository(ListEntity)
+      .findOne({ select: { id: true, name: true, objectType: true, createdAt: true }, where: { id, workspaceId } });
+    return list ? { id: list.id, name: list.name, object_type: list.objectType, created_at: list.createdAt } : undefined;
   }
 
   /**
@@ -55,6 +53,7 @@ export class ListsRepository {
         WHERE l.id = $1 AND l.workspace_id = $2
         RETURNING l.id, l.name, l.object_type, l.created_at, previous.name AS previous_name`,
       [id, workspaceId, name ?? null, new Date()],
+      { locks: true },
     );
     return row;
   }

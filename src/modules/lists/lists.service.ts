@@ -12,7 +12,8 @@ import { LinkTargets } from '../../records/link-targets';
 import { checkRelationshipWriteLimit, idList, isPlainObject } from '../../records/record-write';
 import { RecordsService } from '../../records/records.service';
 import { CreateListDto, ListDto, ListMembershipChangeDto, UpdateListDto, UpdateListFieldsDto } from './lists.dto';
-import { ListMemberType, ListRow, ListsRepository } from './lists.repository';
+import type { ListMemberType } from '../../database/entities/list.entity';
+import { ListRow, ListsRepository } from './lists.repository';
 
 /** The relationship key that holds a list's members, per member type. */
 const MEMBER_KEYS: Record<ListMemberType, string> = {

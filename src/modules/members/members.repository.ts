@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 import { endPage, type PageRequest } from '../../common/pagination/pagination';
 import { MemberEntity } from '../../database/entities/member.entity';
 import { keysetPageSql } from '../../common/pagination/paging-sql';
@@ -30,10 +31,6 @@ function fromPageRow(row: MemberPageRow): MemberEntity {
   });
 }
 
-/** A `members` row as MemberEntity names its columns. */
-const MEMBER_COLUMNS = `id, workspace_id AS "workspaceId", email, first_name AS "firstName", last_name AS "lastName", role,
-  created_at AS "createdAt", updated_at AS "updatedAt"`;
-
 /**
  * `members` rows as the filter engine reads records: with the `fields` document their envelope
  * shows (docs/api.md §6, §8), so the record filters apply to members unchanged.
@@ -52,44 +49,36 @@ const MEMBERS_AS_RECORDS = `(SELECT m.*, jsonb_strip_nulls(jsonb_build_object(
 export class MembersRepository implements LinkTargetOwner {
   constructor(private readonly transactions: Transactions) {}
 
-  async findInWorkspace(workspaceId: string, id: string): Promise<MemberEntity | null> {
-    const [member] = await this.transactions.query<MemberEntity>(
-      `SELECT ${MEMBER_COLUMNS} FROM members WHERE id = $1 AND workspace_id = $2`,
-      [id, workspaceId],
-    );
-    return member ?? null;
+  private get members() {
+    return this.transactions.repository(MemberEntity);
   }
 
-  /** Whether a member of the workspace has this email, letter case aside. */
+  async findInWorkspace(workspaceId: string, id: string): Promise<MemberEntity | null> {
+    return this.members.findOneBy({ id, workspaceId });
+  }
+
+  /** Whether a member of the workspace has this email, letter case aside (as the unique index on lower(email) compares). */
   async emailTaken(workspaceId: string, email: string): Promise<boolean> {
-    const rows = await this.transactions.query(`SELECT 1 FROM members WHERE workspace_id = $1 AND lower(email) = lower($2) LIMIT 1`, [
-      workspaceId,
-      email,
-    ]);
-    return rows.length > 0;
+    return this.members
+      .createQueryBuilder('m')
+      .where('m.workspace_id = :workspaceId AND lower(m.email) = lower(:email)', { workspaceId, email })
+      .getExists();
   }
 
   async insert(member: MemberEntity): Promise<MemberEntity> {
-    await this.transactions.query(
-      `INSERT INTO members (id, workspace_id, email, first_name, last_name, role, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [member.id, member.workspaceId, member.email, member.firstName, member.lastName, member.role, member.createdAt, member.updatedAt],
-    );
+    await this.members.insert(member);
     return member;
   }
 
   async existingIds(workspaceId: string, ids: string[]): Promise<string[]> {
-    const rows = await this.transactions.query<{ id: string }>(`SELECT id FROM members WHERE workspace_id = $1 AND id = ANY($2)`, [
-      workspaceId,
-      ids,
-    ]);
-    return rows.map((row) => row.id);
+    const members = await this.members.find({ select: { id: true }, where: { workspaceId, id: In(ids) } });
+    return members.map((member) => member.id);
   }
 
   /** Every member's email, lowercased as the EMAIL field type stores addresses. */
   async emailsOf(workspaceId: string): Promise<string[]> {
-    const rows = await this.transactions.query<{ email: string }>(`SELECT email FROM members WHERE workspace_id = $1`, [workspaceId]);
-    return rows.map((row) => row.email.toLowerCase());
+    const members = await this.members.find({ select: { email: true }, where: { workspaceId } });
+    return members.map((member) => member.email.toLowerCase());
   }
 
   /**

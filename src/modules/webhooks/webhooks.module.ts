@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { JobQueueModule } from '../../common/background/job-queue.module';
 import { AuthModule } from '../auth/auth.module';
 import { EventsModule } from '../events/events.module';
 import { WebhookDeliveries } from './webhook-deliveries';
@@ -14,7 +15,7 @@ import { WebhooksService } from './webhooks.service';
  * a write's fan-out job through the follower WebhookFanOut registers with it at init.
  */
 @Module({
-  imports: [EventsModule, AuthModule],
+  imports: [JobQueueModule, EventsModule, AuthModule],
   controllers: [WebhooksController],
   providers: [WebhooksRepository, WebhooksService, WebhookDeliveries, WebhookFanOut, WebhookQueue, Clock],
 })
