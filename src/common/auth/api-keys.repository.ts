@@ -89,13 +89,13 @@ export class ApiKeysRepository {
 
   /** The revocation time; a key revoked before keeps its first one. Undefined: no such key. */
   async revoke(id: string): Promise<Date | undefined> {
-    const { raw } = await this.keys
+    const result = await this.keys
       .createQueryBuilder()
       .update()
       .set({ revokedAt: () => 'coalesce(revoked_at, now())' })
       .where({ id })
       .returning('revoked_at')
       .execute();
-    return (raw as { revoked_at: Date }[])[0]?.revoked_at;
+    return (result.raw as { revoked_at: Date }[])[0]?.revoked_at;
   }
 }
