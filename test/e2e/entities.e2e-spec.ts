@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { ENTITIES } from '../../src/database/entities';
+import { PROBE_TABLE } from '../support/probe-controllers';
 import { testDatabaseUrl } from '../support/test-app';
 
 /**
@@ -84,7 +85,8 @@ describe('entities', () => {
   };
 
   it('every table the migrations made has an entity, except those listed as keeping their SQL', async () => {
-    const tables = [...(await migrated()).keys()];
+    // The probe routes' table is made in the shared test database by another test file, not by a migration.
+    const tables = [...(await migrated()).keys()].filter((table) => table !== PROBE_TABLE);
     const entityTables = new Set(declared().keys());
     expect(tables.filter((table) => !entityTables.has(table) && !WITHOUT_ENTITY.has(table))).toEqual([]);
     expect([...WITHOUT_ENTITY].filter((table) => !tables.includes(table))).toEqual([]);

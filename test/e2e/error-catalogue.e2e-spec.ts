@@ -116,7 +116,7 @@ describe('error catalogue', () => {
     it('lists on an operation only the codes it can answer: no slug conflict on a read', () => {
       const read = t.document.paths['/v1/notes/{id}'].get!.responses;
       expect(read['409']).toEqual({ $ref: '#/components/responses/E409_DuplicateValue_Conflict' });
-      expect(read['404']).toEqual({ $ref: '#/components/responses/E404_NotFound' });
+      expect(read['404']).toEqual({ $ref: '#/components/responses/E404' });
     });
   });
 });
