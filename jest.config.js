@@ -10,7 +10,12 @@ process.env.WEBHOOK_ALLOWED_NETWORKS ??= '127.0.0.0/8,::1/128';
 module.exports = {
   testEnvironment: 'node',
   rootDir: '.',
-  testRegex: ['src/.*\\.spec\\.ts$', 'test/e2e/.*\\.e2e-spec\\.ts$', 'test/fuzz/.*\\.fuzz-spec\\.ts$', 'clients/typescript/test/.*spec\\.ts$'],
+  testRegex: [
+    'src/.*\\.spec\\.ts$',
+    'test/e2e/.*\\.e2e-spec\\.ts$',
+    'test/fuzz/.*\\.fuzz-spec\\.ts$',
+    'clients/typescript/test/.*spec\\.ts$',
+  ],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -38,7 +38,8 @@ class HttpError extends Error {
 }
 
 function serve(pool: Pool) {
-  const query = async (name: string, text: string, values: unknown[]) => (await pool.query({ name, text, values })).rows;
+  const query = async (name: string, text: string, values: unknown[]) =>
+    (await pool.query({ name, text, values })).rows;
 
   async function workspaceOf(request: IncomingMessage): Promise<string> {
     const key = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
@@ -113,7 +114,11 @@ function serve(pool: Pool) {
           ORDER BY r.created_at DESC, r.id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
         [...values, limit, offset],
       );
-      const [{ count }] = await query(`count-${filter}`, `SELECT count(*)::int AS count ${NOTES} ${FILTERS[filter]}`, values);
+      const [{ count }] = await query(
+        `count-${filter}`,
+        `SELECT count(*)::int AS count ${NOTES} ${FILTERS[filter]}`,
+        values,
+      );
       return { object: 'list', data: page, totalCount: count };
     }
     if (rows.length === 0) throw new HttpError(404);

@@ -9,7 +9,15 @@
 import autocannon from 'autocannon';
 import { cpus, loadavg } from 'node:os';
 import { Client } from 'pg';
-import { BenchServer, BenchWorkspace, printTable, runBench, seedWorkspace, startBenchDatabase, startService } from './support';
+import {
+  BenchServer,
+  BenchWorkspace,
+  printTable,
+  runBench,
+  seedWorkspace,
+  startBenchDatabase,
+  startService,
+} from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONTACTS = Number(process.env.BATCH_CONTACTS ?? 100_000);
@@ -37,11 +45,22 @@ async function itemsPerSecond(
     connections: CONNECTIONS,
     ...(load.calls !== undefined ? { amount: load.calls } : { duration: load.seconds ?? SECONDS }),
     timeout: 120,
-    headers: { authorization: `Bearer ${workspace.key}`, 'service-version': '2026-03-01', 'content-type': 'application/json' },
-    requests: [{ method: 'POST', path, setupRequest: (request) => ({ ...request, body: JSON.stringify(load.bodyOf(next++)) }) }],
+    headers: {
+      authorization: `Bearer ${workspace.key}`,
+      'service-version': '2026-03-01',
+      'content-type': 'application/json',
+    },
+    requests: [
+      { method: 'POST', path, setupRequest: (request) => ({ ...request, body: JSON.stringify(load.bodyOf(next++)) }) },
+    ],
   });
-  if (result.non2xx + result.errors > 0) throw new Error(`${path}: ${result.non2xx} answers not 2xx, ${result.errors} errors`);
-  return { perSecond: (result.requests.total * load.items) / result.duration, p50: result.latency.p50, seconds: result.duration };
+  if (result.non2xx + result.errors > 0)
+    throw new Error(`${path}: ${result.non2xx} answers not 2xx, ${result.errors} errors`);
+  return {
+    perSecond: (result.requests.total * load.items) / result.duration,
+    p50: result.latency.p50,
+    seconds: result.duration,
+  };
 }
 
 const contact = (externalId: string, title: string) => ({
@@ -53,18 +72,29 @@ const contact = (externalId: string, title: string) => ({
 export async function batchWriteBudgets(db: Client, service: BenchServer): Promise<BatchBudget[]> {
   const workspace = await seedWorkspace(db, 'batch writes');
   const calls = Math.ceil(CONTACTS / PER_CALL);
-  console.log(`\nbatch writes: ${CONNECTIONS} connections, ${calls.toLocaleString('en-US')} calls of ${PER_CALL} contacts against single creates`);
+  console.log(
+    `\nbatch writes: ${CONNECTIONS} connections, ${calls.toLocaleString('en-US')} calls of ${PER_CALL} contacts against single creates`,
+  );
   // Warm up each route (connections, prepared statements, JIT) before measuring.
-  await itemsPerSecond(service, workspace, '/v1/contacts', { bodyOf: (i) => contact(`warm-${i}`, 'Warm'), items: 1, seconds: 1 });
+  await itemsPerSecond(service, workspace, '/v1/contacts', {
+    bodyOf: (i) => contact(`warm-${i}`, 'Warm'),
+    items: 1,
+    seconds: 1,
+  });
   await itemsPerSecond(service, workspace, '/v1/contacts/batch/create', {
     bodyOf: (i) => ({ inputs: Array.from({ length: PER_CALL }, (_, j) => contact(`warm-batch-${i}-${j}`, 'Warm')) }),
     items: PER_CALL,
     calls: 20,
   });
 
-  const single = await itemsPerSecond(service, workspace, '/v1/contacts', { bodyOf: (i) => contact(`single-${i}`, 'Single'), items: 1 });
+  const single = await itemsPerSecond(service, workspace, '/v1/contacts', {
+    bodyOf: (i) => contact(`single-${i}`, 'Single'),
+    items: 1,
+  });
   const created = await itemsPerSecond(service, workspace, '/v1/contacts/batch/create', {
-    bodyOf: (call) => ({ inputs: Array.from({ length: PER_CALL }, (_, j) => contact(`batch-${call * PER_CALL + j}`, 'Created')) }),
+    bodyOf: (call) => ({
+      inputs: Array.from({ length: PER_CALL }, (_, j) => contact(`batch-${call * PER_CALL + j}`, 'Created')),
+    }),
     items: PER_CALL,
     calls,
   });
@@ -73,7 +103,9 @@ export async function batchWriteBudgets(db: Client, service: BenchServer): Promi
     bodyOf: (call) => ({
       matchOn: 'externalId',
       inputs: Array.from({ length: PER_CALL }, (_, j) =>
-        j % 2 === 0 ? contact(`batch-${call * PER_CALL + j}`, 'Upserted') : contact(`upserted-${call * PER_CALL + j}`, 'Upserted'),
+        j % 2 === 0
+          ? contact(`batch-${call * PER_CALL + j}`, 'Upserted')
+          : contact(`upserted-${call * PER_CALL + j}`, 'Upserted'),
       ),
     }),
     items: PER_CALL,
@@ -86,33 +118,69 @@ export async function batchWriteBudgets(db: Client, service: BenchServer): Promi
     [workspace.id],
   );
   if (rows[0].created !== calls * PER_CALL || rows[0].upserted !== (calls * PER_CALL) / 2) {
-    throw new Error(`batch writes: ${rows[0].created} created and ${rows[0].upserted} upserted contacts, not ${calls * PER_CALL} and ${(calls * PER_CALL) / 2}`);
+    throw new Error(
+      `batch writes: ${rows[0].created} created and ${rows[0].upserted} upserted contacts, not ${calls * PER_CALL} and ${(calls * PER_CALL) / 2}`,
+    );
   }
   printTable(
     ['scenario', 'items/s', 'p50 ms per call', 'seconds', '× single'],
     [
       ['single create', single.perSecond.toFixed(0), single.p50, single.seconds.toFixed(1), '1.00'],
-      [`batch/create, ${CONTACTS.toLocaleString('en-US')}`, created.perSecond.toFixed(0), created.p50, created.seconds.toFixed(1), (created.perSecond / single.perSecond).toFixed(2)],
-      [`batch/upsert, half new`, upserted.perSecond.toFixed(0), upserted.p50, upserted.seconds.toFixed(1), (upserted.perSecond / single.perSecond).toFixed(2)],
+      [
+        `batch/create, ${CONTACTS.toLocaleString('en-US')}`,
+        created.perSecond.toFixed(0),
+        created.p50,
+        created.seconds.toFixed(1),
+        (created.perSecond / single.perSecond).toFixed(2),
+      ],
+      [
+        `batch/upsert, half new`,
+        upserted.perSecond.toFixed(0),
+        upserted.p50,
+        upserted.seconds.toFixed(1),
+        (upserted.perSecond / single.perSecond).toFixed(2),
+      ],
     ],
   );
   return [
-    { goal: 'batch/create items/s vs single creates, 4 connections', measured: created.perSecond / single.perSecond, target: 8, atLeast: true },
-    { goal: 'batch/upsert (externalId, half new) items/s vs single creates', measured: upserted.perSecond / single.perSecond, target: 5, atLeast: true },
+    {
+      goal: 'batch/create items/s vs single creates, 4 connections',
+      measured: created.perSecond / single.perSecond,
+      target: 8,
+      atLeast: true,
+    },
+    {
+      goal: 'batch/upsert (externalId, half new) items/s vs single creates',
+      measured: upserted.perSecond / single.perSecond,
+      target: 5,
+      atLeast: true,
+    },
   ];
 }
 
 if (require.main === module) {
   runBench(async (folder) => {
-    console.log(`${new Date().toISOString()}  ${cpus().length} CPUs, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+    console.log(
+      `${new Date().toISOString()}  ${cpus().length} CPUs, load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}`,
+    );
     const database = await startBenchDatabase(folder);
     const db = new Client({ connectionString: database.url });
     await db.connect();
-    const service = await startService(folder, database.url, { RATE_LIMIT_WRITE: '1000000', RATE_LIMIT_BATCH_ITEMS: '1000000' });
+    const service = await startService(folder, database.url, {
+      RATE_LIMIT_WRITE: '1000000',
+      RATE_LIMIT_BATCH_ITEMS: '1000000',
+    });
     const budgets = await batchWriteBudgets(db, service);
     printTable(
       ['goal', 'measured', 'target', ''],
-      budgets.map(({ goal, measured, target }) => [goal, measured.toFixed(2), `≥ ${target}`, measured >= target ? 'PASS' : 'MISS']),
+      budgets.map(({ goal, measured, target }) => [
+        goal,
+        measured.toFixed(2),
+        `≥ ${target}`,
+        measured >= target ? 'PASS' : 'MISS',
+      ]),
     );
     await db.end();
   });

@@ -123,12 +123,16 @@ class Runs {
   }
 
   printStatements(title: string): void {
-    console.log(`\n  ${title}: per request, mean ms executing, share of calls planned, mean ms planning; the statement`);
+    console.log(
+      `\n  ${title}: per request, mean ms executing, share of calls planned, mean ms planning; the statement`,
+    );
     for (const [query, { calls, milliseconds, plans, planMilliseconds }] of [...this.statements].sort(
       (a, b) => b[1].milliseconds + b[1].planMilliseconds - a[1].milliseconds - a[1].planMilliseconds,
     )) {
       const numbers = [calls / this.sent, milliseconds / calls, plans / calls, plans ? planMilliseconds / plans : 0];
-      console.log(`  ${numbers.map((value) => value.toFixed(3).padStart(7)).join(' ')}  ${query.replace(/\s+/g, ' ').slice(0, 150)}`);
+      console.log(
+        `  ${numbers.map((value) => value.toFixed(3).padStart(7)).join(' ')}  ${query.replace(/\s+/g, ' ').slice(0, 150)}`,
+      );
     }
   }
 }
@@ -139,7 +143,14 @@ const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const filter = (key: string, value: string) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`;
 
 /** Drives `server` with `load` for `seconds` (after a checkpoint), added to `runs`; `sample` runs every 100 ms meanwhile. */
-async function drive(db: Client, server: BenchServer, load: Load, seconds: number, runs = new Runs(), sample?: () => void): Promise<Runs> {
+async function drive(
+  db: Client,
+  server: BenchServer,
+  load: Load,
+  seconds: number,
+  runs = new Runs(),
+  sample?: () => void,
+): Promise<Runs> {
   await db.query('CHECKPOINT');
   let next = 0;
   const sampler = sample && setInterval(sample, 100);
@@ -175,7 +186,6 @@ async function drive(db: Client, server: BenchServer, load: Load, seconds: numbe
   }
 }
 
-
 interface Versus {
   name: string;
   load: Load;
@@ -187,7 +197,9 @@ interface Versus {
 async function versusBaseline(db: Client, service: BenchServer, baseline: BenchServer, scenarios: Versus[]) {
   console.log('\nwarming up both servers…');
   for (const { load } of scenarios) for (const server of [service, baseline]) await drive(db, server, load, 1);
-  console.log(`\n1. service vs baseline: ${count(READ_NOTES)} notes, ${SECONDS} s runs, ${ROUNDS} rounds of service then baseline`);
+  console.log(
+    `\n1. service vs baseline: ${count(READ_NOTES)} notes, ${SECONDS} s runs, ${ROUNDS} rounds of service then baseline`,
+  );
   const results = new Map<Versus, { service: Runs; baseline: Runs }>();
   for (const scenario of scenarios) {
     const pair = { service: new Runs(), baseline: new Runs() };
@@ -247,29 +259,71 @@ async function eventCost(db: Client, baseline: BenchServer, create: Load, servic
   const without = new Runs();
   for (let round = 0; round < ROUNDS; round += 1) {
     await drive(db, baseline, create, SECONDS, withEvent);
-    await drive(db, baseline, { ...create, paths: create.paths.map((path) => `${path}?events=none`) }, SECONDS, without);
+    await drive(
+      db,
+      baseline,
+      { ...create, paths: create.paths.map((path) => `${path}?events=none`) },
+      SECONDS,
+      without,
+    );
   }
   printTable(
     ['create', 'req/s', 'p50', 'p99', 'node ms', 'pg ms', 'failed'],
     [
-      ['with event', count(withEvent.perSecond), withEvent.p50, withEvent.p99, fixed(withEvent.nodeMs, 3), fixed(withEvent.postgresMs, 3), withEvent.failed],
-      ['without', count(without.perSecond), without.p50, without.p99, fixed(without.nodeMs, 3), fixed(without.postgresMs, 3), without.failed],
+      [
+        'with event',
+        count(withEvent.perSecond),
+        withEvent.p50,
+        withEvent.p99,
+        fixed(withEvent.nodeMs, 3),
+        fixed(withEvent.postgresMs, 3),
+        withEvent.failed,
+      ],
+      [
+        'without',
+        count(without.perSecond),
+        without.p50,
+        without.p99,
+        fixed(without.nodeMs, 3),
+        fixed(without.postgresMs, 3),
+        without.failed,
+      ],
     ],
   );
   const added = withEvent.nodeMs + withEvent.postgresMs - (without.nodeMs + without.postgresMs);
-  console.log(`an event adds ${fixed(added, 3)} ms of CPU to a create; the service's create costs ${fixed(serviceCreateMs, 3)} ms`);
-  return { goal: "creates: CPU an event adds, share of the service's create", measured: added / serviceCreateMs, target: 0.1, atLeast: false };
+  console.log(
+    `an event adds ${fixed(added, 3)} ms of CPU to a create; the service's create costs ${fixed(serviceCreateMs, 3)} ms`,
+  );
+  return {
+    goal: "creates: CPU an event adds, share of the service's create",
+    measured: added / serviceCreateMs,
+    target: 0.1,
+    atLeast: false,
+  };
 }
 
 /** Section 2: one run each. */
-async function serviceAlone(db: Client, service: BenchServer, scenarios: { name: string; load: Load }[]): Promise<void> {
+async function serviceAlone(
+  db: Client,
+  service: BenchServer,
+  scenarios: { name: string; load: Load }[],
+): Promise<void> {
   console.log(`\n2. service alone, 32 connections, ${SECONDS} s`);
   const rows: unknown[][] = [];
   for (const { name, load } of scenarios) {
     const runs = await drive(db, service, load, SECONDS);
     if (SHOW_STATEMENTS) runs.printStatements(name);
     const { perSecond, p50, p99, nodeMs, postgresMs, statementsPerRequest, failed } = runs;
-    rows.push([name, count(perSecond), p50, p99, fixed(nodeMs, 3), fixed(postgresMs, 3), fixed(statementsPerRequest, 1), failed]);
+    rows.push([
+      name,
+      count(perSecond),
+      p50,
+      p99,
+      fixed(nodeMs, 3),
+      fixed(postgresMs, 3),
+      fixed(statementsPerRequest, 1),
+      failed,
+    ]);
   }
   printTable(['scenario', 'req/s', 'p50', 'p99', 'node ms', 'pg ms', 'stmts', 'failed'], rows);
 }
@@ -317,12 +371,23 @@ const SCALE_LISTS: ScaleList[] = [
     path: (w) => `/v1/notes?${filter('$account', seededId('acc', w.batch, 7))}`,
     holds: (w) => (g) => (g - 1) % Math.ceil(w.notes / NOTES_PER_ACCOUNT) === 6,
   },
-  { name: '$createdBy= (99% of notes)', path: (w) => `/v1/notes?${filter('$createdBy', w.memberId)}`, holds: () => (g) => g % 100 !== 0 },
+  {
+    name: '$createdBy= (99% of notes)',
+    path: (w) => `/v1/notes?${filter('$createdBy', w.memberId)}`,
+    holds: () => (g) => g % 100 !== 0,
+  },
 ];
 
 /** Section 3: p50 of each list in a big and a small workspace, totalCount checked against the seed. */
-async function atScale(db: Client, service: BenchServer, big: NotesWorkspace, small: NotesWorkspace): Promise<Budget[]> {
-  console.log(`\n3. scale: service alone, 8 connections, ${SECONDS} s, ${count(big.notes)} vs ${count(small.notes)} notes in a workspace`);
+async function atScale(
+  db: Client,
+  service: BenchServer,
+  big: NotesWorkspace,
+  small: NotesWorkspace,
+): Promise<Budget[]> {
+  console.log(
+    `\n3. scale: service alone, 8 connections, ${SECONDS} s, ${count(big.notes)} vs ${count(small.notes)} notes in a workspace`,
+  );
   let peakRss = 0;
   let wrongTotals = 0;
   const budgets: Budget[] = [];
@@ -351,7 +416,12 @@ async function atScale(db: Client, service: BenchServer, big: NotesWorkspace, sm
       p50.set(workspace, runs.p50);
     }
     const ratio = p50.get(big)! / Math.max(p50.get(small)!, 1);
-    budgets.push({ goal: `scale: ${name}, p50 ${count(big.notes)} / ${count(small.notes)}`, measured: ratio, target: 2, atLeast: false });
+    budgets.push({
+      goal: `scale: ${name}, p50 ${count(big.notes)} / ${count(small.notes)}`,
+      measured: ratio,
+      target: 2,
+      atLeast: false,
+    });
     rows.push([name, p50.get(big), p50.get(small), fixed(ratio), ...totals]);
     p50s.set(name, p50.get(big)!);
   }
@@ -361,8 +431,15 @@ async function atScale(db: Client, service: BenchServer, big: NotesWorkspace, sm
     // A cursor's page costs the first page's at any depth (docs/api.md §3); the deep offset page above is the comparison.
     const ratio = p50s.get(LAST_CURSOR)! / Math.max(p50s.get(FIRST_PAGE)!, 1);
     const offset = p50s.has(DEEP_OFFSET) ? `; ${DEEP_OFFSET}: ${p50s.get(DEEP_OFFSET)} ms` : '';
-    console.log(`${LAST_CURSOR} at ${large}: p50 ${p50s.get(LAST_CURSOR)} ms, ${fixed(ratio)} × the first page's${offset}`);
-    budgets.push({ goal: `scale: ${LAST_CURSOR}, p50 / first page's, at ${large}`, measured: ratio, target: 2, atLeast: false });
+    console.log(
+      `${LAST_CURSOR} at ${large}: p50 ${p50s.get(LAST_CURSOR)} ms, ${fixed(ratio)} × the first page's${offset}`,
+    );
+    budgets.push({
+      goal: `scale: ${LAST_CURSOR}, p50 / first page's, at ${large}`,
+      measured: ratio,
+      target: 2,
+      atLeast: false,
+    });
   }
   console.log(`service peak RSS: ${(peakRss / 2 ** 20).toFixed(0)} MB`);
   budgets.push({ goal: 'scale: totalCounts wrong', measured: wrongTotals, target: 0, atLeast: false });
@@ -373,7 +450,9 @@ async function atScale(db: Client, service: BenchServer, big: NotesWorkspace, sm
 runBench(async (folder) => {
   console.log(
     `${new Date().toISOString()}  ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GB, ` +
-      `node ${process.version}, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`,
+      `node ${process.version}, load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}`,
   );
   const database = await startBenchDatabase(folder);
   const db = new Client({ connectionString: database.url });
@@ -398,7 +477,10 @@ runBench(async (folder) => {
   const baseline = await startBaseline(database.url);
 
   const notePaths = (workspace: NotesWorkspace) =>
-    Array.from({ length: Math.min(workspace.notes, 1000) }, (_, i) => `/v1/notes/${seededId('note', workspace.batch, i + 1)}`);
+    Array.from(
+      { length: Math.min(workspace.notes, 1000) },
+      (_, i) => `/v1/notes/${seededId('note', workspace.batch, i + 1)}`,
+    );
   const create: Load = {
     workspace: writes,
     method: 'POST',
@@ -419,7 +501,10 @@ runBench(async (folder) => {
     { name: 'create note, 1 connection', load: { ...create, connections: 1 } },
     { name: 'update note', load: update, ratioGoal: 0.4 },
     { name: 'list notes (limit 25)', load: { workspace: reads, paths: ['/v1/notes'] }, ratioGoal: 1.2 },
-    { name: 'list $title[startsWith]=Note 123', load: { workspace: reads, paths: [`/v1/notes?${filter('$title[startsWith]', 'Note 123')}`] } },
+    {
+      name: 'list $title[startsWith]=Note 123',
+      load: { workspace: reads, paths: [`/v1/notes?${filter('$title[startsWith]', 'Note 123')}`] },
+    },
     {
       name: `list $account= (${NOTES_PER_ACCOUNT} notes)`,
       load: { workspace: reads, paths: [`/v1/notes?${filter('$account', seededId('acc', reads.batch, 7))}`] },
@@ -427,7 +512,9 @@ runBench(async (folder) => {
   ];
   const results = await versusBaseline(db, service, baseline, chosen(versus));
   const serviceCreate = [...results].find(([{ name }]) => name === 'create note')?.[1].service;
-  const eventBudgets = serviceCreate ? [await eventCost(db, baseline, create, serviceCreate.nodeMs + serviceCreate.postgresMs)] : [];
+  const eventBudgets = serviceCreate
+    ? [await eventCost(db, baseline, create, serviceCreate.nodeMs + serviceCreate.postgresMs)]
+    : [];
   const topology = await startSyncTopology(folder, db, database.url, BENCH_SERVICE_ENV, service);
   const syncBudgets = [
     ...('webhook fan-out'.includes(ONLY) ? await fanOutCost(db, topology, SECONDS, ROUNDS) : []),
@@ -442,20 +529,42 @@ runBench(async (folder) => {
     [writes.id],
   );
   const { total: eventCount, middle } = events.rows[0];
-  const middleCursor = encodeFeedCursor({ workspaceId: writes.id, after: middle ?? '0', types: null, limit: 100, readAt: Date.now() });
-  await serviceAlone(db, service, chosen([
-    { name: 'custom item title[startsWith]=Item 9999', load: item(filter('title[startsWith]', 'Item 9999')) },
-    { name: 'custom item size[greaterThan]=99000', load: item(filter('size[greaterThan]', String(CUSTOM_RECORDS - 1000))) },
-    { name: 'custom item tier=tier7 (2% of them)', load: item(filter('tier', 'tier7')) },
-    {
-      name: `list members, offset=${LIST_MEMBERS / 2} of ${count(LIST_MEMBERS)}`,
-      load: { workspace: custom, paths: [`/v1/lists/${custom.listId}/accounts?offset=${LIST_MEMBERS / 2}`] },
-    },
-    { name: `meetings (${count(MEETINGS)}, mixed privacy)`, load: { workspace: meetings, paths: ['/v1/meetings'] } },
-    { name: 'meetings $title=Meeting 4000', load: { workspace: meetings, paths: [`/v1/meetings?${filter('$title', 'Meeting 4000')}`] } },
-    { name: `event feed, first page of 100 (of ${count(eventCount)})`, load: { workspace: writes, paths: ['/v1/events?limit=100'] } },
-    { name: 'event feed, page of 100 at the middle', load: { workspace: writes, paths: [`/v1/events?cursor=${middleCursor}`] } },
-  ]));
+  const middleCursor = encodeFeedCursor({
+    workspaceId: writes.id,
+    after: middle ?? '0',
+    types: null,
+    limit: 100,
+    readAt: Date.now(),
+  });
+  await serviceAlone(
+    db,
+    service,
+    chosen([
+      { name: 'custom item title[startsWith]=Item 9999', load: item(filter('title[startsWith]', 'Item 9999')) },
+      {
+        name: 'custom item size[greaterThan]=99000',
+        load: item(filter('size[greaterThan]', String(CUSTOM_RECORDS - 1000))),
+      },
+      { name: 'custom item tier=tier7 (2% of them)', load: item(filter('tier', 'tier7')) },
+      {
+        name: `list members, offset=${LIST_MEMBERS / 2} of ${count(LIST_MEMBERS)}`,
+        load: { workspace: custom, paths: [`/v1/lists/${custom.listId}/accounts?offset=${LIST_MEMBERS / 2}`] },
+      },
+      { name: `meetings (${count(MEETINGS)}, mixed privacy)`, load: { workspace: meetings, paths: ['/v1/meetings'] } },
+      {
+        name: 'meetings $title=Meeting 4000',
+        load: { workspace: meetings, paths: [`/v1/meetings?${filter('$title', 'Meeting 4000')}`] },
+      },
+      {
+        name: `event feed, first page of 100 (of ${count(eventCount)})`,
+        load: { workspace: writes, paths: ['/v1/events?limit=100'] },
+      },
+      {
+        name: 'event feed, page of 100 at the middle',
+        load: { workspace: writes, paths: [`/v1/events?cursor=${middleCursor}`] },
+      },
+    ]),
+  );
 
   const scaleBudgets = await atScale(db, service, big, small);
   const batchBudgets = 'batch writes'.includes(ONLY) ? await batchWriteBudgets(db, service) : [];
@@ -463,7 +572,16 @@ runBench(async (folder) => {
 
   const budgets: Budget[] = [
     ...[...results].flatMap(([{ name, ratioGoal }, { service: s, baseline: b }]) =>
-      ratioGoal === undefined ? [] : [{ goal: `${name}: req/s vs baseline`, measured: s.perSecond / b.perSecond, target: ratioGoal, atLeast: true }],
+      ratioGoal === undefined
+        ? []
+        : [
+            {
+              goal: `${name}: req/s vs baseline`,
+              measured: s.perSecond / b.perSecond,
+              target: ratioGoal,
+              atLeast: true,
+            },
+          ],
     ),
     ...eventBudgets,
     ...syncBudgets,

@@ -59,7 +59,12 @@ async function seed(db: Client, workspace: BenchWorkspace): Promise<void> {
   }
 }
 
-async function p50(server: BenchServer, workspace: BenchWorkspace, path: string, connections = 4): Promise<{ p50: number; perSecond: number; errors: number }> {
+async function p50(
+  server: BenchServer,
+  workspace: BenchWorkspace,
+  path: string,
+  connections = 4,
+): Promise<{ p50: number; perSecond: number; errors: number }> {
   const result = await autocannon({
     url: `http://127.0.0.1:${server.port}`,
     connections,
@@ -77,10 +82,21 @@ async function creates(server: BenchServer, workspace: BenchWorkspace): Promise<
     connections: 32,
     duration: SECONDS,
     timeout: 60,
-    headers: { authorization: `Bearer ${workspace.key}`, 'service-version': '2026-03-01', 'content-type': 'application/json' },
-    requests: [{ method: 'POST', path: '/v1/notes', body: JSON.stringify({ fields: { $title: 'Bench note Zoë Müller', $content: 'Written by the bench' } }) }],
+    headers: {
+      authorization: `Bearer ${workspace.key}`,
+      'service-version': '2026-03-01',
+      'content-type': 'application/json',
+    },
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/notes',
+        body: JSON.stringify({ fields: { $title: 'Bench note Zoë Müller', $content: 'Written by the bench' } }),
+      },
+    ],
   });
-  if (result.non2xx + result.errors > 0) throw new Error(`creates failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx + result.errors > 0)
+    throw new Error(`creates failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
 
@@ -94,13 +110,25 @@ export async function searchAtScale(db: Client, service: BenchServer): Promise<S
   // the measures below, on one of the two cores.
   await db.query('VACUUM ANALYZE records, record_values, search_documents');
   const seconds = (Date.now() - seeding) / 1000;
-  console.log(`\nsearch: ${RECORDS.toLocaleString('en')} records seeded in ${seconds.toFixed(0)} s (${Math.round(RECORDS / seconds)}/s, both triggers)`);
+  console.log(
+    `\nsearch: ${RECORDS.toLocaleString('en')} records seeded in ${seconds.toFixed(0)} s (${Math.round(RECORDS / seconds)}/s, both triggers)`,
+  );
 
   // The largest n below the spread with n mod 5 = 3: notes hold `k<n>` (note g has g mod 5 of 3 or 4),
   // and no other word has it as a prefix (10 n is past the spread).
   const selective = `k${SELECTIVE_SPREAD - 1 - ((((SELECTIVE_SPREAD - 4) % 5) + 5) % 5)}`;
-  const [{ matches }] = (await db.query(`SELECT count(*)::int AS matches FROM search_documents WHERE workspace_id = $1 AND words @@ to_tsquery('simple', $2 || ':*')`, [workspace.id, selective])).rows;
-  const [{ prefixed }] = (await db.query(`SELECT count(*)::int AS prefixed FROM search_documents WHERE workspace_id = $1 AND words @@ to_tsquery('simple', 'z:*')`, [workspace.id])).rows;
+  const [{ matches }] = (
+    await db.query(
+      `SELECT count(*)::int AS matches FROM search_documents WHERE workspace_id = $1 AND words @@ to_tsquery('simple', $2 || ':*')`,
+      [workspace.id, selective],
+    )
+  ).rows;
+  const [{ prefixed }] = (
+    await db.query(
+      `SELECT count(*)::int AS prefixed FROM search_documents WHERE workspace_id = $1 AND words @@ to_tsquery('simple', 'z:*')`,
+      [workspace.id],
+    )
+  ).rows;
   const selectiveRun = await p50(service, workspace, `/v1/search?q=${selective}`);
   const prefixRun = await p50(service, workspace, '/v1/search?q=z');
   // No word matches `adq`: names are then searched by similarity.
@@ -125,7 +153,9 @@ export async function searchAtScale(db: Client, service: BenchServer): Promise<S
   }
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   const [{ bytes, documents }] = (
-    await db.query(`SELECT pg_total_relation_size('search_documents')::bigint AS bytes, (SELECT count(*) FROM search_documents)::int AS documents`)
+    await db.query(
+      `SELECT pg_total_relation_size('search_documents')::bigint AS bytes, (SELECT count(*) FROM search_documents)::int AS documents`,
+    )
   ).rows;
   const perMillion = (Number(bytes) / documents) * 1_000_000;
 
@@ -136,7 +166,9 @@ export async function searchAtScale(db: Client, service: BenchServer): Promise<S
     ['a name with a typo, q=Adq ken1235', typoRun],
     ['telephone digits q=0004242', phoneRun],
   ] as const) {
-    console.log(`  ${name}: p50 ${run.p50} ms, ${run.perSecond.toFixed(0)} req/s${run.errors ? `, ${run.errors} failed` : ''}`);
+    console.log(
+      `  ${name}: p50 ${run.p50} ms, ${run.perSecond.toFixed(0)} req/s${run.errors ? `, ${run.errors} failed` : ''}`,
+    );
   }
   console.log(
     `creates (32 connections): ${mean(withTrigger).toFixed(0)}/s with search maintenance, ${mean(without).toFixed(0)}/s without ` +
@@ -147,9 +179,24 @@ export async function searchAtScale(db: Client, service: BenchServer): Promise<S
       `${(perMillion / 2 ** 20).toFixed(0)} MiB per 1,000,000 records${documents < 1_000_000 ? ' (extrapolated linearly)' : ''}`,
   );
   return [
-    { goal: `search: selective query p50 ms (${RECORDS.toLocaleString('en')} records)`, measured: selectiveRun.p50, target: 30, atLeast: false },
-    { goal: `search: one-letter prefix p50 ms (${RECORDS.toLocaleString('en')} records)`, measured: prefixRun.p50, target: 200, atLeast: false },
-    { goal: 'search: creates with maintenance / without', measured: mean(withTrigger) / mean(without), target: 0.85, atLeast: true },
+    {
+      goal: `search: selective query p50 ms (${RECORDS.toLocaleString('en')} records)`,
+      measured: selectiveRun.p50,
+      target: 30,
+      atLeast: false,
+    },
+    {
+      goal: `search: one-letter prefix p50 ms (${RECORDS.toLocaleString('en')} records)`,
+      measured: prefixRun.p50,
+      target: 200,
+      atLeast: false,
+    },
+    {
+      goal: 'search: creates with maintenance / without',
+      measured: mean(withTrigger) / mean(without),
+      target: 0.85,
+      atLeast: true,
+    },
   ];
 }
 
@@ -158,10 +205,16 @@ if (require.main === module) {
     const database = await startBenchDatabase(folder);
     const db = new Client({ connectionString: database.url });
     await db.connect();
-    const service = await startService(folder, database.url, { RATE_LIMIT_READ: '1000000', RATE_LIMIT_WRITE: '1000000', RATE_LIMIT_SEARCH: '1000000' });
+    const service = await startService(folder, database.url, {
+      RATE_LIMIT_READ: '1000000',
+      RATE_LIMIT_WRITE: '1000000',
+      RATE_LIMIT_SEARCH: '1000000',
+    });
     for (const budget of await searchAtScale(db, service)) {
       const met = budget.atLeast ? budget.measured >= budget.target : budget.measured <= budget.target;
-      console.log(`${budget.goal}: ${budget.measured.toFixed(2)} (${budget.atLeast ? '≥' : '≤'} ${budget.target}) ${met ? 'PASS' : 'MISS'}`);
+      console.log(
+        `${budget.goal}: ${budget.measured.toFixed(2)} (${budget.atLeast ? '≥' : '≤'} ${budget.target}) ${met ? 'PASS' : 'MISS'}`,
+      );
     }
     await db.end();
   });

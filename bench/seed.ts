@@ -18,7 +18,11 @@ export function seededId(prefix: string, batch: number, seq: number): string {
 }
 
 async function setCount(db: Client, workspaceId: string, objectType: string, count: number): Promise<void> {
-  await db.query(`INSERT INTO record_counts (workspace_id, object_type, slot, count) VALUES ($1, $2, 0, $3)`, [workspaceId, objectType, count]);
+  await db.query(`INSERT INTO record_counts (workspace_id, object_type, slot, count) VALUES ($1, $2, 0, $3)`, [
+    workspaceId,
+    objectType,
+    count,
+  ]);
 }
 
 export interface NotesWorkspace extends BenchWorkspace {
@@ -38,10 +42,10 @@ export const NOTES_PER_ACCOUNT = 10;
 export async function seedNotes(db: Client, notes: number, batch: number): Promise<NotesWorkspace> {
   const workspace = await seedWorkspace(db, `bench ${notes} notes`);
   const colleagueId = newId('member');
-  await db.query(`INSERT INTO members (id, workspace_id, email, role) VALUES ($1, $2, 'colleague@example.com', 'member')`, [
-    colleagueId,
-    workspace.id,
-  ]);
+  await db.query(
+    `INSERT INTO members (id, workspace_id, email, role) VALUES ($1, $2, 'colleague@example.com', 'member')`,
+    [colleagueId, workspace.id],
+  );
   const accounts = Math.ceil(notes / NOTES_PER_ACCOUNT);
   await db.query(
     `INSERT INTO records (id, workspace_id, object_type, fields, created_at)
@@ -106,10 +110,10 @@ export async function seedCustomTypeAndList(db: Client, records: number, members
   );
   await setCount(db, workspace.id, 'account', members);
   const listId = newId('list');
-  await db.query(`INSERT INTO lists (id, workspace_id, name, object_type, created_at) VALUES ($1, $2, 'Big', 'account', now())`, [
-    listId,
-    workspace.id,
-  ]);
+  await db.query(
+    `INSERT INTO lists (id, workspace_id, name, object_type, created_at) VALUES ($1, $2, 'Big', 'account', now())`,
+    [listId, workspace.id],
+  );
   await db.query(
     `INSERT INTO list_members (list_id, record_id, added_at, workspace_id)
      SELECT $1, ${idSql('acc', batch, 'g')}, now() - (g || ' milliseconds')::interval, $3 FROM generate_series(1, $2::int) g`,

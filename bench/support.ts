@@ -62,7 +62,6 @@ function freePort(): Promise<number> {
   });
 }
 
-
 async function waitForExit(pid: number): Promise<void> {
   while (isAlive(pid)) await sleep(100);
 }
@@ -89,7 +88,9 @@ export async function startBenchDatabase(folder: string): Promise<{ url: string 
   await execute(first.url, `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
   await first.stop();
   const embedded = await startEmbeddedPostgres(options);
-  const postmaster = Number(readFileSync(path.join(options.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmaster = Number(
+    readFileSync(path.join(options.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
+  );
   // A Ctrl-C in a terminal reaches PostgreSQL too, and then stop() would wait for an exit already past.
   onTeardown(() => Promise.race([embedded.stop(), waitForExit(postmaster)]));
   await execute(embedded.url, 'CREATE EXTENSION pg_stat_statements');
@@ -113,12 +114,10 @@ export async function seedWorkspace(db: Client, name: string): Promise<BenchWork
     workspace.memberId,
     workspace.id,
   ]);
-  await db.query(`INSERT INTO api_keys (id, workspace_id, member_id, key_hash, scopes) VALUES ($1, $2, $3, $4, '{*}')`, [
-    newId('apiKey'),
-    workspace.id,
-    workspace.memberId,
-    hashSecret(workspace.key),
-  ]);
+  await db.query(
+    `INSERT INTO api_keys (id, workspace_id, member_id, key_hash, scopes) VALUES ($1, $2, $3, $4, '{*}')`,
+    [newId('apiKey'), workspace.id, workspace.memberId, hashSecret(workspace.key)],
+  );
   return workspace;
 }
 
@@ -135,7 +134,9 @@ function stop(child: ChildProcess): Promise<void> {
 }
 
 /** BENCH_CPU_PROF_DIR: each server writes a CPU profile there when it stops (node --cpu-prof), named after its pid. */
-const PROFILE_ARGS = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+const PROFILE_ARGS = process.env.BENCH_CPU_PROF_DIR
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+  : [];
 
 /** A node server of the build in its own process, stopped at teardown, once `/health/ready` answers 200. */
 async function startServer(script: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
@@ -161,7 +162,11 @@ export interface BenchServer {
 }
 
 /** The built service in production mode, its data in `folder`, with `env` added. */
-export async function startService(folder: string, databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServer> {
+export async function startService(
+  folder: string,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<BenchServer> {
   const port = await freePort();
   const dataDir = path.join(folder, 'service');
   mkdirSync(dataDir, { recursive: true });
@@ -258,9 +263,13 @@ export async function backendCpuByBackend(db: Client): Promise<Map<number, Backe
  * process: a backend that started meanwhile counts whole, one that ended meanwhile not at all
  * (its last seconds are not known).
  */
-export function backendCpuBetween(before: Map<number, BackendCpu>, after: Map<number, BackendCpu>): Map<number, number> {
+export function backendCpuBetween(
+  before: Map<number, BackendCpu>,
+  after: Map<number, BackendCpu>,
+): Map<number, number> {
   const spent = new Map<number, number>();
-  for (const [pid, { process, seconds }] of after) spent.set(process, (spent.get(process) ?? 0) + seconds - (before.get(pid)?.seconds ?? 0));
+  for (const [pid, { process, seconds }] of after)
+    spent.set(process, (spent.get(process) ?? 0) + seconds - (before.get(pid)?.seconds ?? 0));
   return spent;
 }
 
@@ -279,7 +288,11 @@ async function busyBackends(db: Client): Promise<number> {
  * PostgreSQL has been idle for 0.2 s after `work`. `db`, the bench's own connection, must stay
  * idle meanwhile; its statements (on pg_stat_*) are left out.
  */
-export async function measured<T>(db: Client, serverPid: number, work: () => Promise<T>): Promise<{ result: T; cost: Cost }> {
+export async function measured<T>(
+  db: Client,
+  serverPid: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; cost: Cost }> {
   await db.query('SELECT pg_stat_statements_reset()');
   const postgresBefore = await backendCpu(db);
   const nodeBefore = cpuSeconds(serverPid);
@@ -336,6 +349,10 @@ export function printTable(headers: string[], rows: unknown[][]): void {
   const cells = [headers, ...rows.map((row) => row.map(String))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => row[column].length)));
   for (const row of cells) {
-    console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '));
+    console.log(
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+        .join('  '),
+    );
   }
 }

@@ -100,9 +100,15 @@ runBench(async (folder) => {
   const { key } = await seedWorkspace(db, 'bench uploads');
   await db.end();
 
-  const { port, pid } = await startService(folder, database.url, { FILE_URL_SECRET: 'bench-file-url-secret-0123456789abcdef' });
+  const { port, pid } = await startService(folder, database.url, {
+    FILE_URL_SECRET: 'bench-file-url-secret-0123456789abcdef',
+  });
   const session = (size: number) =>
-    api(port, key, 'POST', '/v1/files', { filename: 'bench.bin', mimeType: 'application/octet-stream', sizeBytes: size });
+    api(port, key, 'POST', '/v1/files', {
+      filename: 'bench.bin',
+      mimeType: 'application/octet-stream',
+      sizeBytes: size,
+    });
   // Warm the upload path once with a small file, then take the idle RSS.
   const warm = await session(MB);
   await put(warm.uploadUrl, warm.uploadHeaders, MB);

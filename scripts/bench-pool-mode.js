@@ -61,7 +61,13 @@ async function startReceiver() {
     request.resume().on('end', () => response.writeHead(204).end());
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, seen, firstAt: () => firstAt, lastAt: () => lastAt, url: `http://127.0.0.1:${server.address().port}/hooks` };
+  return {
+    server,
+    seen,
+    firstAt: () => firstAt,
+    lastAt: () => lastAt,
+    url: `http://127.0.0.1:${server.address().port}/hooks`,
+  };
 }
 
 runBench(async (folder) => {
@@ -83,13 +89,18 @@ runBench(async (folder) => {
   const common = { RATE_LIMIT_READ: '1000000', RATE_LIMIT_WRITE: '1000000', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
 
   const apis = {};
-  for (const [mode, env] of Object.entries(modes)) apis[mode] = await startService(path.join(folder, mode), env.DATABASE_URL, { ...common, ...env, ROLES: 'api' });
+  for (const [mode, env] of Object.entries(modes))
+    apis[mode] = await startService(path.join(folder, mode), env.DATABASE_URL, { ...common, ...env, ROLES: 'api' });
   const db = new Client({ connectionString: direct });
   await db.connect();
   const ws = await seedWorkspace(db, 'pool mode bench');
   const note = await fetch(`http://127.0.0.1:${apis.direct.port}/v1/notes`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${ws.key}`, 'Service-Version': SERVICE_VERSION, 'Content-Type': 'application/json' },
+    headers: {
+      Authorization: `Bearer ${ws.key}`,
+      'Service-Version': SERVICE_VERSION,
+      'Content-Type': 'application/json',
+    },
     body: JSON.stringify({ fields: { $title: 'read back' } }),
   }).then((response) => response.json());
 
@@ -115,21 +126,39 @@ runBench(async (folder) => {
     const rate = (mode) => totals[`${scenario} ${mode}`].requests / totals[`${scenario} ${mode}`].seconds;
     for (const mode of Object.keys(modes)) {
       const total = totals[`${scenario} ${mode}`];
-      rows.push([scenario, mode, rate(mode).toFixed(0), Math.max(...total.p50s), total.failed, (rate(mode) / rate('direct')).toFixed(2)]);
+      rows.push([
+        scenario,
+        mode,
+        rate(mode).toFixed(0),
+        Math.max(...total.p50s),
+        total.failed,
+        (rate(mode) / rate('direct')).toFixed(2),
+      ]);
     }
   }
-  printTable(['scenario (32 connections, one api process)', 'database', 'req/s', 'p50 ms', 'non-2xx', '× direct'], rows);
+  printTable(
+    ['scenario (32 connections, one api process)', 'database', 'req/s', 'p50 ms', 'non-2xx', '× direct'],
+    rows,
+  );
 
   const deliveryRows = [];
   for (const [mode, env] of Object.entries(modes)) {
     const receiver = await startReceiver();
     const endpoint = await fetch(`http://127.0.0.1:${apis[mode].port}/v1/webhooks`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${ws.key}`, 'Service-Version': SERVICE_VERSION, 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Bearer ${ws.key}`,
+        'Service-Version': SERVICE_VERSION,
+        'Content-Type': 'application/json',
+      },
       body: JSON.stringify({ url: receiver.url, eventTypes: ['note.created'] }),
     }).then((response) => response.json());
     await load(apis[mode].port, ws.key, { ...scenarios.create, amount: DELIVERIES, connections: 16 });
-    const worker = await startService(path.join(folder, `${mode}-worker`), env.DATABASE_URL, { ...common, ...env, ROLES: 'worker' });
+    const worker = await startService(path.join(folder, `${mode}-worker`), env.DATABASE_URL, {
+      ...common,
+      ...env,
+      ROLES: 'worker',
+    });
     while (receiver.seen.size < DELIVERIES) await new Promise((resolve) => setTimeout(resolve, 100));
     // From the first delivery to the last: a process's start (modules loaded, migrations checked) is no delivery's cost.
     const seconds = (receiver.lastAt() - receiver.firstAt()) / 1000;

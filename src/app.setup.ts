@@ -35,7 +35,10 @@ const API_TAGS: [name: string, description: string][] = [
   ['Key validation', 'Check an API key: its workspace, member and scopes.'],
   ['Notes', 'Notes, optionally linked to accounts and opportunities.'],
   ['Tasks', 'Tasks with a status and an assignee (a member).'],
-  ['Meetings', 'Meetings with attendees, a transcript file and privacy settings; contacts and accounts are made from attendee emails.'],
+  [
+    'Meetings',
+    'Meetings with attendees, a transcript file and privacy settings; contacts and accounts are made from attendee emails.',
+  ],
   ['Lists', 'Named lists of records of one type.'],
   ['Files', 'Files uploaded in two steps: create (get an upload URL), PUT the bytes, complete.'],
   ['File transfers', 'The signed upload and download URLs of files.'],
@@ -45,8 +48,14 @@ const API_TAGS: [name: string, description: string][] = [
   ['Opportunities', 'Deals, each of one account.'],
   ['Members', 'The people of the workspace; every API key belongs to one.'],
   ['Events', 'The change feed: every change to the workspace, oldest first, along cursors that never skip one.'],
-  ['Webhooks', 'Endpoints the workspace’s events are pushed to, signed (Standard Webhooks), with their delivery attempts.'],
-  ['Search', 'Find records of every type by what a person remembers of them: words, names with a typo, email, host or phone fragments.'],
+  [
+    'Webhooks',
+    'Endpoints the workspace’s events are pushed to, signed (Standard Webhooks), with their delivery attempts.',
+  ],
+  [
+    'Search',
+    'Find records of every type by what a person remembers of them: words, names with a typo, email, host or phone fragments.',
+  ],
   ['Operations', 'Health and readiness.'],
   ['Operator', 'Workspaces, members, API keys and custom object types, with ADMIN_TOKEN.'],
 ];
@@ -64,12 +73,21 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
     // address, a proxy), where an absolute PUBLIC_URL would be another origin and fail.
     .addServer('/', 'The address this document was loaded from')
     .addServer(config.publicUrl, 'PUBLIC_URL')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key (sk_…)', description: 'API key (sk_…)' }, API_KEY_SECURITY)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'ADMIN_TOKEN', description: 'Operator ADMIN_TOKEN' }, ADMIN_SECURITY);
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'API key (sk_…)', description: 'API key (sk_…)' },
+      API_KEY_SECURITY,
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'ADMIN_TOKEN', description: 'Operator ADMIN_TOKEN' },
+      ADMIN_SECURITY,
+    );
   for (const [name, description] of API_TAGS) builder.addTag(name, description);
   // ErrorResponseDto: the schema of the error responses documentErrorResponses writes, which no decorator names.
   const document = sortedDocument(
-    SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: operationIdOf, extraModels: [ErrorResponseDto] }),
+    SwaggerModule.createDocument(app, builder.build(), {
+      operationIdFactory: operationIdOf,
+      extraModels: [ErrorResponseDto],
+    }),
   );
   documentSchemaComponents(document);
   const handlers = operationHandlers(app);

@@ -42,7 +42,9 @@ describe('layers of src/', () => {
         // Specs may use the test support beside src/, which is no layer of the service.
         if (path.relative(SRC, target).startsWith('..')) continue;
         if (layerOf(target) > layerOf(file)) {
-          upward.push(`${path.relative(SRC, file)} (${layerName(layerOf(file))}) imports ${path.relative(SRC, target)} (${layerName(layerOf(target))})`);
+          upward.push(
+            `${path.relative(SRC, file)} (${layerName(layerOf(file))}) imports ${path.relative(SRC, target)} (${layerName(layerOf(target))})`,
+          );
         }
       }
     }
@@ -53,7 +55,7 @@ describe('layers of src/', () => {
     const text = [
       "import { A } from '../modules/a';",
       "import type { B } from './b';",
-      "export { C } from \"../c\";",
+      'export { C } from "../c";',
       "import {\n  D,\n  E,\n} from '../d';",
       "import './side-effect';",
       "const f = await import('../f');",
@@ -102,15 +104,16 @@ describe('modules of src/', () => {
   });
 
   it('no module exports a repository', () => {
-    const exported = modules.flatMap(({ name, text }) => exportedRepositories(text).map((repository) => `${name} ${repository}`));
+    const exported = modules.flatMap(({ name, text }) =>
+      exportedRepositories(text).map((repository) => `${name} ${repository}`),
+    );
     expect(exported.filter((entry) => !STILL_EXPORTING_REPOSITORIES.has(entry))).toEqual([]);
     expect([...STILL_EXPORTING_REPOSITORIES].filter((entry) => !exported.includes(entry))).toEqual([]);
   });
 
   it('reads a module’s exported repositories', () => {
-    expect(exportedRepositories('@Module({ providers: [A], exports: [FooService, BarRepository,\n BazRepository] })')).toEqual([
-      'BarRepository',
-      'BazRepository',
-    ]);
+    expect(
+      exportedRepositories('@Module({ providers: [A], exports: [FooService, BarRepository,\n BazRepository] })'),
+    ).toEqual(['BarRepository', 'BazRepository']);
   });
 });

@@ -44,7 +44,11 @@ async function bootstrap(): Promise<void> {
   );
   config = new AppConfig({ ...config, databaseUrl: database.url, adminToken: adminToken.value });
 
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), new ApiExpressAdapter(), NEST_APP_OPTIONS);
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.register(config),
+    new ApiExpressAdapter(),
+    NEST_APP_OPTIONS,
+  );
   configureApp(app, config);
   const drain = new HttpDrain(app.getHttpServer());
   await app.listen(config.port);
@@ -69,7 +73,9 @@ async function bootstrap(): Promise<void> {
       if (cut > 0) say(`closed ${cut} connection(s) whose requests were still running at the deadline`);
       await app.close();
     } catch (error) {
-      process.stderr.write(`shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       exitCode = 1;
     } finally {
       await database.embedded?.stop();
@@ -83,7 +89,15 @@ async function bootstrap(): Promise<void> {
     ? undefined
     : await ensureDevCredentials(config.dataDir, app.get(AdminService), app.get(ApiKeysRepository));
   const metricsPort = app.get(MetricsListener).port;
-  for (const line of startupBanner({ config, seconds, embeddedDatabase: !!database.embedded, metricsPort, adminToken, demo })) say(line);
+  for (const line of startupBanner({
+    config,
+    seconds,
+    embeddedDatabase: !!database.embedded,
+    metricsPort,
+    adminToken,
+    demo,
+  }))
+    say(line);
 }
 
 bootstrap().catch((error: unknown) => {

@@ -20,19 +20,33 @@ describe('startupBanner', () => {
   });
 
   it('says the operator API is off without a token', () => {
-    expect(banner({ source: 'none', value: undefined })).toContain('Operator API: disabled (set ADMIN_TOKEN to enable it)');
+    expect(banner({ source: 'none', value: undefined })).toContain(
+      'Operator API: disabled (set ADMIN_TOKEN to enable it)',
+    );
   });
 
   it('says where the metrics are served, or that they are not and which setting serves them', () => {
     const environment = { source: 'environment', value: 'operator-secret-0123456789' } as const;
-    expect(banner(environment, 9464)).toContain('Metrics:      GET /metrics on port 9464, every interface (METRICS_PORT)');
-    expect(banner(environment)).toContain('Metrics:      not served (set METRICS_PORT to serve them on a port of their own)');
+    expect(banner(environment, 9464)).toContain(
+      'Metrics:      GET /metrics on port 9464, every interface (METRICS_PORT)',
+    );
+    expect(banner(environment)).toContain(
+      'Metrics:      not served (set METRICS_PORT to serve them on a port of their own)',
+    );
   });
 
   it('names the roles of the process, and says a worker alone serves no API', () => {
     const environment = { source: 'environment', value: 'operator-secret-0123456789' } as const;
-    expect(banner(environment)).toContain('Roles:        api (serves the API), worker (runs the job queue and the periodic work)');
-    const worker = startupBanner({ config: loadConfig({ ROLES: 'worker' }), seconds: '1.00', embeddedDatabase: false, metricsPort: undefined, adminToken: environment });
+    expect(banner(environment)).toContain(
+      'Roles:        api (serves the API), worker (runs the job queue and the periodic work)',
+    );
+    const worker = startupBanner({
+      config: loadConfig({ ROLES: 'worker' }),
+      seconds: '1.00',
+      embeddedDatabase: false,
+      metricsPort: undefined,
+      adminToken: environment,
+    });
     expect(worker).toContain('  Roles:        worker (runs the job queue and the periodic work)');
     expect(worker).toContain('  API:          not served by this process (ROLES): only /health and /health/ready');
     expect(worker.join('\n')).not.toContain('Swagger UI');
@@ -41,6 +55,8 @@ describe('startupBanner', () => {
   it('prints the demo key the service made, with a request to try', () => {
     const text = banner({ source: 'environment', value: 'operator-secret-0123456789' });
     expect(text).toContain(`Demo API key: ${demo.apiKey}`);
-    expect(text).toContain(`curl -H "Authorization: Bearer ${demo.apiKey}" -H "Service-Version: 2026-03-01" http://localhost:3000/v1/auth/validate`);
+    expect(text).toContain(
+      `curl -H "Authorization: Bearer ${demo.apiKey}" -H "Service-Version: 2026-03-01" http://localhost:3000/v1/auth/validate`,
+    );
   });
 });

@@ -23,7 +23,10 @@ export function startupBanner(options: {
     `Workspace records service ready in ${options.seconds}s`,
     `  Roles:        ${[api && 'api (serves the API)', worker && 'worker (runs the job queue and the periodic work)'].filter(Boolean).join(', ')}`,
     ...(api
-      ? [`  API:          ${config.publicUrl}/v1`, `  Swagger UI:   ${config.publicUrl}/docs   (OpenAPI: ${config.publicUrl}/docs-json)`]
+      ? [
+          `  API:          ${config.publicUrl}/v1`,
+          `  Swagger UI:   ${config.publicUrl}/docs   (OpenAPI: ${config.publicUrl}/docs-json)`,
+        ]
       : ['  API:          not served by this process (ROLES): only /health and /health/ready']),
     `  Database:     ${options.embeddedDatabase ? `embedded PostgreSQL in ${config.dataDir}/postgres` : 'DATABASE_URL'}`,
     options.metricsPort === undefined

@@ -16,7 +16,11 @@ function slowServer() {
   return { server, release, slowArrived };
 }
 
-function fetchVia(port: number, path: string, agent: Agent): Promise<{ status: number; connection?: string; error?: string }> {
+function fetchVia(
+  port: number,
+  path: string,
+  agent: Agent,
+): Promise<{ status: number; connection?: string; error?: string }> {
   return new Promise((resolve) => {
     get({ host: '127.0.0.1', port, path, agent }, (res) =>
       res.resume().on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection })),
@@ -65,7 +69,9 @@ describe('HttpDrain', () => {
       const port = await listening(server);
       const idleAgent = keepAlive();
       expect(await fetchVia(port, '/fast', idleAgent)).toEqual({ status: 200, connection: 'keep-alive' });
-      const idleSocketClosed = new Promise<void>((resolve) => Object.values(idleAgent.freeSockets)[0]![0].once('close', () => resolve()));
+      const idleSocketClosed = new Promise<void>((resolve) =>
+        Object.values(idleAgent.freeSockets)[0]![0].once('close', () => resolve()),
+      );
       const slow = fetchVia(port, '/slow', keepAlive());
       await slowArrived;
 

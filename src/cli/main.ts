@@ -84,7 +84,13 @@ const COMMANDS = new Map<string, Command>(
       const workspaceId = required(o, 'workspace');
       const key = validateEntry(
         CreateApiKeyDto,
-        { memberId: required(o, 'member'), scopes: required(o, 'scopes').split(',').map((s) => s.trim()), name: o.name },
+        {
+          memberId: required(o, 'member'),
+          scopes: required(o, 'scopes')
+            .split(',')
+            .map((s) => s.trim()),
+          name: o.name,
+        },
         'options',
       );
       return (app) => app.get(AdminService).createApiKey(workspaceId, key);
@@ -117,10 +123,9 @@ async function main(): Promise<void> {
     options: {
       help: { type: 'boolean', short: 'h' },
       ...Object.fromEntries(
-        ['name', 'workspace', 'email', 'first-name', 'last-name', 'role', 'member', 'scopes', 'key', 'file'].map((name) => [
-          name,
-          { type: 'string' as const },
-        ]),
+        ['name', 'workspace', 'email', 'first-name', 'last-name', 'role', 'member', 'scopes', 'key', 'file'].map(
+          (name) => [name, { type: 'string' as const }],
+        ),
       ),
     },
   });

@@ -51,7 +51,20 @@ describe('loadConfig', () => {
   });
 
   it('treats empty variables as unset', () => {
-    const empty = loadConfig({ ROLES: '', WEBHOOK_DELIVERY_RETENTION_DAYS: '', FILE_SWEEP_INTERVAL_SECONDS: '', PORT: '', METRICS_PORT: '', DATABASE_URL: '', DATABASE_DIRECT_URL: '', DATABASE_POOL_MODE: '', REDIS_URL: '', ADMIN_TOKEN: '', LOG_LEVEL: '', RATE_LIMIT_READ: '' });
+    const empty = loadConfig({
+      ROLES: '',
+      WEBHOOK_DELIVERY_RETENTION_DAYS: '',
+      FILE_SWEEP_INTERVAL_SECONDS: '',
+      PORT: '',
+      METRICS_PORT: '',
+      DATABASE_URL: '',
+      DATABASE_DIRECT_URL: '',
+      DATABASE_POOL_MODE: '',
+      REDIS_URL: '',
+      ADMIN_TOKEN: '',
+      LOG_LEVEL: '',
+      RATE_LIMIT_READ: '',
+    });
     expect({ ...empty }).toEqual({ ...loadConfig({}) });
   });
 
@@ -154,7 +167,9 @@ describe('loadConfig', () => {
       { address: '127.0.0.0', prefix: 8, family: 'ipv4' },
       { address: '::1', prefix: 128, family: 'ipv6' },
     ]);
-    expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '192.0.2.7,::ffff:192.0.2.0/120,0.0.0.0/0' }).webhooks.allowedNetworks).toEqual([
+    expect(
+      loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '192.0.2.7,::ffff:192.0.2.0/120,0.0.0.0/0' }).webhooks.allowedNetworks,
+    ).toEqual([
       { address: '192.0.2.7', prefix: 32, family: 'ipv4' },
       { address: '::ffff:192.0.2.0', prefix: 120, family: 'ipv6' },
       { address: '0.0.0.0', prefix: 0, family: 'ipv4' },
@@ -173,7 +188,9 @@ describe('loadConfig', () => {
 
   it('keeps the delivery log as long as the events unless told otherwise', () => {
     expect(loadConfig({ EVENT_RETENTION_DAYS: '9' }).webhooks.deliveryRetentionDays).toBe(9);
-    expect(loadConfig({ EVENT_RETENTION_DAYS: '9', WEBHOOK_DELIVERY_RETENTION_DAYS: '3' }).webhooks.deliveryRetentionDays).toBe(3);
+    expect(
+      loadConfig({ EVENT_RETENTION_DAYS: '9', WEBHOOK_DELIVERY_RETENTION_DAYS: '3' }).webhooks.deliveryRetentionDays,
+    ).toBe(3);
   });
 
   it('lets PORT and METRICS_PORT both be 0: the system gives each listener a free port of its own', () => {
@@ -200,20 +217,44 @@ describe('loadConfig', () => {
     [{ METRICS_PORT: 'prometheus' }, 'METRICS_PORT must be an integer between 0 and 65535, got "prometheus"'],
     [{ METRICS_PORT: '-1' }, 'METRICS_PORT must be an integer between 0 and 65535, got "-1"'],
     [{ METRICS_PORT: '3000' }, 'METRICS_PORT must differ from PORT (3000): the metrics have a port of their own'],
-    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT must differ from PORT (8080): the metrics have a port of their own'],
+    [
+      { PORT: '8080', METRICS_PORT: '8080' },
+      'METRICS_PORT must differ from PORT (8080): the metrics have a port of their own',
+    ],
     [{ RATE_LIMIT_READ: '0' }, 'RATE_LIMIT_READ must be an integer between 1 and 1000000, got "0"'],
     [{ RATE_LIMIT_WRITE: '-5' }, 'RATE_LIMIT_WRITE must be an integer between 1 and 1000000, got "-5"'],
     [{ RATE_LIMIT_SEARCH: 'many' }, 'RATE_LIMIT_SEARCH must be an integer between 1 and 1000000, got "many"'],
-    [{ AUTH_FAILURE_LIMIT_PER_MINUTE: '0' }, 'AUTH_FAILURE_LIMIT_PER_MINUTE must be an integer between 1 and 1000000, got "0"'],
+    [
+      { AUTH_FAILURE_LIMIT_PER_MINUTE: '0' },
+      'AUTH_FAILURE_LIMIT_PER_MINUTE must be an integer between 1 and 1000000, got "0"',
+    ],
     [{ UPLOAD_TTL_SECONDS: '604801' }, 'UPLOAD_TTL_SECONDS must be an integer between 1 and 604800, got "604801"'],
-    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
+    [
+      { LOG_LEVEL: 'verbose' },
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+    ],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN must be at least 16 characters'],
     [{ DATABASE_URL: 'postgres//u:pa ss@db' }, 'DATABASE_URL must be a URL, got a value that is not one (not shown)'],
-    [{ DATABASE_URL: 'postgres://db/records', DATABASE_DIRECT_URL: 'postgres//u:pa ss@db' }, 'DATABASE_DIRECT_URL must be a URL, got a value that is not one (not shown)'],
-    [{ DATABASE_URL: 'postgres://db/records', DATABASE_DIRECT_URL: 'http://db:5432' }, 'DATABASE_DIRECT_URL must use postgres: or postgresql:, got "http:"'],
-    [{ DATABASE_DIRECT_URL: 'postgres://db/records' }, 'DATABASE_DIRECT_URL is set but DATABASE_URL is not; set DATABASE_URL too (the embedded PostgreSQL needs neither)'],
-    [{ DATABASE_URL: 'postgres://db/records', DATABASE_POOL_MODE: 'statement' }, 'DATABASE_POOL_MODE must be session or transaction, got "statement"'],
-    [{ DATABASE_URL: 'postgres://db/records', DATABASE_POOL_MODE: 'Transaction' }, 'DATABASE_POOL_MODE must be session or transaction, got "Transaction"'],
+    [
+      { DATABASE_URL: 'postgres://db/records', DATABASE_DIRECT_URL: 'postgres//u:pa ss@db' },
+      'DATABASE_DIRECT_URL must be a URL, got a value that is not one (not shown)',
+    ],
+    [
+      { DATABASE_URL: 'postgres://db/records', DATABASE_DIRECT_URL: 'http://db:5432' },
+      'DATABASE_DIRECT_URL must use postgres: or postgresql:, got "http:"',
+    ],
+    [
+      { DATABASE_DIRECT_URL: 'postgres://db/records' },
+      'DATABASE_DIRECT_URL is set but DATABASE_URL is not; set DATABASE_URL too (the embedded PostgreSQL needs neither)',
+    ],
+    [
+      { DATABASE_URL: 'postgres://db/records', DATABASE_POOL_MODE: 'statement' },
+      'DATABASE_POOL_MODE must be session or transaction, got "statement"',
+    ],
+    [
+      { DATABASE_URL: 'postgres://db/records', DATABASE_POOL_MODE: 'Transaction' },
+      'DATABASE_POOL_MODE must be session or transaction, got "Transaction"',
+    ],
     [
       { DATABASE_URL: 'postgres://pooler/records', DATABASE_POOL_MODE: 'transaction' },
       'DATABASE_POOL_MODE=transaction needs DATABASE_DIRECT_URL: migrations, session locks and the job queue need sessions of their own, which a transaction-mode pooler does not keep',
@@ -225,25 +266,58 @@ describe('loadConfig', () => {
     [{ PUBLIC_APP_URL: 'app.example.com' }, 'PUBLIC_APP_URL must be a URL, got "app.example.com"'],
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY must be true or false, got "yes"'],
     [{ FILE_URL_SECRET: 'short' }, 'FILE_URL_SECRET must be at least 32 characters'],
-    [{ FILE_SWEEP_INTERVAL_SECONDS: '-1' }, 'FILE_SWEEP_INTERVAL_SECONDS must be an integer between 0 and 86400, got "-1"'],
-    [{ FILE_SWEEP_INTERVAL_SECONDS: '90' }, 'FILE_SWEEP_INTERVAL_SECONDS must be 0 or a whole number of minutes (60, 120, …, 86400), got "90"'],
+    [
+      { FILE_SWEEP_INTERVAL_SECONDS: '-1' },
+      'FILE_SWEEP_INTERVAL_SECONDS must be an integer between 0 and 86400, got "-1"',
+    ],
+    [
+      { FILE_SWEEP_INTERVAL_SECONDS: '90' },
+      'FILE_SWEEP_INTERVAL_SECONDS must be 0 or a whole number of minutes (60, 120, …, 86400), got "90"',
+    ],
     [{ ROLES: 'web' }, 'ROLES must be api, worker or both (comma-separated), got "web"'],
     [{ ROLES: 'api,' }, 'ROLES must be api, worker or both (comma-separated), got "api,"'],
     [{ ROLES: 'API' }, 'ROLES must be api, worker or both (comma-separated), got "API"'],
-    [{ WEBHOOK_DELIVERY_RETENTION_DAYS: '0' }, 'WEBHOOK_DELIVERY_RETENTION_DAYS must be an integer between 1 and 3650, got "0"'],
+    [
+      { WEBHOOK_DELIVERY_RETENTION_DAYS: '0' },
+      'WEBHOOK_DELIVERY_RETENTION_DAYS must be an integer between 1 and 3650, got "0"',
+    ],
     [{ SHUTDOWN_TIMEOUT_SECONDS: '601' }, 'SHUTDOWN_TIMEOUT_SECONDS must be an integer between 0 and 600, got "601"'],
     [{ S3_ENDPOINT: 'http://s3' }, 'S3_ENDPOINT is set but S3_BUCKET is not; set S3_BUCKET to store files in S3'],
     [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'AKIA' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together'],
     [{ S3_BUCKET: 'b', S3_ENDPOINT: 's3.example.com' }, 'S3_ENDPOINT must be a URL, got "s3.example.com"'],
     [{ S3_BUCKET: 'b', S3_FORCE_PATH_STYLE: 'yes' }, 'S3_FORCE_PATH_STYLE must be true or false, got "yes"'],
-    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/33' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/33" in "10.0.0.0/33"'],
-    [{ WEBHOOK_ALLOWED_NETWORKS: '::1/129' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "::1/129" in "::1/129"'],
-    [{ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "" in "127.0.0.0/8,"'],
-    [{ WEBHOOK_ALLOWED_NETWORKS: 'localhost' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "localhost" in "localhost"'],
-    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8/8' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/8/8" in "10.0.0.0/8/8"'],
-    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/" in "10.0.0.0/"'],
-    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/-1' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/-1" in "10.0.0.0/-1"'],
-    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0/8' }, 'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0/8" in "10.0.0/8"'],
+    [
+      { WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/33' },
+      'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/33" in "10.0.0.0/33"',
+    ],
+    [
+      { WEBHOOK_ALLOWED_NETWORKS: '::1/129' },
+      'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "::1/129" in "::1/129"',
+    ],
+    [
+      { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,' },
+      'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "" in "127.0.0.0/8,"',
+    ],
+    [
+      { WEBHOOK_ALLOWED_NETWORKS: 'localhost' },
+      'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "localhost" in "localhost"',
+    ],
+    [
+      { WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8/8' },
+      'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/8/8" in "10.0.0.0/8/8"',
+    ],
+    [
+      { WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/' },
+      'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/" in "10.0.0.0/"',
+    ],
+    [
+      { WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/-1' },
+      'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0.0/-1" in "10.0.0.0/-1"',
+    ],
+    [
+      { WEBHOOK_ALLOWED_NETWORKS: '10.0.0/8' },
+      'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0/8" in "10.0.0/8"',
+    ],
   ])('refuses %p with a ConfigError naming the variable', (env, message) => {
     expect(configError(env)).toBe(message);
   });

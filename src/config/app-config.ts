@@ -105,7 +105,9 @@ function retrySchedule(env: NodeJS.ProcessEnv): number[] {
   const raw = env.WEBHOOK_RETRY_SCHEDULE || DEFAULT_RETRY_SCHEDULE;
   const delays = raw.split(',').map((part) => (/^\s*\d{1,7}\s*$/.test(part) ? Number(part) : NaN));
   if (delays.length > 50 || delays.some((delay) => !(delay <= 7 * 24 * 3600))) {
-    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be 1 to 50 comma-separated delays in whole seconds (each at most a week), got "${raw}"`);
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE must be 1 to 50 comma-separated delays in whole seconds (each at most a week), got "${raw}"`,
+    );
   }
   return delays;
 }
@@ -123,7 +125,9 @@ function networks(env: NodeJS.ProcessEnv, name: string): Network[] | undefined {
     const bits = version === 4 ? 32 : 128;
     const length = prefix === undefined ? bits : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
     if (version === 0 || rest.length > 0 || !(length <= bits)) {
-      throw new ConfigError(`${name} must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "${entry.trim()}" in "${raw}"`);
+      throw new ConfigError(
+        `${name} must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "${entry.trim()}" in "${raw}"`,
+      );
     }
     return { address, prefix: length, family: version === 4 ? 'ipv4' : 'ipv6' };
   });
@@ -149,7 +153,9 @@ function roles(env: NodeJS.ProcessEnv): ProcessRoles {
 function sweepInterval(env: NodeJS.ProcessEnv): number {
   const seconds = integer(env, 'FILE_SWEEP_INTERVAL_SECONDS', 300, 0, 24 * 3600);
   if (seconds % 60 !== 0) {
-    throw new ConfigError(`FILE_SWEEP_INTERVAL_SECONDS must be 0 or a whole number of minutes (60, 120, …, 86400), got "${env.FILE_SWEEP_INTERVAL_SECONDS}"`);
+    throw new ConfigError(
+      `FILE_SWEEP_INTERVAL_SECONDS must be 0 or a whole number of minutes (60, 120, …, 86400), got "${env.FILE_SWEEP_INTERVAL_SECONDS}"`,
+    );
   }
   return seconds;
 }
@@ -169,7 +175,9 @@ function database(env: NodeJS.ProcessEnv): Pick<AppConfig, 'databaseUrl' | 'data
     throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${mode}"`);
   }
   if (databaseDirectUrl !== undefined && databaseUrl === undefined) {
-    throw new ConfigError('DATABASE_DIRECT_URL is set but DATABASE_URL is not; set DATABASE_URL too (the embedded PostgreSQL needs neither)');
+    throw new ConfigError(
+      'DATABASE_DIRECT_URL is set but DATABASE_URL is not; set DATABASE_URL too (the embedded PostgreSQL needs neither)',
+    );
   }
   if (mode === 'transaction' && databaseDirectUrl === undefined) {
     throw new ConfigError(
@@ -205,7 +213,9 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[], credenti
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(`${name} must be a URL, got ${credentials ? 'a value that is not one (not shown)' : `"${raw}"`}`);
+    throw new ConfigError(
+      `${name} must be a URL, got ${credentials ? 'a value that is not one (not shown)' : `"${raw}"`}`,
+    );
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);

@@ -14,7 +14,8 @@ import { applicationName, pooledApplicationName } from './application-name';
  * it: there the database's or the role's own setting must say it (README, "At scale").
  */
 export function connectionSettings(mode: DatabasePoolMode, purpose: string) {
-  if (mode === 'transaction') return { connectionTimeoutMillis: 5000, application_name: pooledApplicationName(purpose) };
+  if (mode === 'transaction')
+    return { connectionTimeoutMillis: 5000, application_name: pooledApplicationName(purpose) };
   return { connectionTimeoutMillis: 5000, options: '-c jit=off', application_name: applicationName(purpose) };
 }
 

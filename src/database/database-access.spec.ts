@@ -29,23 +29,31 @@ const OTHER_WAYS: [what: string, pattern: RegExp][] = [
   ['an EntityManager (`.manager`)', /\.manager\b/g],
   ['an entity repository', /\bgetRepository\b|\bRepository\s*</g],
   // A query builder of Transactions.repository joins the ambient transaction; one of a runner does not.
-  ['a query builder not of Transactions.repository', /\b(?:runner|queryRunner|connection)\s*\.\s*createQueryBuilder\b/g],
+  [
+    'a query builder not of Transactions.repository',
+    /\b(?:runner|queryRunner|connection)\s*\.\s*createQueryBuilder\b/g,
+  ],
   ["TypeORM's internals (`databaseConnection`, `.driver`, `.master`)", /\bdatabaseConnection\b|\.driver\b|\.master\b/g],
   ['the pg driver', /\bfrom\s+['"]pg['"]|\brequire\s*\(\s*['"]pg['"]\s*\)/g],
 ];
 
 /** The code without its comments (which may name any of these to explain a choice), lines kept. */
 function withoutComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, '')).replace(/(^|[^:])\/\/.*$/gm, '$1');
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ''))
+    .replace(/(^|[^:])\/\/.*$/gm, '$1');
 }
 
 /** `name:line what` for each way to the database other than Transactions' in `text`. */
 export function otherWays(name: string, text: string): string[] {
   const code = withoutComments(text);
   const line = (index: number) => code.slice(0, index).split('\n').length;
-  const found = OTHER_WAYS.flatMap(([what, pattern]) => [...code.matchAll(pattern)].map((match) => ({ at: match.index, what })));
+  const found = OTHER_WAYS.flatMap(([what, pattern]) =>
+    [...code.matchAll(pattern)].map((match) => ({ at: match.index, what })),
+  );
   for (const match of code.matchAll(/([\w$]+)\s*\)?\s*\.\s*query\s*(?:<[^()]*?>)?\s*\(/g)) {
-    if (!NOT_DATABASE.has(match[1])) found.push({ at: match.index, what: `\`${match[1]}.query(\`, not Transactions.query` });
+    if (!NOT_DATABASE.has(match[1]))
+      found.push({ at: match.index, what: `\`${match[1]}.query(\`, not Transactions.query` });
   }
   return found.sort((a, b) => a.at - b.at).map(({ at, what }) => `${name}:${line(at)} ${what}`);
 }

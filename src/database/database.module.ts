@@ -13,7 +13,11 @@ import { Transactions } from './transactions';
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {
         if (!config.databaseUrl) throw new Error('the database URL must be resolved before the app module starts');
-        return { ...buildDataSourceOptions(config.databaseUrl, config.databasePoolMode), retryAttempts: 3, retryDelay: 1000 };
+        return {
+          ...buildDataSourceOptions(config.databaseUrl, config.databasePoolMode),
+          retryAttempts: 3,
+          retryDelay: 1000,
+        };
       },
     }),
   ],

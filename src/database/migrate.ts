@@ -12,7 +12,10 @@ const MIGRATION_LOCK = 727_001;
  * another server session than the lock and leave it held.
  */
 export async function runMigrations(databaseUrl: string): Promise<string[]> {
-  const dataSource = new DataSource({ ...buildDataSourceOptions(databaseUrl), extra: { max: 1, application_name: applicationName('migrations') } });
+  const dataSource = new DataSource({
+    ...buildDataSourceOptions(databaseUrl),
+    extra: { max: 1, application_name: applicationName('migrations') },
+  });
   await dataSource.initialize();
   try {
     await dataSource.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);

@@ -8,17 +8,24 @@ import { Transactions } from './transactions';
 function recordingTransactions(env: NodeJS.ProcessEnv) {
   const sent: QueryConfig[] = [];
   const connection = { query: async (statement: QueryConfig) => (sent.push(statement), { rows: [] }) };
-  const dataSource = { createQueryRunner: () => ({ connect: async () => connection, release: async () => undefined }) } as unknown as DataSource;
+  const dataSource = {
+    createQueryRunner: () => ({ connect: async () => connection, release: async () => undefined }),
+  } as unknown as DataSource;
   return { transactions: new Transactions(dataSource, new AppConfig(loadConfig(env))), sent };
 }
 
 describe('DATABASE_POOL_MODE', () => {
-  const pooled = { DATABASE_URL: 'postgres://pooler/records', DATABASE_DIRECT_URL: 'postgres://db/records', DATABASE_POOL_MODE: 'transaction' };
+  const pooled = {
+    DATABASE_URL: 'postgres://pooler/records',
+    DATABASE_DIRECT_URL: 'postgres://db/records',
+    DATABASE_POOL_MODE: 'transaction',
+  };
 
   it('names a prepared statement on a session pool, and none through a transaction-mode pooler, whose next server session would not know it', async () => {
     const session = recordingTransactions({ DATABASE_URL: 'postgres://db/records' });
     const transaction = recordingTransactions(pooled);
-    for (const { transactions } of [session, transaction]) await transactions.query('SELECT $1::int', [1], { prepare: 'probe' });
+    for (const { transactions } of [session, transaction])
+      await transactions.query('SELECT $1::int', [1], { prepare: 'probe' });
     expect(session.sent[0].name).toMatch(/^probe:/);
     expect(transaction.sent).toEqual([{ text: 'SELECT $1::int', values: [1], name: undefined }]);
   });
@@ -29,6 +36,9 @@ describe('DATABASE_POOL_MODE', () => {
       options: '-c jit=off',
       application_name: `records[${process.pid}] app`,
     });
-    expect(connectionSettings('transaction', 'app')).toEqual({ connectionTimeoutMillis: 5000, application_name: 'records app' });
+    expect(connectionSettings('transaction', 'app')).toEqual({
+      connectionTimeoutMillis: 5000,
+      application_name: 'records app',
+    });
   });
 });

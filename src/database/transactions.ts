@@ -2,7 +2,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { PoolClient, QueryConfig } from 'pg';
-import { DataSource, type EntityTarget, type ObjectLiteral, QueryFailedError, type QueryRunner, type Repository } from 'typeorm';
+import {
+  DataSource,
+  type EntityTarget,
+  type ObjectLiteral,
+  QueryFailedError,
+  type QueryRunner,
+  type Repository,
+} from 'typeorm';
 import { AppConfig } from '../config/app-config';
 
 /**
@@ -66,7 +73,8 @@ export class Transactions {
     { prepare, locks = false }: { prepare?: string; locks?: boolean } = {},
   ): Promise<Row[]> {
     const transaction = this.ambient.getStore();
-    if (locks && !transaction) throw new Error(`A statement that takes locks needs a transaction (Transactions.run): ${text}`);
+    if (locks && !transaction)
+      throw new Error(`A statement that takes locks needs a transaction (Transactions.run): ${text}`);
     const statement: QueryConfig = { text, values, name: prepare && this.preparedName(prepare, text) };
     const send = async (connection: PoolClient) => {
       try {

@@ -65,7 +65,10 @@ export class ChangeEvents {
     }
     const changes =
       earlier.changes && change.changes
-        ? { fields: union(earlier.changes.fields, change.changes.fields), relationships: union(earlier.changes.relationships, change.changes.relationships) }
+        ? {
+            fields: union(earlier.changes.fields, change.changes.fields),
+            relationships: union(earlier.changes.relationships, change.changes.relationships),
+          }
         : undefined;
     buffer.set(key, { ...change, action: earlier.action, changes: earlier.action === 'created' ? undefined : changes });
   }
@@ -96,6 +99,7 @@ export class ChangeEvents {
       byWorkspace.set(change.workspaceId, events);
     }
     // One workspace at a time, in one order, so that two transactions never wait on each other's append locks.
-    for (const workspaceId of [...byWorkspace.keys()].sort()) await this.events.append(workspaceId, byWorkspace.get(workspaceId)!);
+    for (const workspaceId of [...byWorkspace.keys()].sort())
+      await this.events.append(workspaceId, byWorkspace.get(workspaceId)!);
   }
 }

@@ -88,7 +88,14 @@ export class DefinitionsDto {
     type: 'object',
     additionalProperties: { $ref: getSchemaPath(FieldDefinitionDto) },
     example: {
-      $title: { label: 'Title', description: null, valueType: 'TEXT', typeConfiguration: {}, readOnly: false, required: true },
+      $title: {
+        label: 'Title',
+        description: null,
+        valueType: 'TEXT',
+        typeConfiguration: {},
+        readOnly: false,
+        required: true,
+      },
     },
   })
   fieldDefinitions: Record<string, FieldDefinitionDto>;

@@ -101,7 +101,9 @@ function toFieldDefinition(row: FieldDefinitionEntity): FieldDefinition {
 }
 
 /** A custom relationship, and its read-only inverse on the target type (always HAS_MANY). */
-function toRelationshipDefinitions(row: RelationshipDefinitionEntity): [RelationshipDefinition, RelationshipDefinition] {
+function toRelationshipDefinitions(
+  row: RelationshipDefinitionEntity,
+): [RelationshipDefinition, RelationshipDefinition] {
   const link = `${row.objectType}:${row.key}`;
   return [
     {

@@ -79,8 +79,15 @@ function appendMarkerLockSql(key: string): string {
  * position is taken in the order given, once the workspace's append marker is held (its subquery
  * is read before any row is made).
  */
-function appendEventsSql(workspace: string, events: NewEvent[], params: SqlParameters, columns: { ids: string; types: string }, following?: string): string {
-  const column = (pick: (event: NewEvent) => string | null | undefined) => params.add(events.map((event) => pick(event) ?? null));
+function appendEventsSql(
+  workspace: string,
+  events: NewEvent[],
+  params: SqlParameters,
+  columns: { ids: string; types: string },
+  following?: string,
+): string {
+  const column = (pick: (event: NewEvent) => string | null | undefined) =>
+    params.add(events.map((event) => pick(event) ?? null));
   return `INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data, changes, member_id)
     SELECT nextval('event_positions'), e.id, ${workspace}, e.type, e.entity_type, e.entity_id,
            date_trunc('milliseconds', clock_timestamp()), e.data::json, e.changes::json, e.member_id
@@ -127,7 +134,10 @@ export class EventsRepository {
    * data-modifying statement runs only when it is read).
    */
   appendSql(workspace: string, events: NewEvent[], params: SqlParameters): string {
-    const columns = { ids: params.add(events.map((event) => event.id)), types: params.add(events.map((event) => event.type)) };
+    const columns = {
+      ids: params.add(events.map((event) => event.id)),
+      types: params.add(events.map((event) => event.type)),
+    };
     if (!this.follower) return `recorded AS (${appendEventsSql(workspace, events, params, columns)})`;
     return `following AS MATERIALIZED (${this.follower.followSql(workspace, columns.ids, columns.types)}),
       recorded AS (${appendEventsSql(workspace, events, params, columns, 'following')})`;

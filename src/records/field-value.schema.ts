@@ -25,7 +25,10 @@ export function documentFieldValues(document: OpenAPIObject): void {
       type: 'object',
       required: ['value', 'valueType'],
       properties: {
-        value: { ...orNull(fieldType.readValue), description: [fieldType.readValue.description, 'null when unset'].filter(Boolean).join('; ') },
+        value: {
+          ...orNull(fieldType.readValue),
+          description: [fieldType.readValue.description, 'null when unset'].filter(Boolean).join('; '),
+        },
         valueType: { type: 'string', enum: [fieldType.valueType] },
       },
     },
@@ -36,7 +39,10 @@ export function documentFieldValues(document: OpenAPIObject): void {
     ...Object.fromEntries(variants.map(([, name, schema]) => [name, schema])),
     [FieldValueDto.name]: {
       oneOf: variants.map(([, name]) => ({ $ref: refOf(name) })),
-      discriminator: { propertyName: 'valueType', mapping: Object.fromEntries(variants.map(([valueType, name]) => [valueType, refOf(name)])) },
+      discriminator: {
+        propertyName: 'valueType',
+        mapping: Object.fromEntries(variants.map(([valueType, name]) => [valueType, refOf(name)])),
+      },
       description: 'A field value as `valueType` says: its `value` is that type’s, null when unset',
     },
   };

@@ -47,11 +47,9 @@ describe('LinkTargets', () => {
   });
 
   it('answers 422 relationship_entity_missing at the param for an id that is not there', async () => {
-    expect(await refusal(() => targets.verify('wks', 'account', [account, otherAccount], 'relationships.$account'))).toEqual([
-      422,
-      'relationship_entity_missing',
-      'relationships.$account',
-    ]);
+    expect(
+      await refusal(() => targets.verify('wks', 'account', [account, otherAccount], 'relationships.$account')),
+    ).toEqual([422, 'relationship_entity_missing', 'relationships.$account']);
     expect(await refusal(() => targets.verify('wks', 'member', [newId('member')], 'relationships.$owner'))).toEqual([
       422,
       'relationship_entity_missing',
@@ -61,7 +59,11 @@ describe('LinkTargets', () => {
 
   it('refuses an id of another type or shape before any lookup, and looks nothing up for no ids', async () => {
     for (const id of [member, 'acc_nope', newId('contact')]) {
-      expect(await refusal(() => targets.verify('wks', 'account', [account, id], 'p'))).toEqual([422, 'relationship_entity_missing', 'p']);
+      expect(await refusal(() => targets.verify('wks', 'account', [account, id], 'p'))).toEqual([
+        422,
+        'relationship_entity_missing',
+        'p',
+      ]);
     }
     await targets.verify('wks', 'member', [], 'p');
     expect([recordLookups, memberLookups]).toEqual([[], []]);

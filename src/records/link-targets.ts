@@ -48,6 +48,8 @@ export class LinkTargets {
   async existing(workspaceId: string, objectType: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const owner = this.owners.get(objectType);
-    return new Set(owner ? await owner.existingIds(workspaceId, ids) : await this.records.existingIds(workspaceId, objectType, ids));
+    return new Set(
+      owner ? await owner.existingIds(workspaceId, ids) : await this.records.existingIds(workspaceId, objectType, ids),
+    );
   }
 }

@@ -14,7 +14,12 @@ import { type BatchAnswer, MAX_BATCH_INPUTS, type WriteOutcome } from './record-
 import { RECORD_WRITE_ERRORS } from './record-write';
 
 /** What a batch or upsert answers beside the single writes' codes: an input's id unknown (atomic), a match on two records, a match value taken. */
-const BATCH_ERRORS = [...RECORD_WRITE_ERRORS, 'not_found', 'ambiguous_match', 'duplicate_value'] as const satisfies readonly ErrorCode[];
+const BATCH_ERRORS = [
+  ...RECORD_WRITE_ERRORS,
+  'not_found',
+  'ambiguous_match',
+  'duplicate_value',
+] as const satisfies readonly ErrorCode[];
 
 const OUTCOMES: WriteOutcome[] = ['created', 'updated', 'unchanged'];
 
@@ -25,7 +30,10 @@ export class BatchItemSuccessDto {
   @ApiProperty({ type: 'integer', enum: [200] })
   status: 200;
 
-  @ApiProperty({ enum: OUTCOMES, description: '`unchanged`: the input matched a record and changed nothing (no event, `updatedAt` unmoved)' })
+  @ApiProperty({
+    enum: OUTCOMES,
+    description: '`unchanged`: the input matched a record and changed nothing (no event, `updatedAt` unmoved)',
+  })
   outcome: WriteOutcome;
 
   @ApiProperty({ type: EntityEnvelopeDto })
@@ -33,7 +41,11 @@ export class BatchItemSuccessDto {
 }
 
 export class BatchItemFailureDto {
-  @ApiProperty({ type: 'integer', enum: [...ITEM_ERROR_STATUSES], description: 'The status the single write would answer' })
+  @ApiProperty({
+    type: 'integer',
+    enum: [...ITEM_ERROR_STATUSES],
+    description: 'The status the single write would answer',
+  })
   status: (typeof ITEM_ERROR_STATUSES)[number];
 
   @ApiProperty({
@@ -67,7 +79,8 @@ export class UpsertAnswerDto {
 const ATOMIC = schemaComponent('BatchAtomic', {
   type: 'boolean',
   nullable: true,
-  description: 'true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed',
+  description:
+    'true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed',
 });
 
 const MATCH_ON = schemaComponent('UpsertMatchOn', {
@@ -152,26 +165,44 @@ export class BatchRoutes {
     const input = batch === 'create' ? create : batch === 'update' ? update : upsertInputSchema(create);
     const example: BodyExample =
       batch === 'create'
-        ? { summary: `Two records: ${createExample.summary}`, value: { inputs: [createExample.value, createExample.value] } }
+        ? {
+            summary: `Two records: ${createExample.summary}`,
+            value: { inputs: [createExample.value, createExample.value] },
+          }
         : batch === 'update'
-          ? { summary: `${updateExample.summary}, of one of your records`, value: { inputs: [{ id: exampleIdOf(idKind), ...(updateExample.value as object) }] } }
-          : { summary: `Matched on ${matchOn}: ${createExample.summary}`, value: { matchOn, inputs: [this.upsertInput()] } };
+          ? {
+              summary: `${updateExample.summary}, of one of your records`,
+              value: { inputs: [{ id: exampleIdOf(idKind), ...(updateExample.value as object) }] },
+            }
+          : {
+              summary: `Matched on ${matchOn}: ${createExample.summary}`,
+              value: { matchOn, inputs: [this.upsertInput()] },
+            };
     return applyDecorators(
       SetMetadata(BATCH_ITEMS, true),
       ApiJsonBody(batchBodySchema(batch, input), example),
       ApiOkResponse({ type: BatchAnswerDto, description: 'Every input succeeded' }),
-      ApiResponse({ status: 207, type: BatchAnswerDto, description: 'Some inputs failed (never with `atomic: true`): each result says which' }),
+      ApiResponse({
+        status: 207,
+        type: BatchAnswerDto,
+        description: 'Some inputs failed (never with `atomic: true`): each result says which',
+      }),
     );
   }
 
   documentUpsert(): MethodDecorator {
     const { create, createExample, matchOn } = this.document;
-    return ApiJsonBody(upsertBodySchema(create), { summary: `Matched on ${matchOn}: ${createExample.summary}`, value: { matchOn, ...this.upsertInput() } });
+    return ApiJsonBody(upsertBodySchema(create), {
+      summary: `Matched on ${matchOn}: ${createExample.summary}`,
+      value: { matchOn, ...this.upsertInput() },
+    });
   }
 
   private upsertInput(): Record<string, unknown> {
     const { createExample, matchOn, matchValue } = this.document;
     const value = createExample.value as { fields: Record<string, unknown> };
-    return matchOn === 'externalId' ? { ...value, externalId: matchValue } : { ...value, fields: { ...value.fields, [matchOn]: matchValue } };
+    return matchOn === 'externalId'
+      ? { ...value, externalId: matchValue }
+      : { ...value, fields: { ...value.fields, [matchOn]: matchValue } };
   }
 }

@@ -30,8 +30,7 @@ export type WriteOutcome = 'created' | 'updated' | 'unchanged';
 
 /** One input's answer in a batch: its record, or its error's members. */
 export type BatchItemResult =
-  | { status: 200; outcome: WriteOutcome; data: EntityEnvelopeDto }
-  | { status: ErrorStatus; error: ErrorBody['error'] };
+  { status: 200; outcome: WriteOutcome; data: EntityEnvelopeDto } | { status: ErrorStatus; error: ErrorBody['error'] };
 
 export interface BatchAnswer {
   object: 'batch';
@@ -78,12 +77,19 @@ interface Matcher {
 /** An error as an input's: its param prefixed with the input's place (`inputs[3].fields.$email`). */
 function atInput(index: number, error: ApiError): ApiError {
   const place = `inputs[${index}]`;
-  return new ApiError(error.status, error.code, error.message, error.param === undefined ? place : `${place}.${error.param}`, error.headers);
+  return new ApiError(
+    error.status,
+    error.code,
+    error.message,
+    error.param === undefined ? place : `${place}.${error.param}`,
+    error.headers,
+  );
 }
 
 /** Whether a stored value holds a probe as isValueTaken decides it: an element of an array, else equality. */
 function holds(stored: unknown, probe: unknown): boolean {
-  if (Array.isArray(probe) && Array.isArray(stored)) return stored.some((element) => isDeepStrictEqual(element, probe[0]));
+  if (Array.isArray(probe) && Array.isArray(stored))
+    return stored.some((element) => isDeepStrictEqual(element, probe[0]));
   return isDeepStrictEqual(stored, probe);
 }
 
@@ -129,10 +135,16 @@ class Failures {
  * bounds): JSON with a space after each `:` and `,`.
  */
 function jsonbTextBytes(value: unknown): number {
-  if (Array.isArray(value)) return 2 + value.reduce((sum: number, element) => sum + jsonbTextBytes(element), 0) + Math.max(0, value.length - 1) * 2;
+  if (Array.isArray(value))
+    return (
+      2 + value.reduce((sum: number, element) => sum + jsonbTextBytes(element), 0) + Math.max(0, value.length - 1) * 2
+    );
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value);
-    const members = entries.reduce((sum, [key, member]) => sum + Buffer.byteLength(JSON.stringify(key)) + 2 + jsonbTextBytes(member), 0);
+    const members = entries.reduce(
+      (sum, [key, member]) => sum + Buffer.byteLength(JSON.stringify(key)) + 2 + jsonbTextBytes(member),
+      0,
+    );
     return 2 + members + Math.max(0, entries.length - 1) * 2;
   }
   return Buffer.byteLength(JSON.stringify(value));
@@ -200,7 +212,8 @@ export class RecordBatches {
         if (typeof id !== 'string') throw ApiError.invalidType('id', 'a string');
         if (!isRecordIdOf(slug, id)) throw ApiError.notFound(type.label);
         const write = readRecordWrite(type, change, false);
-        if (seen.has(id)) throw ApiError.invalidValue('id', `inputs[${seen.get(id)}] of this batch already updates ${id}`);
+        if (seen.has(id))
+          throw ApiError.invalidValue('id', `inputs[${seen.get(id)}] of this batch already updates ${id}`);
         seen.set(id, index);
         return { index, id, write };
       });
@@ -214,7 +227,9 @@ export class RecordBatches {
     const { inputs, atomic, matchOn } = readBatch(body, 'upsert');
     const matcher = this.matcherOf(type, matchOn);
     const failures = new Failures();
-    return this.answer(inputs.length, failures, atomic, () => this.upsertInputs(caller, type, matcher, inputs, failures, atomic));
+    return this.answer(inputs.length, failures, atomic, () =>
+      this.upsertInputs(caller, type, matcher, inputs, failures, atomic),
+    );
   }
 
   /** One upsert (`POST …/upsert`): as a batch of one atomic input, its error unprefixed. */
@@ -224,7 +239,9 @@ export class RecordBatches {
     const { matchOn, ...input } = body;
     const matcher = this.matcherOf(type, matchOn);
     const failures = new Failures();
-    const results = await this.transactions.run(() => this.upsertInputs(caller, type, matcher, [input], failures, false));
+    const results = await this.transactions.run(() =>
+      this.upsertInputs(caller, type, matcher, [input], failures, false),
+    );
     const failure = failures.get(0);
     if (failure) throw unprefixed(failure);
     return results.get(0)!;
@@ -270,12 +287,20 @@ export class RecordBatches {
       const read = failures.catch(index, () => {
         if (!isPlainObject(input)) throw new ApiError(400, 'invalid_json', 'Each input must be a JSON object');
         // The members the match needs, read as an update reads them: the same errors, whichever way it goes.
-        const { fields, externalId } = readRecordWrite(type, { fields: input.fields, externalId: input.externalId }, false);
+        const { fields, externalId } = readRecordWrite(
+          type,
+          { fields: input.fields, externalId: input.externalId },
+          false,
+        );
         const value = matcher.valueOf({ fields, links: [], externalId });
         if (value === undefined) throw ApiError.missing(matcher.param);
         for (const key of matcher.lockKeys(caller.workspaceId, value)) {
           const earlier = firstWithKey.get(key);
-          if (earlier !== undefined) throw ApiError.invalidValue(matcher.param, `inputs[${earlier}] of this batch has the same ${matcher.param}`);
+          if (earlier !== undefined)
+            throw ApiError.invalidValue(
+              matcher.param,
+              `inputs[${earlier}] of this batch has the same ${matcher.param}`,
+            );
         }
         for (const key of matcher.lockKeys(caller.workspaceId, value)) firstWithKey.set(key, index);
         lockKeys.push(...this.lockKeysOf(caller.workspaceId, type, { fields, links: [], externalId }));
@@ -285,16 +310,25 @@ export class RecordBatches {
     });
     if (atomic && failures.size > 0) throw failures.first()!;
     await this.records.lockValues(lockKeys);
-    const holders = await matcher.holders(caller.workspaceId, probed.map(({ value }) => value));
+    const holders = await matcher.holders(
+      caller.workspaceId,
+      probed.map(({ value }) => value),
+    );
     const creates: PlannedCreate[] = [];
     const updates: PlannedUpdate[] = [];
     probed.forEach(({ index, input }, position) => {
       const found = holders[position];
       failures.catch(index, () => {
         if (found.length > 1) {
-          throw new ApiError(409, 'ambiguous_match', `${found.length} records of this type hold this ${matcher.param}`, matcher.param);
+          throw new ApiError(
+            409,
+            'ambiguous_match',
+            `${found.length} records of this type hold this ${matcher.param}`,
+            matcher.param,
+          );
         }
-        if (found.length === 0) creates.push({ index, id: newRecordId(type.slug), write: readRecordWrite(type, input, true) });
+        if (found.length === 0)
+          creates.push({ index, id: newRecordId(type.slug), write: readRecordWrite(type, input, true) });
         else updates.push({ index, id: found[0], write: readRecordWrite(type, input, false, true) });
       });
     });
@@ -322,7 +356,8 @@ export class RecordBatches {
     return {
       param: `fields.${field.key}`,
       valueOf: (write) => write.fields.get(field.key) ?? undefined,
-      lockKeys: (workspaceId, value) => probesOf(value).map((probe) => uniqueValueLockKey(workspaceId, type.slug, field.key, probe)),
+      lockKeys: (workspaceId, value) =>
+        probesOf(value).map((probe) => uniqueValueLockKey(workspaceId, type.slug, field.key, probe)),
       holders: async (workspaceId, values) => {
         const stored = await this.records.holdersOfValues(workspaceId, type.slug, field.key, values.flatMap(probesOf));
         return values.map((value) => {
@@ -348,9 +383,18 @@ export class RecordBatches {
     matchedBy?: Matcher,
   ): Promise<Map<number, UpsertAnswer>> {
     const { workspaceId } = caller;
-    const current = new Map((await this.records.lockMany(workspaceId, type, updates.map(({ id }) => id))).map((row) => [row.id, row]));
+    const current = new Map(
+      (
+        await this.records.lockMany(
+          workspaceId,
+          type,
+          updates.map(({ id }) => id),
+        )
+      ).map((row) => [row.id, row]),
+    );
     const planned = [...creates, ...updates].sort((a, b) => a.index - b.index);
-    if (!matchedBy) await this.records.lockValues(planned.flatMap(({ write }) => this.lockKeysOf(workspaceId, type, write)));
+    if (!matchedBy)
+      await this.records.lockValues(planned.flatMap(({ write }) => this.lockKeysOf(workspaceId, type, write)));
     for (const { index, id } of updates) if (!current.has(id)) failures.add(index, ApiError.notFound(type.label));
 
     // What each input's relationships become: the links to make and to remove.
@@ -368,7 +412,8 @@ export class RecordBatches {
       if (!row) {
         // A relationship that defaults to the caller links the caller's own member when not given.
         for (const definition of type.relationships) {
-          if (definition.defaultsToCaller && !linked.has(definition)) adding.push([id, definition.binding.side, definition.binding.link, caller.memberId]);
+          if (definition.defaultsToCaller && !linked.has(definition))
+            adding.push([id, definition.binding.side, definition.binding.link, caller.memberId]);
         }
       }
       for (const change of write.links) {
@@ -400,7 +445,8 @@ export class RecordBatches {
     // The records table bounds a record's fields; an update can take one past it (a create's body cannot).
     for (const { index, id, write } of updates) {
       const row = current.get(id);
-      if (row && !failures.has(index) && jsonbTextBytes(mergedFields(row, write)) > MAX_RECORD_FIELDS_BYTES) failures.add(index, fieldsTooLarge());
+      if (row && !failures.has(index) && jsonbTextBytes(mergedFields(row, write)) > MAX_RECORD_FIELDS_BYTES)
+        failures.add(index, fieldsTooLarge());
     }
     if (atomic && failures.size > 0) throw failures.first()!;
 
@@ -408,8 +454,16 @@ export class RecordBatches {
     const updatedAt = new Date();
     // Records that may link to one record only move to the new one: their old ends change too.
     for (const definition of type.relationships.filter((r) => r.inverseOfHasOne && r.binding.side === 'target')) {
-      const moving = passed.flatMap(({ index }) => added.get(index)!.filter(([, side, link]) => side === 'target' && link === definition.binding.link));
-      if (moving.length > 0) await this.service.moveHere(caller, type.slug, definition, moving.map(([, , , other]) => other));
+      const moving = passed.flatMap(({ index }) =>
+        added.get(index)!.filter(([, side, link]) => side === 'target' && link === definition.binding.link),
+      );
+      if (moving.length > 0)
+        await this.service.moveHere(
+          caller,
+          type.slug,
+          definition,
+          moving.map(([, , , other]) => other),
+        );
     }
     const made: NewRecord[] = [];
     const changedRows: { id: string; fields: Record<string, unknown>; externalId: string | null }[] = [];
@@ -417,7 +471,14 @@ export class RecordBatches {
     for (const { index, id, write } of passed) {
       const row = current.get(id);
       if (!isUpdate.has(index) || !row) {
-        made.push({ id, workspaceId, slug: type.slug, fields: storedFields(write.fields), externalId: write.externalId ?? null, createdAt: updatedAt });
+        made.push({
+          id,
+          workspaceId,
+          slug: type.slug,
+          fields: storedFields(write.fields),
+          externalId: write.externalId ?? null,
+          createdAt: updatedAt,
+        });
         continue;
       }
       const fields = mergedFields(row, write);
@@ -431,9 +492,20 @@ export class RecordBatches {
     await this.records.insertMany(workspaceId, type.slug, made);
     await this.records.updateMany(changedRows, updatedAt);
     await this.links.unlinkMany(passed.flatMap(({ index }) => removed.get(index)!));
-    await this.links.linkMany(workspaceId, passed.flatMap(({ index }) => added.get(index)!));
+    await this.links.linkMany(
+      workspaceId,
+      passed.flatMap(({ index }) => added.get(index)!),
+    );
 
-    const rows = new Map((await this.records.findMany(workspaceId, type, passed.map(({ id }) => id))).map((row) => [row.id, row]));
+    const rows = new Map(
+      (
+        await this.records.findMany(
+          workspaceId,
+          type,
+          passed.map(({ id }) => id),
+        )
+      ).map((row) => [row.id, row]),
+    );
     const changed = new Set(changedRows.map(({ id }) => id));
     const written = new Map<number, UpsertAnswer>();
     for (const { index, id } of passed) {
@@ -453,7 +525,9 @@ export class RecordBatches {
     for (const definition of type.relationships) {
       const { side, link } = definition.binding;
       const others = passed.flatMap(({ index }) =>
-        [...added.get(index)!, ...removed.get(index)!].filter((end) => end[1] === side && end[2] === link).map(([, , , other]) => other),
+        [...added.get(index)!, ...removed.get(index)!]
+          .filter((end) => end[1] === side && end[2] === link)
+          .map(([, , , other]) => other),
       );
       if (others.length > 0) await this.service.touchOtherEnds(caller, definition, [...new Set(others)]);
     }
@@ -462,7 +536,8 @@ export class RecordBatches {
 
   /** The value locks a write takes (see RecordsRepository.isValueTaken): its `unique` values and its externalId. */
   private lockKeysOf(workspaceId: string, type: ObjectTypeDefinition, write: RecordWrite): string[] {
-    const keys = typeof write.externalId === 'string' ? [externalIdLockKey(workspaceId, type.slug, write.externalId)] : [];
+    const keys =
+      typeof write.externalId === 'string' ? [externalIdLockKey(workspaceId, type.slug, write.externalId)] : [];
     for (const field of type.fields) {
       const value = write.fields.get(field.key);
       if (!field.typeConfiguration.unique || value === null || value === undefined) continue;
@@ -472,7 +547,11 @@ export class RecordBatches {
   }
 
   /** Every id a write links must be a record (or member, file) of the workspace: one query per related type. */
-  private async checkTargets(workspaceId: string, planned: (PlannedCreate | PlannedUpdate)[], failures: Failures): Promise<void> {
+  private async checkTargets(
+    workspaceId: string,
+    planned: (PlannedCreate | PlannedUpdate)[],
+    failures: Failures,
+  ): Promise<void> {
     const byType = new Map<string, Set<string>>();
     for (const { index, write } of planned) {
       if (failures.has(index)) continue;
@@ -480,14 +559,16 @@ export class RecordBatches {
         const { objectType, key } = change.definition;
         const ids = [...(change.set ?? []), ...change.add];
         const malformed = ids.find((id) => !isRecordIdOf(objectType, id));
-        if (malformed !== undefined) failures.add(index, relationshipEntityMissing(objectType, malformed, `relationships.${key}`));
+        if (malformed !== undefined)
+          failures.add(index, relationshipEntityMissing(objectType, malformed, `relationships.${key}`));
         const wanted = byType.get(objectType) ?? new Set();
         for (const id of ids) wanted.add(id);
         byType.set(objectType, wanted);
       }
     }
     const found = new Map<string, Set<string>>();
-    for (const [objectType, ids] of byType) found.set(objectType, await this.targets.existing(workspaceId, objectType, [...ids]));
+    for (const [objectType, ids] of byType)
+      found.set(objectType, await this.targets.existing(workspaceId, objectType, [...ids]));
     for (const { index, write } of planned) {
       if (failures.has(index)) continue;
       for (const change of write.links) {
@@ -514,12 +595,28 @@ export class RecordBatches {
     for (const field of type.fields.filter((candidate) => candidate.typeConfiguration.unique)) {
       const writing = planned.filter(({ index, write }) => !failures.has(index) && write.fields.get(field.key) != null);
       if (writing.length === 0) continue;
-      const stored = await this.records.holdersOfValues(workspaceId, type.slug, field.key, writing.flatMap(({ write }) => probesOf(write.fields.get(field.key))));
+      const stored = await this.records.holdersOfValues(
+        workspaceId,
+        type.slug,
+        field.key,
+        writing.flatMap(({ write }) => probesOf(write.fields.get(field.key))),
+      );
       const claimed: { id: string; value: unknown }[] = [];
       for (const { index, id, write } of writing) {
         const probes = probesOf(write.fields.get(field.key));
-        const taken = [...stored, ...claimed].some((holder) => holder.id !== id && probes.some((probe) => holds(holder.value, probe)));
-        if (taken) failures.add(index, new ApiError(409, 'duplicate_value', `Another ${type.slug} already has this ${field.key}`, `fields.${field.key}`));
+        const taken = [...stored, ...claimed].some(
+          (holder) => holder.id !== id && probes.some((probe) => holds(holder.value, probe)),
+        );
+        if (taken)
+          failures.add(
+            index,
+            new ApiError(
+              409,
+              'duplicate_value',
+              `Another ${type.slug} already has this ${field.key}`,
+              `fields.${field.key}`,
+            ),
+          );
         else claimed.push({ id, value: write.fields.get(field.key) });
       }
     }
@@ -534,13 +631,20 @@ export class RecordBatches {
   ): Promise<void> {
     const setting = planned.filter(({ index, write }) => !failures.has(index) && typeof write.externalId === 'string');
     if (setting.length === 0) return;
-    const holders = await this.records.holdersOfExternalIds(workspaceId, type.slug, setting.map(({ write }) => write.externalId!));
+    const holders = await this.records.holdersOfExternalIds(
+      workspaceId,
+      type.slug,
+      setting.map(({ write }) => write.externalId!),
+    );
     const claimed = new Map<string, string>();
     for (const { index, id, write } of setting) {
       const externalId = write.externalId!;
       const holder = claimed.get(externalId) ?? holders.get(externalId);
       if (holder !== undefined && holder !== id) {
-        failures.add(index, new ApiError(409, 'duplicate_value', 'Another record of this type already has this externalId', 'externalId'));
+        failures.add(
+          index,
+          new ApiError(409, 'duplicate_value', 'Another record of this type already has this externalId', 'externalId'),
+        );
       } else {
         claimed.set(externalId, id);
       }
@@ -548,16 +652,29 @@ export class RecordBatches {
   }
 
   /** A record that may link to one record only cannot be moved to two by one batch: the later input is 422. */
-  private checkMoves(type: ObjectTypeDefinition, planned: (PlannedCreate | PlannedUpdate)[], added: Map<number, RecordLink[]>, failures: Failures): void {
+  private checkMoves(
+    type: ObjectTypeDefinition,
+    planned: (PlannedCreate | PlannedUpdate)[],
+    added: Map<number, RecordLink[]>,
+    failures: Failures,
+  ): void {
     for (const definition of type.relationships.filter((r) => r.inverseOfHasOne && r.binding.side === 'target')) {
       const mover = new Map<string, number>();
       for (const { index } of planned) {
         if (failures.has(index)) continue;
-        const moving = added.get(index)!.filter(([, side, link]) => side === 'target' && link === definition.binding.link);
+        const moving = added
+          .get(index)!
+          .filter(([, side, link]) => side === 'target' && link === definition.binding.link);
         const twice = moving.find(([, , , other]) => mover.has(other));
         if (twice) {
           const param = `relationships.${definition.key}`;
-          failures.add(index, ApiError.invalidValue(param, `inputs[${mover.get(twice[3])}] of this batch already links ${twice[3]} through ${definition.key}`));
+          failures.add(
+            index,
+            ApiError.invalidValue(
+              param,
+              `inputs[${mover.get(twice[3])}] of this batch already links ${twice[3]} through ${definition.key}`,
+            ),
+          );
           continue;
         }
         for (const [, , , other] of moving) mover.set(other, index);
@@ -584,6 +701,7 @@ function readBatch(body: unknown, kind: BatchKind): { inputs: unknown[]; atomic:
   if (inputs.length === 0 || inputs.length > MAX_BATCH_INPUTS) {
     throw ApiError.invalidValue('inputs', `inputs must hold 1 to ${MAX_BATCH_INPUTS} inputs; got ${inputs.length}`);
   }
-  if (atomic !== undefined && atomic !== null && typeof atomic !== 'boolean') throw ApiError.invalidType('atomic', 'a boolean');
+  if (atomic !== undefined && atomic !== null && typeof atomic !== 'boolean')
+    throw ApiError.invalidType('atomic', 'a boolean');
   return { inputs, atomic: atomic === true, matchOn };
 }

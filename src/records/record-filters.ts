@@ -61,7 +61,9 @@ const textEqualProbe: ValueProbe = (field, operator, raw, params) => {
   // The value the type's own condition compares: an option id for selects (the filter SQL has
   // already refused unknown options), the raw text for TEXT.
   const value = field.valueType === 'SINGLE_SELECT' ? optionIdOf(field, raw) : raw;
-  return value !== undefined && [...value].length < INDEXED_TEXT_LENGTH ? `v.text_value = ${params.add(value)}` : undefined;
+  return value !== undefined && [...value].length < INDEXED_TEXT_LENGTH
+    ? `v.text_value = ${params.add(value)}`
+    : undefined;
 };
 
 /** Number ranges, bound as the number the type's own condition compares with. */
@@ -152,7 +154,9 @@ export function filterSql(
       }
       condition = fieldType.filterSql('r.fields', field, operator, raw, params, name);
       const probe = options.valueIndex
-        ? (VALUE_PROBES[field.valueType] ?? []).map((candidate) => candidate(field, operator, raw, params, name)).find(Boolean)
+        ? (VALUE_PROBES[field.valueType] ?? [])
+            .map((candidate) => candidate(field, operator, raw, params, name))
+            .find(Boolean)
         : undefined;
       if (probe) {
         const fieldKey = params.add(field.key);

@@ -61,7 +61,12 @@ export function insertLinksSql(workspace: string, recordId: string, links: LinkE
  * workspace, link and target (see the record_link_counts migration): undefined when the binding is
  * read from its target, whose other end (the source) is not counted.
  */
-export function linkedCountSql({ side }: LinkBinding, workspace: string, linkName: string, otherId: string): string | undefined {
+export function linkedCountSql(
+  { side }: LinkBinding,
+  workspace: string,
+  linkName: string,
+  otherId: string,
+): string | undefined {
   if (side !== 'source') return undefined;
   return `(SELECT coalesce(sum(count), 0)::int FROM record_link_counts
       WHERE workspace_id = ${workspace} AND link = ${linkName} AND target_id = ${otherId})`;
@@ -73,10 +78,14 @@ export function linkedCountSql({ side }: LinkBinding, workspace: string, linkNam
  * `linkName` to `otherId` (bound); `probe(recordId)`, whether one record is, as a scalar subquery
  * that the planner runs per record (an EXISTS it would turn into a join over every link).
  */
-export function linkedSourcesSql(linkName: string, otherId: string): { sources: string; probe: (recordId: string) => string } {
+export function linkedSourcesSql(
+  linkName: string,
+  otherId: string,
+): { sources: string; probe: (recordId: string) => string } {
   return {
     sources: `SELECT source_id FROM record_links WHERE target_id = ${otherId} AND link = ${linkName}`,
-    probe: (recordId) => `(SELECT true FROM record_links l WHERE l.source_id = ${recordId} AND l.link = ${linkName} AND l.target_id = ${otherId})`,
+    probe: (recordId) =>
+      `(SELECT true FROM record_links l WHERE l.source_id = ${recordId} AND l.link = ${linkName} AND l.target_id = ${otherId})`,
   };
 }
 

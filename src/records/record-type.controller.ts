@@ -85,21 +85,36 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
     @Post('batch/create')
     @Endpoint({ summary: `Create up to 100 ${plural.toLowerCase()}`, ...batch.endpoint(routes.scopes.create) })
     @batch.documentBatch('create')
-    async createMany(@Caller() caller: AuthContext, @Body() body: unknown, @Res({ passthrough: true }) response: Response): Promise<BatchAnswer> {
+    async createMany(
+      @Caller() caller: AuthContext,
+      @Body() body: unknown,
+      @Res({ passthrough: true }) response: Response,
+    ): Promise<BatchAnswer> {
       return batchStatus(response, await this.batches.createMany(caller, routes.slug, body));
     }
 
     @Post('batch/update')
     @Endpoint({ summary: `Update up to 100 ${plural.toLowerCase()}`, ...batch.endpoint(routes.scopes.update) })
     @batch.documentBatch('update')
-    async updateMany(@Caller() caller: AuthContext, @Body() body: unknown, @Res({ passthrough: true }) response: Response): Promise<BatchAnswer> {
+    async updateMany(
+      @Caller() caller: AuthContext,
+      @Body() body: unknown,
+      @Res({ passthrough: true }) response: Response,
+    ): Promise<BatchAnswer> {
       return batchStatus(response, await this.batches.updateMany(caller, routes.slug, body));
     }
 
     @Post('batch/upsert')
-    @Endpoint({ summary: `Create or update up to 100 ${plural.toLowerCase()}, matched on externalId or on one of the type’s unique fields`, ...batch.endpoint(routes.scopes.create, routes.scopes.update) })
+    @Endpoint({
+      summary: `Create or update up to 100 ${plural.toLowerCase()}, matched on externalId or on one of the type’s unique fields`,
+      ...batch.endpoint(routes.scopes.create, routes.scopes.update),
+    })
     @batch.documentBatch('upsert')
-    async upsertMany(@Caller() caller: AuthContext, @Body() body: unknown, @Res({ passthrough: true }) response: Response): Promise<BatchAnswer> {
+    async upsertMany(
+      @Caller() caller: AuthContext,
+      @Body() body: unknown,
+      @Res({ passthrough: true }) response: Response,
+    ): Promise<BatchAnswer> {
       return batchStatus(response, await this.batches.upsertMany(caller, routes.slug, body));
     }
 

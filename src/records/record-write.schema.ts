@@ -6,13 +6,19 @@ import { MAX_ITEMS } from './field-types/values';
 import { orNull } from './field-types/field-type';
 import type { OpenApiSchema } from './field-types/field-type';
 import { RELATIONSHIP_OPERATIONS } from './object-type';
-import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition, RelationshipOperation } from './object-type';
+import type {
+  FieldDefinition,
+  ObjectTypeDefinition,
+  RelationshipDefinition,
+  RelationshipOperation,
+} from './object-type';
 import { idKindOf } from './record-ids';
 import { MAX_RELATIONSHIP_IDS_PER_REQUEST } from './record-write';
 
 const identity = (schema: OpenApiSchema) => schema;
 
-const writableFields = (type: ObjectTypeDefinition): FieldDefinition[] => type.fields.filter((field) => !field.readOnly);
+const writableFields = (type: ObjectTypeDefinition): FieldDefinition[] =>
+  type.fields.filter((field) => !field.readOnly);
 
 const writableRelationships = (type: ObjectTypeDefinition, isCreate: boolean): RelationshipDefinition[] =>
   type.relationships.filter((r) => !r.readOnly && (isCreate || !r.createOnly));
@@ -24,7 +30,10 @@ const ID_OR_IDS: OpenApiSchema = {
 
 /** A required relationship's ids on create: an empty array leaves it missing. */
 const SOME_IDS: OpenApiSchema = {
-  oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_RELATIONSHIP_IDS_PER_REQUEST }],
+  oneOf: [
+    { type: 'string' },
+    { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_RELATIONSHIP_IDS_PER_REQUEST },
+  ],
   description: 'An id or a non-empty array of ids (at most 25 ids per request, over all relationships)',
 };
 
@@ -47,15 +56,30 @@ const CUSTOM_FIELD_VALUE = schemaComponent('CustomFieldValue', {
 const RELATIONSHIP_IDS = schemaComponent('RelationshipIds', ID_OR_IDS);
 const RELATIONSHIP_IDS_OR_NULL = schemaComponent('RelationshipIdsOrNull', orNull(ID_OR_IDS));
 const REQUIRED_RELATIONSHIP_IDS = schemaComponent('RequiredRelationshipIds', SOME_IDS);
-const EXTERNAL_ID = schemaComponent('ExternalId', { type: 'string', nullable: true, maxLength: 255, description: 'Unique per type' });
+const EXTERNAL_ID = schemaComponent('ExternalId', {
+  type: 'string',
+  nullable: true,
+  maxLength: 255,
+  description: 'Unique per type',
+});
 
 /** A custom type as a static document knows it: every field and relationship of it is the workspace's. */
-export const CUSTOM_RECORD_TYPE: ObjectTypeDefinition = { slug: 'custom', label: 'Custom object', custom: true, fields: [], relationships: [] };
+export const CUSTOM_RECORD_TYPE: ObjectTypeDefinition = {
+  slug: 'custom',
+  label: 'Custom object',
+  custom: true,
+  fields: [],
+  relationships: [],
+};
 
-const pascal = (words: string): string => words.replace(/(^|\s+)(\S)/g, (_match, _space, letter: string) => letter.toUpperCase());
+const pascal = (words: string): string =>
+  words.replace(/(^|\s+)(\S)/g, (_match, _space, letter: string) => letter.toUpperCase());
 
 /** `component` with the description of where it is used. */
-const described = (component: OpenApiSchema, description: string): OpenApiSchema => ({ allOf: [component], description });
+const described = (component: OpenApiSchema, description: string): OpenApiSchema => ({
+  allOf: [component],
+  description,
+});
 
 /** A key as one segment of a JSON pointer (RFC 6901). */
 const pointerSegment = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -68,7 +92,10 @@ function relationshipChange(operations: readonly RelationshipOperation[], nullab
     properties: Object.fromEntries(operations.map((operation) => [operation, RELATIONSHIP_IDS])),
     description: `An object with ${operations.join(', ')}, each an id or an array of ids`,
   };
-  return schemaComponent(`RelationshipChange${operations.map(pascal).join('')}${nullable ? 'OrNull' : ''}`, nullable ? orNull(change) : change);
+  return schemaComponent(
+    `RelationshipChange${operations.map(pascal).join('')}${nullable ? 'OrNull' : ''}`,
+    nullable ? orNull(change) : change,
+  );
 }
 
 /*
@@ -86,7 +113,10 @@ function fieldsOf(type: ObjectTypeDefinition): OpenApiSchema {
       writableFields(type).map((field) => [
         field.key,
         // null clears an optional field; a required one cannot be cleared.
-        (field.required ? identity : orNull)({ ...fieldTypeOf(field.valueType).openApi(field), description: field.label }),
+        (field.required ? identity : orNull)({
+          ...fieldTypeOf(field.valueType).openApi(field),
+          description: field.label,
+        }),
       ]),
     ),
   });
@@ -100,11 +130,14 @@ function fieldChangesOf(type: ObjectTypeDefinition): OpenApiSchema {
     nullable: true,
     additionalProperties: CUSTOM_FIELD_VALUE,
     description: `The fields of ${fields.split('/').pop()}, null the same as absent`,
-    properties: Object.fromEntries(writableFields(type).map((field) => [field.key, { $ref: `${fields}/properties/${pointerSegment(field.key)}` }])),
+    properties: Object.fromEntries(
+      writableFields(type).map((field) => [field.key, { $ref: `${fields}/properties/${pointerSegment(field.key)}` }]),
+    ),
   });
 }
 
-const relationshipDescription = (relationship: RelationshipDefinition) => `${relationship.label} (${relationship.objectType})`;
+const relationshipDescription = (relationship: RelationshipDefinition) =>
+  `${relationship.label} (${relationship.objectType})`;
 
 /** A type's relationships as a create (or an upsert) sets them, required or not. */
 function relationshipsOf(type: ObjectTypeDefinition): OpenApiSchema {
@@ -118,7 +151,10 @@ function relationshipsOf(type: ObjectTypeDefinition): OpenApiSchema {
     properties: Object.fromEntries(
       relationships.map((relationship) => [
         relationship.key,
-        described(relationship.required ? REQUIRED_RELATIONSHIP_IDS : RELATIONSHIP_IDS_OR_NULL, relationshipDescription(relationship)),
+        described(
+          relationship.required ? REQUIRED_RELATIONSHIP_IDS : RELATIONSHIP_IDS_OR_NULL,
+          relationshipDescription(relationship),
+        ),
       ]),
     ),
   });
@@ -161,8 +197,12 @@ export function recordWriteSchema(type: ObjectTypeDefinition, isCreate: boolean)
       properties: { fields: fieldChangesOf(type), relationships: relationshipChangesOf(type), externalId: EXTERNAL_ID },
     };
   }
-  const requiredFields = writableFields(type).filter((field) => field.required).map((field) => field.key);
-  const requiredRelationships = writableRelationships(type, true).filter((r) => r.required).map((r) => r.key);
+  const requiredFields = writableFields(type)
+    .filter((field) => field.required)
+    .map((field) => field.key);
+  const requiredRelationships = writableRelationships(type, true)
+    .filter((r) => r.required)
+    .map((r) => r.key);
   return {
     type: 'object',
     additionalProperties: false,
@@ -206,7 +246,9 @@ export function recordWriteExample(
       return value === undefined ? [] : [[field.key, value]];
     }),
   );
-  const required = isCreate ? writableRelationships(type, isCreate).filter((relationship) => relationship.required) : [];
+  const required = isCreate
+    ? writableRelationships(type, isCreate).filter((relationship) => relationship.required)
+    : [];
   if (!required.length) {
     return { summary: 'Every field, with example values', value: { fields } };
   }

@@ -107,10 +107,16 @@ function readLinkChange(
   if (definition.readOnly || (!isCreate && definition.createOnly)) throw readOnlyError(param);
   if (linksAsIds) return { definition, set: idList(value, param), add: [], remove: [] };
   const allowed: readonly RelationshipOperation[] = type.updateOperations ?? RELATIONSHIP_OPERATIONS;
-  if (!isPlainObject(value)) throw ApiError.invalidType(param, `an object with ${allowed.join(', ').replace(/, (\w+)$/, ' or $1')}`);
+  if (!isPlainObject(value))
+    throw ApiError.invalidType(param, `an object with ${allowed.join(', ').replace(/, (\w+)$/, ' or $1')}`);
   for (const operation of Object.keys(value)) {
     if (!allowed.includes(operation as RelationshipOperation)) {
-      throw new ApiError(400, 'invalid_operation', `${param} allows only ${allowed.join(', ')}`, `${param}.${operation}`);
+      throw new ApiError(
+        400,
+        'invalid_operation',
+        `${param} allows only ${allowed.join(', ')}`,
+        `${param}.${operation}`,
+      );
     }
   }
   const given = (operation: RelationshipOperation) => Object.hasOwn(value, operation);
@@ -144,7 +150,9 @@ function readLinks(type: ObjectTypeDefinition, raw: unknown, isCreate: boolean, 
     }
     changes.push(readLinkChange(type, definition, value, isCreate, linksAsIds));
   }
-  checkRelationshipWriteLimit(changes.reduce((sum, c) => sum + (c.set?.length ?? 0) + c.add.length + c.remove.length, 0));
+  checkRelationshipWriteLimit(
+    changes.reduce((sum, c) => sum + (c.set?.length ?? 0) + c.add.length + c.remove.length, 0),
+  );
   if (isCreate) {
     for (const definition of type.relationships) {
       const change = changes.find((c) => c.definition === definition);
@@ -158,7 +166,10 @@ function readExternalId(raw: unknown): string | null | undefined {
   if (raw === undefined || raw === null) return raw;
   if (typeof raw !== 'string') throw ApiError.invalidType('externalId', 'a string');
   if (raw.length === 0 || raw.length > MAX_EXTERNAL_ID_LENGTH || !storable(raw)) {
-    throw ApiError.invalidValue('externalId', `externalId must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters, without NUL`);
+    throw ApiError.invalidValue(
+      'externalId',
+      `externalId must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters, without NUL`,
+    );
   }
   return raw;
 }
@@ -169,7 +180,12 @@ function readExternalId(raw: unknown): string | null | undefined {
  * `linksAsIds`: relationships are given as a create gives them (ids), each replacing the
  * relationship, also on an update (an upsert that found its record).
  */
-export function readRecordWrite(type: ObjectTypeDefinition, body: unknown, isCreate: boolean, linksAsIds = isCreate): RecordWrite {
+export function readRecordWrite(
+  type: ObjectTypeDefinition,
+  body: unknown,
+  isCreate: boolean,
+  linksAsIds = isCreate,
+): RecordWrite {
   const given = body ?? {};
   if (!isPlainObject(given)) throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
   for (const key of Object.keys(given)) {
@@ -188,7 +204,8 @@ export function readRecordWrite(type: ObjectTypeDefinition, body: unknown, isCre
  */
 export function linkCountError(definition: RelationshipDefinition, linkCount: number): ApiError | undefined {
   const param = `relationships.${definition.key}`;
-  if (definition.cardinality === 'HAS_ONE' && linkCount > 1) return ApiError.invalidValue(param, `${param} holds at most one id`);
+  if (definition.cardinality === 'HAS_ONE' && linkCount > 1)
+    return ApiError.invalidValue(param, `${param} holds at most one id`);
   if (definition.required && linkCount === 0) return ApiError.missing(param);
   return undefined;
 }

@@ -25,6 +25,15 @@ import { WorkspacesRepository } from './workspaces.repository';
     EventsRepository,
     ChangeEvents,
   ],
-  exports: [DefinitionsRepository, DefinitionsService, LinkTargets, RecordsService, RecordBatches, WorkspacesRepository, EventsRepository, ChangeEvents],
+  exports: [
+    DefinitionsRepository,
+    DefinitionsService,
+    LinkTargets,
+    RecordsService,
+    RecordBatches,
+    WorkspacesRepository,
+    EventsRepository,
+    ChangeEvents,
+  ],
 })
 export class RecordsModule {}

@@ -80,12 +80,14 @@ function pageStatement(
     .filter(Boolean)
     .join(' AND ');
   const linkedFilter = restriction ? undefined : filters.linked;
-  const linkedCount = linkedFilter && linkedCountSql(linkedFilter.binding, workspace, linkedFilter.linkName, linkedFilter.otherId);
+  const linkedCount =
+    linkedFilter && linkedCountSql(linkedFilter.binding, workspace, linkedFilter.linkName, linkedFilter.otherId);
   // Planning this statement cost more than running it. Prepared (parsed once per connection, and
   // planned once where PostgreSQL judges its generic plan as good) where one plan serves every
   // value: no filter, one indexed filter, one relationship filter (see linkedPageSql). Others,
   // whose best plan depends on the values, are planned for them each time.
-  const prepare = !restriction && (filters.conditions.length === 0 || filters.indexed !== undefined || linkedCount !== undefined);
+  const prepare =
+    !restriction && (filters.conditions.length === 0 || filters.indexed !== undefined || linkedCount !== undefined);
   const paging = pagingSql(page, params, { plannedOnce: prepare });
   const after = (table: string, id = 'id') => afterKeySql(page, [`${table}.created_at`, `${table}.${id}`], params);
   let count: string;
@@ -165,7 +167,10 @@ export const MAX_RECORD_FIELDS_BYTES = MAX_RECORD_FIELDS_MIB * 2 ** 20;
 
 /** The refusal of fields over MAX_RECORD_FIELDS_BYTES (docs/api.md §7). */
 export function fieldsTooLarge(): ApiError {
-  return ApiError.invalidValue('fields', `A record's fields may hold at most ${MAX_RECORD_FIELDS_MIB} MiB as JSON text`);
+  return ApiError.invalidValue(
+    'fields',
+    `A record's fields may hold at most ${MAX_RECORD_FIELDS_MIB} MiB as JSON text`,
+  );
 }
 
 /** A type's counter gets a new slot, numbered at random below this, when every slot it has is in use. */
@@ -205,7 +210,8 @@ export interface NewRecord {
  * (`records_fields_size`), 422 naming `fields` (docs/api.md §7).
  */
 function recordWriteRefusal(error: unknown): never {
-  const constraint = error instanceof QueryFailedError ? (error.driverError as { constraint?: string }).constraint : undefined;
+  const constraint =
+    error instanceof QueryFailedError ? (error.driverError as { constraint?: string }).constraint : undefined;
   if (constraint === 'records_external_id_key') {
     throw new ApiError(409, 'duplicate_value', 'Another record of this type already has this externalId', 'externalId');
   }
@@ -279,7 +285,12 @@ export class RecordsRepository {
    * but of those in `except` (made by this transaction, whose `updatedAt` stays unset), locking
    * them in id order (as `lock`): the records as a read returns them.
    */
-  async touch(workspaceId: string, type: ObjectTypeDefinition, ids: string[], change: { updatedAt: Date; except: string[] }): Promise<RecordRow[]> {
+  async touch(
+    workspaceId: string,
+    type: ObjectTypeDefinition,
+    ids: string[],
+    change: { updatedAt: Date; except: string[] },
+  ): Promise<RecordRow[]> {
     const params = new SqlParameterList();
     const workspace = params.add(workspaceId);
     return this.transactions.query<RecordRow>(
@@ -303,7 +314,14 @@ export class RecordsRepository {
    * `events`, when given, are appended by the same statement (a create outside any transaction).
    */
   async insert(
-    record: { id: string; workspaceId: string; slug: string; fields: Record<string, unknown>; externalId: string | null; createdAt: Date },
+    record: {
+      id: string;
+      workspaceId: string;
+      slug: string;
+      fields: Record<string, unknown>;
+      externalId: string | null;
+      createdAt: Date;
+    },
     links: LinkEnd[],
     events: NewEvent[] = [],
   ): Promise<RecordRow> {
@@ -327,8 +345,12 @@ export class RecordsRepository {
            INSERT INTO record_counts (workspace_id, object_type, slot, count)
            SELECT ${workspace}, ${objectType}, coalesce((SELECT slot FROM free_slot), floor(random() * ${SLOT_RANGE})::int), 1 FROM record
            ON CONFLICT (workspace_id, object_type, slot) DO UPDATE SET count = record_counts.count + 1),
-         linked AS (${insertLinksSql(workspace, id, links, params)})${events.length > 0 ? `,
-         ${this.events.appendSql(workspace, events, params)}` : ''}
+         linked AS (${insertLinksSql(workspace, id, links, params)})${
+           events.length > 0
+             ? `,
+         ${this.events.appendSql(workspace, events, params)}`
+             : ''
+         }
          SELECT r.*,
                 (SELECT coalesce(json_agg(json_build_array(l.side, l.link, l.other) ORDER BY l.created_at, l.other), '[]'::json)
                    FROM linked l) AS links
@@ -389,14 +411,22 @@ export class RecordsRepository {
   }
 
   /** Replaces the fields documents and externalIds of records (already locked) in one statement. */
-  async updateMany(rows: { id: string; fields: Record<string, unknown>; externalId: string | null }[], updatedAt: Date): Promise<void> {
+  async updateMany(
+    rows: { id: string; fields: Record<string, unknown>; externalId: string | null }[],
+    updatedAt: Date,
+  ): Promise<void> {
     if (rows.length === 0) return;
     await this.transactions
       .query(
         `UPDATE records r SET fields = n.fields::jsonb, external_id = n.external_id, updated_at = $4
            FROM unnest($1::text[], $2::text[], $3::text[]) AS n(id, fields, external_id)
           WHERE r.id = n.id`,
-        [rows.map((row) => row.id), rows.map((row) => JSON.stringify(row.fields)), rows.map((row) => row.externalId), updatedAt],
+        [
+          rows.map((row) => row.id),
+          rows.map((row) => JSON.stringify(row.fields)),
+          rows.map((row) => row.externalId),
+          updatedAt,
+        ],
         { prepare: 'record-update-many' },
       )
       .catch(recordWriteRefusal);
@@ -425,7 +455,12 @@ export class RecordsRepository {
    * or `[element]` of a multi-valued field: containment, as isValueTaken probes), with that field's
    * value: the caller compares objects by equality.
    */
-  async holdersOfValues(workspaceId: string, slug: string, fieldKey: string, probes: unknown[]): Promise<{ id: string; value: unknown }[]> {
+  async holdersOfValues(
+    workspaceId: string,
+    slug: string,
+    fieldKey: string,
+    probes: unknown[],
+  ): Promise<{ id: string; value: unknown }[]> {
     if (probes.length === 0) return [];
     return this.transactions.query<{ id: string; value: unknown }>(
       `SELECT id, fields -> $3 AS value FROM records
@@ -507,7 +542,13 @@ export class RecordsRepository {
    * held by any record whose array holds the element; an object (ADDRESS, FULL_NAME) only by equality. First takes a lock on the value until
    * the transaction ends, so that two writes of one value take turns and the second sees the first.
    */
-  async isValueTaken(workspaceId: string, slug: string, fieldKey: string, value: unknown, exceptId: string): Promise<boolean> {
+  async isValueTaken(
+    workspaceId: string,
+    slug: string,
+    fieldKey: string,
+    value: unknown,
+    exceptId: string,
+  ): Promise<boolean> {
     const probe = JSON.stringify({ [fieldKey]: value });
     await this.lockValues([uniqueValueLockKey(workspaceId, slug, fieldKey, value)]);
     // Containment alone would take {firstName} for a duplicate of {firstName, lastName}.
@@ -545,7 +586,12 @@ export class RecordsRepository {
    * For each host key (see hostKey), the oldest record of the type with a URL on that host in its
    * multi-valued URL field `fieldKey`.
    */
-  async oldestByUrlHost(workspaceId: string, slug: string, fieldKey: string, hosts: string[]): Promise<Map<string, string>> {
+  async oldestByUrlHost(
+    workspaceId: string,
+    slug: string,
+    fieldKey: string,
+    hosts: string[],
+  ): Promise<Map<string, string>> {
     if (hosts.length === 0) return new Map();
     const rows = await this.transactions.query<{ host: string; id: string }>(OLDEST_BY_URL_HOST, [
       workspaceId,

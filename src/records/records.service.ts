@@ -21,9 +21,18 @@ export function storedFields(values: ReadonlyMap<string, unknown>): Record<strin
 }
 
 /** The keys whose value differs between two fields documents (a key set in one only differs). */
-export function changedFieldKeys(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {
+export function changedFieldKeys(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...keys].filter((key) => !isDeepStrictEqual(Object.hasOwn(before, key) ? before[key] : null, Object.hasOwn(after, key) ? after[key] : null));
+  return [...keys].filter(
+    (key) =>
+      !isDeepStrictEqual(
+        Object.hasOwn(before, key) ? before[key] : null,
+        Object.hasOwn(after, key) ? after[key] : null,
+      ),
+  );
 }
 
 /** Links as a statement that makes them all at once returns them: by the other end's id (RecordsRepository.insert). */
@@ -43,7 +52,6 @@ const UNRECORDED_TYPES = new Set(['member', 'file']);
 function otherEnd({ link, side }: LinkBinding): LinkBinding {
   return { link, side: side === 'source' ? 'target' : 'source' };
 }
-
 
 /**
  * Create, update, retrieve and list for every record type, driven by its definitions: one record
@@ -78,7 +86,9 @@ export class RecordsService {
     const write = readRecordWrite(type, body, true);
     // The caller's own member: the key lookup has just found it, there is nothing to verify.
     const callerLinks: LinkEnd[] = type.relationships
-      .filter((definition) => definition.defaultsToCaller && !write.links.some((change) => change.definition === definition))
+      .filter(
+        (definition) => definition.defaultsToCaller && !write.links.some((change) => change.definition === definition),
+      )
       .map(({ binding }) => [binding.side, binding.link, caller.memberId]);
     const record = {
       id: newRecordId(slug),
@@ -90,8 +100,16 @@ export class RecordsService {
     };
     if (write.links.length === 0 && !this.hasUniqueValues(type, write.fields) && !this.transactions.active) {
       // The event's data is the record as this statement makes it (its links come back sorted by id).
-      const made: RecordRow = { ...record, external_id: record.externalId, created_at: record.createdAt, updated_at: null, links: sortLinks(callerLinks) };
-      const event = ChangeEvents.eventOf(this.change(caller, slug, record.id, 'created', this.toEnvelopes(type, [made])[0]));
+      const made: RecordRow = {
+        ...record,
+        external_id: record.externalId,
+        created_at: record.createdAt,
+        updated_at: null,
+        links: sortLinks(callerLinks),
+      };
+      const event = ChangeEvents.eventOf(
+        this.change(caller, slug, record.id, 'created', this.toEnvelopes(type, [made])[0]),
+      );
       return this.toEnvelopes(type, [await this.records.insert(record, callerLinks, [event])])[0];
     }
     return this.transactions.run(async () => {
@@ -101,7 +119,8 @@ export class RecordsService {
       const created = this.toEnvelopes(type, [await this.records.insert(record, links)])[0];
       this.events.record(this.change(caller, slug, record.id, 'created', created));
       // Once the links exist: the other ends' events show them.
-      for (const change of write.links) await this.touchOtherEnds(caller, change.definition, [...new Set([...(change.set ?? []), ...change.add])]);
+      for (const change of write.links)
+        await this.touchOtherEnds(caller, change.definition, [...new Set([...(change.set ?? []), ...change.add])]);
       return created;
     });
   }
@@ -146,7 +165,10 @@ export class RecordsService {
       await this.verifyTargets(caller.workspaceId, write.links);
       await this.checkUnique(caller.workspaceId, type, id, write.fields);
       const fields = storedFields(new Map([...Object.entries(current.fields), ...write.fields]));
-      const changes = { fields: changedFieldKeys(current.fields, fields), relationships: await this.applyLinks(caller, slug, id, write.links) };
+      const changes = {
+        fields: changedFieldKeys(current.fields, fields),
+        relationships: await this.applyLinks(caller, slug, id, write.links),
+      };
       const externalIdChanged = write.externalId !== undefined && write.externalId !== current.externalId;
       if (changes.fields.length === 0 && changes.relationships.length === 0 && !externalIdChanged) {
         return this.retrieve(caller.workspaceId, type, id);
@@ -170,7 +192,10 @@ export class RecordsService {
     const type = await this.definitions.typeOf(caller, slug);
     const position = new Map(ids.map((id, index) => [id, index]));
     const rows = await this.records.findMany(caller.workspaceId, type, ids);
-    return this.toEnvelopes(type, rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!));
+    return this.toEnvelopes(
+      type,
+      rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!),
+    );
   }
 
   /**
@@ -193,7 +218,13 @@ export class RecordsService {
    * write rules do not apply, the ids are trusted to be of the right type and workspace. The record
    * changes as by an update (in the ambient transaction, which there must be).
    */
-  async setSystemLinks(caller: AuthContext, slug: string, recordId: string, definition: RelationshipDefinition, ids: string[]): Promise<void> {
+  async setSystemLinks(
+    caller: AuthContext,
+    slug: string,
+    recordId: string,
+    definition: RelationshipDefinition,
+    ids: string[],
+  ): Promise<void> {
     const changed = await this.applyLinks(caller, slug, recordId, [{ definition, set: ids, add: [], remove: [] }]);
     if (changed.length > 0) await this.touch(caller, slug, [recordId], changed);
   }
@@ -209,7 +240,12 @@ export class RecordsService {
   }
 
   /** Records of the type whose multi-valued text field holds any of `values`, with that field's values. */
-  findHoldingAny(caller: AuthContext, slug: string, fieldKey: string, values: string[]): Promise<{ id: string; values: string[] }[]> {
+  findHoldingAny(
+    caller: AuthContext,
+    slug: string,
+    fieldKey: string,
+    values: string[],
+  ): Promise<{ id: string; values: string[] }[]> {
     return this.records.findHoldingAny(caller.workspaceId, slug, fieldKey, values);
   }
 
@@ -223,7 +259,14 @@ export class RecordsService {
     return this.records.lockCreation(caller.workspaceId, slugs);
   }
 
-  change(caller: AuthContext, slug: string, id: string, action: 'created' | 'updated', data: EntityEnvelopeDto, changes?: EventChanges): Change {
+  change(
+    caller: AuthContext,
+    slug: string,
+    id: string,
+    action: 'created' | 'updated',
+    data: EntityEnvelopeDto,
+    changes?: EventChanges,
+  ): Change {
     return { workspaceId: caller.workspaceId, entityType: slug, entityId: id, action, data, changes };
   }
 
@@ -249,7 +292,9 @@ export class RecordsService {
     if (ids.length === 0 || UNRECORDED_TYPES.has(definition.objectType)) return;
     const otherType = await this.definitions.typeOf(caller, definition.objectType);
     const { link, side } = otherEnd(definition.binding);
-    const inverse = otherType.relationships.find((relationship) => relationship.binding.link === link && relationship.binding.side === side);
+    const inverse = otherType.relationships.find(
+      (relationship) => relationship.binding.link === link && relationship.binding.side === side,
+    );
     if (inverse) await this.touch(caller, otherType.slug, ids, [inverse.key]);
   }
 
@@ -291,14 +336,19 @@ export class RecordsService {
    * The links a new record gets from the caller's relationship changes, checked as an update's are
    * (applyLinks); records that may link to one record only through a relationship move to it.
    */
-  private async linksOfNewRecord(caller: AuthContext, type: ObjectTypeDefinition, changes: LinkChange[]): Promise<LinkEnd[]> {
+  private async linksOfNewRecord(
+    caller: AuthContext,
+    type: ObjectTypeDefinition,
+    changes: LinkChange[],
+  ): Promise<LinkEnd[]> {
     const links: LinkEnd[] = [];
     for (const change of changes) {
       const { binding } = change.definition;
       const ids = [...new Set([...(change.set ?? []), ...change.add])];
       checkLinkCount(change.definition, ids.length);
       if (ids.length === 0) continue;
-      if (binding.side === 'target' && change.definition.inverseOfHasOne) await this.moveHere(caller, type.slug, change.definition, ids);
+      if (binding.side === 'target' && change.definition.inverseOfHasOne)
+        await this.moveHere(caller, type.slug, change.definition, ids);
       for (const other of ids) links.push([binding.side, binding.link, other]);
     }
     return links;
@@ -330,9 +380,7 @@ export class RecordsService {
     for (const field of type.fields) {
       const value = fields.get(field.key);
       if (!field.typeConfiguration.unique || value === null || value === undefined) continue;
-      const probes = probesOf(value).sort((a, b) =>
-        JSON.stringify(a).localeCompare(JSON.stringify(b)),
-      );
+      const probes = probesOf(value).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
       let taken = false;
       for (const probe of probes) {
         taken = (await this.records.isValueTaken(workspaceId, type.slug, field.key, probe, id)) || taken;
@@ -347,12 +395,22 @@ export class RecordsService {
   private async verifyTargets(workspaceId: string, changes: LinkChange[]): Promise<void> {
     for (const change of changes) {
       const { objectType, key } = change.definition;
-      await this.targets.verify(workspaceId, objectType, [...(change.set ?? []), ...change.add], `relationships.${key}`);
+      await this.targets.verify(
+        workspaceId,
+        objectType,
+        [...(change.set ?? []), ...change.add],
+        `relationships.${key}`,
+      );
     }
   }
 
   /** Applies the relationship changes of the record `recordId`; answers the keys whose links changed. */
-  private async applyLinks(caller: AuthContext, slug: string, recordId: string, changes: LinkChange[]): Promise<string[]> {
+  private async applyLinks(
+    caller: AuthContext,
+    slug: string,
+    recordId: string,
+    changes: LinkChange[],
+  ): Promise<string[]> {
     const changed: string[] = [];
     for (const change of changes) {
       const { binding } = change.definition;
@@ -368,7 +426,8 @@ export class RecordsService {
       changed.push(change.definition.key);
       if (removed.length > 0) await this.links.unlink(recordId, binding, removed);
       if (added.length > 0) {
-        if (binding.side === 'target' && change.definition.inverseOfHasOne) await this.moveHere(caller, slug, change.definition, added);
+        if (binding.side === 'target' && change.definition.inverseOfHasOne)
+          await this.moveHere(caller, slug, change.definition, added);
         await this.links.link(caller.workspaceId, recordId, binding, added);
       }
       // Once the links are written: the other ends' events show them.

@@ -136,14 +136,19 @@ const ACCOUNT: ObjectTypeDefinition = {
     field('$name', 'Name', 'TEXT', { required: true }),
     field('$website', 'Website', 'URL', { multipleValues: true }),
     field('$primaryAddress', 'Primary address', 'ADDRESS'),
-    field('$industry', 'Industry', 'MULTI_SELECT', { options: INDUSTRIES.map((label, i) => ({ id: `opt_industry_${i + 1}`, label })) }),
+    field('$industry', 'Industry', 'MULTI_SELECT', {
+      options: INDUSTRIES.map((label, i) => ({ id: `opt_industry_${i + 1}`, label })),
+    }),
     field('$headcount', 'Headcount', 'SINGLE_SELECT', literalOptions(HEADCOUNTS)),
     field('$linkedIn', 'LinkedIn', 'SOCIAL_HANDLE', { handleService: 'LINKEDIN' }),
     field('$twitter', 'Twitter', 'SOCIAL_HANDLE', { handleService: 'TWITTER' }),
   ],
   relationships: [
     outgoing('account', '$owner', 'Owner', 'member', 'HAS_ONE'),
-    { ...inverse('$contact', 'Contacts', 'contact', '$account', 'HAS_MANY', { readOnly: false }), inverseOfHasOne: true },
+    {
+      ...inverse('$contact', 'Contacts', 'contact', '$account', 'HAS_MANY', { readOnly: false }),
+      inverseOfHasOne: true,
+    },
     inverse('$opportunity', 'Opportunities', 'opportunity', '$account', 'HAS_MANY'),
     inverse('$note', 'Notes', 'note', '$account', 'HAS_MANY'),
     inverse('$task', 'Tasks', 'task', '$account', 'HAS_MANY'),
@@ -216,7 +221,14 @@ const MEETING: ObjectTypeDefinition = {
   ],
 };
 
-export const SYSTEM_RECORD_TYPES: readonly ObjectTypeDefinition[] = [NOTE, TASK, ACCOUNT, CONTACT, OPPORTUNITY, MEETING];
+export const SYSTEM_RECORD_TYPES: readonly ObjectTypeDefinition[] = [
+  NOTE,
+  TASK,
+  ACCOUNT,
+  CONTACT,
+  OPPORTUNITY,
+  MEETING,
+];
 
 /** Slugs no custom type may take. */
 export const RESERVED_TYPE_SLUGS = new Set([

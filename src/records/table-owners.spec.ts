@@ -28,7 +28,10 @@ describe('every table of the records domain has one owner', () => {
 
   it.each(OWNERS)('%s: only its owner reads or writes it', (table, entity, owners) => {
     // SQL on the table, or its entity handed to TypeORM (`getRepository(E)`, `findOneBy(E, …)`, `into(E)`).
-    const uses = [new RegExp(`\\b(FROM|JOIN|INTO|UPDATE)\\s+${table}\\b`), ...(entity ? [new RegExp(`\\(\\s*${entity}\\b`)] : [])];
+    const uses = [
+      new RegExp(`\\b(FROM|JOIN|INTO|UPDATE)\\s+${table}\\b`),
+      ...(entity ? [new RegExp(`\\(\\s*${entity}\\b`)] : []),
+    ];
     const users = files.filter((file) => uses.some((use) => use.test(file.text))).map((file) => file.name);
     expect(users.sort()).toEqual([...owners].sort());
   });

@@ -38,7 +38,11 @@ export class WorkspacesRepository {
    * workspace take turns. False when there is no such workspace. Needs a transaction.
    */
   async lockForMetadataChange(id: string): Promise<boolean> {
-    const workspace = await this.workspaces.findOne({ select: { id: true }, where: { id }, lock: { mode: 'pessimistic_write' } });
+    const workspace = await this.workspaces.findOne({
+      select: { id: true },
+      where: { id },
+      lock: { mode: 'pessimistic_write' },
+    });
     return workspace !== null;
   }
 }

@@ -15,7 +15,11 @@ describe('operator API (/admin/v1)', () => {
   let ws: TestWorkspace;
 
   /** Sends an operator request and checks the response against the OpenAPI document. */
-  const admin = async (path: string, body?: unknown, headers: Record<string, string> = adminHeaders()): Promise<Response> => {
+  const admin = async (
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = adminHeaders(),
+  ): Promise<Response> => {
     const request = t.http.post(path).set(headers);
     const response = await (body === undefined ? request : request.send(body as object));
     openapi.assert(response);
@@ -30,12 +34,13 @@ describe('operator API (/admin/v1)', () => {
   afterAll(() => t.close());
 
   describe('authentication', () => {
-    const routes = () => [
-      ['/admin/v1/workspaces', { name: 'x' }],
-      [`/admin/v1/workspaces/${ws.workspaceId}/members`, { email: 'x@example.com' }],
-      [`/admin/v1/workspaces/${ws.workspaceId}/api-keys`, { memberId: ws.memberId, scopes: ['*'] }],
-      [`/admin/v1/api-keys/${ws.apiKeyId}/revoke`, undefined],
-    ] as const;
+    const routes = () =>
+      [
+        ['/admin/v1/workspaces', { name: 'x' }],
+        [`/admin/v1/workspaces/${ws.workspaceId}/members`, { email: 'x@example.com' }],
+        [`/admin/v1/workspaces/${ws.workspaceId}/api-keys`, { memberId: ws.memberId, scopes: ['*'] }],
+        [`/admin/v1/api-keys/${ws.apiKeyId}/revoke`, undefined],
+      ] as const;
 
     it.each([
       ['no Authorization header', {}],
@@ -49,7 +54,11 @@ describe('operator API (/admin/v1)', () => {
     });
 
     it('does not take an API key, even one with every scope', async () => {
-      expectError(await admin('/admin/v1/workspaces', { name: 'x' }, { Authorization: `Bearer ${ws.key}` }), 401, 'invalid_api_key');
+      expectError(
+        await admin('/admin/v1/workspaces', { name: 'x' }, { Authorization: `Bearer ${ws.key}` }),
+        401,
+        'invalid_api_key',
+      );
     });
 
     it('needs no Service-Version header', async () => {
@@ -63,7 +72,11 @@ describe('operator API (/admin/v1)', () => {
       const before = Date.now();
       const response = await admin('/admin/v1/workspaces', { name: 'Acme Corp' });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ id: expect.stringMatching(new RegExp(`^wks_${ULID}$`)), name: 'Acme Corp', createdAt: expect.stringMatching(ISO_DATE) });
+      expect(response.body).toEqual({
+        id: expect.stringMatching(new RegExp(`^wks_${ULID}$`)),
+        name: 'Acme Corp',
+        createdAt: expect.stringMatching(ISO_DATE),
+      });
       expect(Date.parse(response.body.createdAt)).toBeGreaterThanOrEqual(before - 1000);
     });
 
@@ -152,7 +165,11 @@ describe('operator API (/admin/v1)', () => {
       ['a malformed workspace id', 'acme'],
       ['an id of another kind', 'mem_01JD6Y3Z8Q0N5V4W7X2C9B1A3E'],
     ])('answers 404 not_found for %s', async (_case, workspaceId) => {
-      expectError(await admin(`/admin/v1/workspaces/${workspaceId}/members`, { email: 'x@example.com' }), 404, 'not_found');
+      expectError(
+        await admin(`/admin/v1/workspaces/${workspaceId}/members`, { email: 'x@example.com' }),
+        404,
+        'not_found',
+      );
     });
   });
 
@@ -175,7 +192,10 @@ describe('operator API (/admin/v1)', () => {
     });
 
     it('issues a key with exactly the scopes listed (duplicates once)', async () => {
-      const response = await admin(path(), { memberId: ws.memberId, scopes: ['members:read', 'notes:read', 'members:read'] });
+      const response = await admin(path(), {
+        memberId: ws.memberId,
+        scopes: ['members:read', 'notes:read', 'members:read'],
+      });
       expect(response.status).toBe(200);
       expect(response.body.scopes).toEqual(['members:read', 'notes:read']);
       const validate = await t.http.get('/v1/auth/validate').set(v1Headers(response.body.key));
@@ -185,7 +205,10 @@ describe('operator API (/admin/v1)', () => {
 
     it('issues distinct random secrets', async () => {
       const keys = await Promise.all(
-        Array.from({ length: 5 }, async () => (await admin(path(), { memberId: ws.memberId, scopes: ['*'] })).body.key as string),
+        Array.from(
+          { length: 5 },
+          async () => (await admin(path(), { memberId: ws.memberId, scopes: ['*'] })).body.key as string,
+        ),
       );
       expect(new Set(keys).size).toBe(5);
       // Drawn from all of base62: five keys of 43 characters show about 60 distinct symbols.
@@ -197,10 +220,22 @@ describe('operator API (/admin/v1)', () => {
       ['memberId a number', () => ({ memberId: 7, scopes: ['*'] }), 400, 'invalid_type', 'memberId'],
       ['scopes absent', () => ({ memberId: ws.memberId }), 422, 'parameter_missing', 'scopes'],
       ['scopes a string', () => ({ memberId: ws.memberId, scopes: 'notes:read' }), 400, 'invalid_type', 'scopes'],
-      ['an unknown scope', () => ({ memberId: ws.memberId, scopes: ['notes:read', 'notes:delete'] }), 400, 'invalid_type', 'scopes'],
+      [
+        'an unknown scope',
+        () => ({ memberId: ws.memberId, scopes: ['notes:read', 'notes:delete'] }),
+        400,
+        'invalid_type',
+        'scopes',
+      ],
       ['a scope that is not a string', () => ({ memberId: ws.memberId, scopes: [1] }), 400, 'invalid_type', 'scopes'],
       ['name a number', () => ({ memberId: ws.memberId, scopes: ['*'], name: 1 }), 400, 'invalid_type', 'name'],
-      ['an unknown member', () => ({ memberId: ws.memberId, scopes: ['*'], expiresAt: 'never' }), 400, 'unknown_field', 'expiresAt'],
+      [
+        'an unknown member',
+        () => ({ memberId: ws.memberId, scopes: ['*'], expiresAt: 'never' }),
+        400,
+        'unknown_field',
+        'expiresAt',
+      ],
     ])('refuses %s', async (_case, body, status, code, param) => {
       expectError(await admin(path(), body()), status, code, param);
     });
@@ -215,7 +250,11 @@ describe('operator API (/admin/v1)', () => {
     });
 
     it('answers 404 not_found for an unknown workspace', async () => {
-      expectError(await admin(`/admin/v1/workspaces/${UNKNOWN_WORKSPACE}/api-keys`, { memberId: ws.memberId, scopes: ['*'] }), 404, 'not_found');
+      expectError(
+        await admin(`/admin/v1/workspaces/${UNKNOWN_WORKSPACE}/api-keys`, { memberId: ws.memberId, scopes: ['*'] }),
+        404,
+        'not_found',
+      );
     });
   });
 

@@ -38,9 +38,7 @@ describe('authentication, versioning and scopes', () => {
     ['a malformed key', { Authorization: 'Bearer not-a-key' }],
     ['another scheme', { Authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
   ])('answers 401 invalid_api_key for %s', async (_case, headers) => {
-    const response = await t.http
-      .get('/v1/auth/validate')
-      .set({ 'Service-Version': '2026-03-01', ...headers });
+    const response = await t.http.get('/v1/auth/validate').set({ 'Service-Version': '2026-03-01', ...headers });
     expectError(response, 401, 'invalid_api_key');
     openapi.assert(response);
   });
@@ -61,7 +59,8 @@ describe('authentication, versioning and scopes', () => {
     expect((await t.http.get('/v1/auth/validate').set(v1Headers(ws.key))).status).toBe(200);
     const { result, statements, roundTrips, parses } = await watchWire(async () => {
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i += 1) statuses.push((await t.http.get('/v1/auth/validate').set(v1Headers(ws.key))).status);
+      for (let i = 0; i < 3; i += 1)
+        statuses.push((await t.http.get('/v1/auth/validate').set(v1Headers(ws.key))).status);
       return statuses;
     });
     expect(result).toEqual([200, 200, 200]);
@@ -72,17 +71,13 @@ describe('authentication, versioning and scopes', () => {
 
   it('stores only the SHA-256 of a key, never the key', async () => {
     const key = await createKey(t.http, ws.workspaceId, ws.memberId, ['notes:read']);
-    const rows = await t.app.get(DataSource).query(
-      `SELECT * FROM api_keys WHERE id = $1`,
-      [key.id],
-    );
+    const rows = await t.app.get(DataSource).query(`SELECT * FROM api_keys WHERE id = $1`, [key.id]);
     expect(rows).toHaveLength(1);
     expect(rows[0].key_hash).toBe(hashSecret(key.key));
     expect(JSON.stringify(rows)).not.toContain(key.key);
-    const everywhere = await t.app.get(DataSource).query(
-      `SELECT count(*)::int AS n FROM api_keys k WHERE k::text LIKE '%' || $1 || '%'`,
-      [key.key.slice(3)],
-    );
+    const everywhere = await t.app
+      .get(DataSource)
+      .query(`SELECT count(*)::int AS n FROM api_keys k WHERE k::text LIKE '%' || $1 || '%'`, [key.key.slice(3)]);
     expect(everywhere[0].n).toBe(0);
   });
 

@@ -5,7 +5,17 @@ import { createWorkspace, TestWorkspace } from '../support/factories';
 import { RecordsApi } from '../support/records';
 import { adminHeaders, createTestApp, TestApp, v1Headers } from '../support/test-app';
 
-type Result = { status: number; outcome?: string; data?: { id: string; updatedAt: string | null; externalId: string | null; fields: Record<string, { value: unknown }> }; error?: { code: string; param?: string } };
+type Result = {
+  status: number;
+  outcome?: string;
+  data?: {
+    id: string;
+    updatedAt: string | null;
+    externalId: string | null;
+    fields: Record<string, { value: unknown }>;
+  };
+  error?: { code: string; param?: string };
+};
 
 /**
  * Batch writes and upserts (docs/api.md, "Batch writes"): each input is the single write's body,
@@ -18,7 +28,10 @@ describe('batch writes and upserts', () => {
   let api: RecordsApi;
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    suite.t.http.post(path).set({ ...v1Headers(ws.key), ...headers }).send(body as object);
+    suite.t.http
+      .post(path)
+      .set({ ...v1Headers(ws.key), ...headers })
+      .send(body as object);
   const results = (response: Response): Result[] => (response.body as { results: Result[] }).results;
   const count = async (collection: string, filter = ''): Promise<number> =>
     (await suite.t.http.get(`/v1/${collection}?limit=1${filter}`).set(v1Headers(ws.key))).body.totalCount as number;
@@ -36,11 +49,20 @@ describe('batch writes and upserts', () => {
   describe('batch/create', () => {
     it('creates every input in order and answers 200 with one result each', async () => {
       const response = await post('/v1/contacts/batch/create', {
-        inputs: [{ fields: { $name: { firstName: 'Ada' } } }, { fields: { $name: { firstName: 'Grace' } }, externalId: 'ext-2' }],
+        inputs: [
+          { fields: { $name: { firstName: 'Ada' } } },
+          { fields: { $name: { firstName: 'Grace' } }, externalId: 'ext-2' },
+        ],
       });
       expect(response.status).toBe(200);
       suite.openapi.assert(response);
-      expect(results(response).map((r) => [r.status, r.outcome, (r.data?.fields.$name.value as { firstName: string }).firstName])).toEqual([
+      expect(
+        results(response).map((r) => [
+          r.status,
+          r.outcome,
+          (r.data?.fields.$name.value as { firstName: string }).firstName,
+        ]),
+      ).toEqual([
         [200, 'created', 'Ada'],
         [200, 'created', 'Grace'],
       ]);
@@ -79,7 +101,11 @@ describe('batch writes and upserts', () => {
     it('atomic: the first failing input is the answer, and nothing is written', async () => {
       const response = await post('/v1/contacts/batch/create', {
         atomic: true,
-        inputs: [{ fields: { $name: { firstName: 'Ada' } } }, { fields: { $name: { firstName: 'Bo' }, $email: ['not an email'] } }, { fields: { $nope: 1 } }],
+        inputs: [
+          { fields: { $name: { firstName: 'Ada' } } },
+          { fields: { $name: { firstName: 'Bo' }, $email: ['not an email'] } },
+          { fields: { $nope: 1 } },
+        ],
       });
       expectError(response, 422, 'invalid_value', 'inputs[1].fields.$email[0]');
       expect(await count('contacts')).toBe(0);
@@ -88,7 +114,10 @@ describe('batch writes and upserts', () => {
       await api.create('contact', { fields: { $name: { firstName: 'Held' } }, externalId: 'held' });
       const taken = await post('/v1/contacts/batch/create', {
         atomic: true,
-        inputs: [{ fields: { $name: { firstName: 'Ada' } } }, { fields: { $name: { firstName: 'Bo' } }, externalId: 'held' }],
+        inputs: [
+          { fields: { $name: { firstName: 'Ada' } } },
+          { fields: { $name: { firstName: 'Bo' } }, externalId: 'held' },
+        ],
       });
       expectError(taken, 409, 'duplicate_value', 'inputs[1].externalId');
       expect(await count('contacts')).toBe(1);
@@ -100,8 +129,18 @@ describe('batch writes and upserts', () => {
       expectError(await post('/v1/notes/batch/create', { inputs: [] }), 422, 'invalid_value', 'inputs');
       expectError(await post('/v1/notes/batch/create', {}), 422, 'parameter_missing', 'inputs');
       expectError(await post('/v1/notes/batch/create', { inputs: {} }), 400, 'invalid_type', 'inputs');
-      expectError(await post('/v1/notes/batch/create', { inputs: [{ fields: { $title: 'x' } }], atomic: 'yes' }), 400, 'invalid_type', 'atomic');
-      expectError(await post('/v1/notes/batch/create', { inputs: [{ fields: { $title: 'x' } }], extra: 1 }), 400, 'unknown_field', 'extra');
+      expectError(
+        await post('/v1/notes/batch/create', { inputs: [{ fields: { $title: 'x' } }], atomic: 'yes' }),
+        400,
+        'invalid_type',
+        'atomic',
+      );
+      expectError(
+        await post('/v1/notes/batch/create', { inputs: [{ fields: { $title: 'x' } }], extra: 1 }),
+        400,
+        'unknown_field',
+        'extra',
+      );
       const hundred = await post('/v1/notes/batch/create', { inputs: many.slice(1) });
       expect(hundred.status).toBe(200);
       expect(await count('notes')).toBe(100);
@@ -109,7 +148,10 @@ describe('batch writes and upserts', () => {
 
     it('two inputs with one externalId: the second is 409 duplicate_value', async () => {
       const response = await post('/v1/contacts/batch/create', {
-        inputs: [{ fields: { $name: { firstName: 'A' } }, externalId: 'same' }, { fields: { $name: { firstName: 'B' } }, externalId: 'same' }],
+        inputs: [
+          { fields: { $name: { firstName: 'A' } }, externalId: 'same' },
+          { fields: { $name: { firstName: 'B' } }, externalId: 'same' },
+        ],
       });
       expect(response.status).toBe(207);
       expect(results(response).map((r) => r.status)).toEqual([200, 409]);
@@ -119,15 +161,24 @@ describe('batch writes and upserts', () => {
     it('records the events of the single creates: the notes, their default author, and the account each links', async () => {
       const account = (await api.account('Linked')).id;
       const response = await post('/v1/notes/batch/create', {
-        inputs: [{ fields: { $title: 'One' }, relationships: { $account: account } }, { fields: { $title: 'Two' }, relationships: { $account: [account] } }],
+        inputs: [
+          { fields: { $title: 'One' }, relationships: { $account: account } },
+          { fields: { $title: 'Two' }, relationships: { $account: [account] } },
+        ],
       });
       expect(response.status).toBe(200);
       for (const result of results(response)) {
-        expect(result.data).toMatchObject({ relationships: { $account: { values: [account] }, $createdBy: { values: [ws.memberId] } } });
+        expect(result.data).toMatchObject({
+          relationships: { $account: { values: [account] }, $createdBy: { values: [ws.memberId] } },
+        });
       }
-      expect((await events('note.created')).map((event) => event.entityId)).toEqual(results(response).map((r) => r.data!.id));
+      expect((await events('note.created')).map((event) => event.entityId)).toEqual(
+        results(response).map((r) => r.data!.id),
+      );
       const accountEvents = await events('account.updated');
-      expect(accountEvents).toEqual([expect.objectContaining({ entityId: account, changes: { fields: [], relationships: ['$note'] } })]);
+      expect(accountEvents).toEqual([
+        expect.objectContaining({ entityId: account, changes: { fields: [], relationships: ['$note'] } }),
+      ]);
       expect((await api.retrieve('account', account)).relationships.$note.values).toHaveLength(2);
     });
 
@@ -152,7 +203,11 @@ describe('batch writes and upserts', () => {
       expect((await api.retrieve('contact', ada)).relationships.$account.values).toEqual([made]);
       const updated = (await events('account.updated,contact.updated')).slice(before);
       expect(updated.map((event) => [event.type, event.entityId]).sort()).toEqual(
-        [['account.updated', old], ['contact.updated', ada], ['contact.updated', bo]].sort(),
+        [
+          ['account.updated', old],
+          ['contact.updated', ada],
+          ['contact.updated', bo],
+        ].sort(),
       );
     });
 
@@ -164,7 +219,12 @@ describe('batch writes and upserts', () => {
         .expect(200);
       expect((await post('/v1/objects/badge/values', { fields: { code: 'TAKEN' } })).status).toBe(200);
       const response = await post('/v1/objects/badge/values/batch/create', {
-        inputs: [{ fields: { code: 'A' } }, { fields: { code: 'TAKEN' } }, { fields: { code: 'A' } }, { fields: { code: 'B' } }],
+        inputs: [
+          { fields: { code: 'A' } },
+          { fields: { code: 'TAKEN' } },
+          { fields: { code: 'A' } },
+          { fields: { code: 'B' } },
+        ],
       });
       expect(response.status).toBe(207);
       expect(results(response).map((r) => [r.status, r.error?.param])).toEqual([
@@ -173,8 +233,16 @@ describe('batch writes and upserts', () => {
         [409, 'inputs[2].fields.code'],
         [200, undefined],
       ]);
-      expectError(await post('/v1/objects/nothing/values/batch/create', { inputs: [{ fields: {} }] }), 404, 'not_found');
-      expectError(await post('/v1/objects/contact/values/batch/create', { inputs: [{ fields: {} }] }), 404, 'not_found');
+      expectError(
+        await post('/v1/objects/nothing/values/batch/create', { inputs: [{ fields: {} }] }),
+        404,
+        'not_found',
+      );
+      expectError(
+        await post('/v1/objects/contact/values/batch/create', { inputs: [{ fields: {} }] }),
+        404,
+        'not_found',
+      );
     });
   });
 
@@ -203,9 +271,14 @@ describe('batch writes and upserts', () => {
       ]);
       expect(results(response)[0].data!.fields.jobTitle.value).toBe('Engineer');
       expect(results(response)[1].data!.updatedAt).toBeNull();
-      expect(await events('contact.updated')).toEqual([expect.objectContaining({ entityId: a.id, changes: { fields: ['jobTitle'], relationships: [] } })]);
+      expect(await events('contact.updated')).toEqual([
+        expect.objectContaining({ entityId: a.id, changes: { fields: ['jobTitle'], relationships: [] } }),
+      ]);
 
-      const linked = await post('/v1/contacts/batch/update', { atomic: true, inputs: [{ id: a.id, relationships: { $account: { replace: account } } }] });
+      const linked = await post('/v1/contacts/batch/update', {
+        atomic: true,
+        inputs: [{ id: a.id, relationships: { $account: { replace: account } } }],
+      });
       expect(linked.status).toBe(200);
       expect(results(linked)[0].data).toMatchObject({ relationships: { $account: { values: [account] } } });
       expect((await events('account.updated')).map((event) => event.entityId)).toEqual([account]);
@@ -215,7 +288,15 @@ describe('batch writes and upserts', () => {
       await suite.t.http
         .post(`/admin/v1/workspaces/${ws.workspaceId}/object-types`)
         .set(adminHeaders())
-        .send({ slug: 'tome', label: 'Tome', fields: { a: { label: 'A', valueType: 'MARKDOWN' }, b: { label: 'B', valueType: 'MARKDOWN' }, c: { label: 'C', valueType: 'MARKDOWN' } } })
+        .send({
+          slug: 'tome',
+          label: 'Tome',
+          fields: {
+            a: { label: 'A', valueType: 'MARKDOWN' },
+            b: { label: 'B', valueType: 'MARKDOWN' },
+            c: { label: 'C', valueType: 'MARKDOWN' },
+          },
+        })
         .expect(200);
       // 900,000 bytes each (é is two): under the 1 MiB body limit, 2 MiB together with a third.
       const big = 'é'.repeat(450_000);
@@ -223,24 +304,42 @@ describe('batch writes and upserts', () => {
       expect((await post(`/v1/objects/tome/values/${tome}`, { fields: { b: big } })).status).toBe(200);
       const small = (await post('/v1/objects/tome/values', { fields: { a: 'small' } })).body.id as string;
       const third = 'é'.repeat(200_000);
-      const response = await post('/v1/objects/tome/values/batch/update', { inputs: [{ id: tome, fields: { c: third } }, { id: small, fields: { c: third } }] });
+      const response = await post('/v1/objects/tome/values/batch/update', {
+        inputs: [
+          { id: tome, fields: { c: third } },
+          { id: small, fields: { c: third } },
+        ],
+      });
       expect(response.status).toBe(207);
       expect(results(response).map((r) => [r.status, r.outcome ?? r.error!.code, r.error?.param])).toEqual([
         [422, 'invalid_value', 'inputs[0].fields'],
         [200, 'updated', undefined],
       ]);
-      expectError(await post(`/v1/objects/tome/values/${tome}`, { fields: { c: third } }), 422, 'invalid_value', 'fields');
+      expectError(
+        await post(`/v1/objects/tome/values/${tome}`, { fields: { c: third } }),
+        422,
+        'invalid_value',
+        'fields',
+      );
     });
 
     it('atomic: one missing record fails the batch, nothing changes; one id twice is 422 for the second', async () => {
       const a = await api.contact('Ada');
       const atomic = await post('/v1/contacts/batch/update', {
         atomic: true,
-        inputs: [{ id: a.id, fields: { jobTitle: 'Changed' } }, { id: 'con_00000000000000000000000000', fields: { jobTitle: 'x' } }],
+        inputs: [
+          { id: a.id, fields: { jobTitle: 'Changed' } },
+          { id: 'con_00000000000000000000000000', fields: { jobTitle: 'x' } },
+        ],
       });
       expectError(atomic, 404, 'not_found', 'inputs[1]');
       expect((await api.retrieve('contact', a.id)).fields.jobTitle.value).toBeNull();
-      const twice = await post('/v1/contacts/batch/update', { inputs: [{ id: a.id, fields: { jobTitle: 'One' } }, { id: a.id, fields: { jobTitle: 'Two' } }] });
+      const twice = await post('/v1/contacts/batch/update', {
+        inputs: [
+          { id: a.id, fields: { jobTitle: 'One' } },
+          { id: a.id, fields: { jobTitle: 'Two' } },
+        ],
+      });
       expect(results(twice).map((r) => [r.status, r.error?.param])).toEqual([
         [200, undefined],
         [422, 'inputs[1].id'],
@@ -256,30 +355,89 @@ describe('batch writes and upserts', () => {
       suite.openapi.assert(created);
       expect(created.body).toMatchObject({ outcome: 'created', data: { externalId: 'crm-1' } });
       const id = created.body.data.id as string;
-      const updated = await post('/v1/contacts/upsert', { matchOn: 'externalId', externalId: 'crm-1', fields: { jobTitle: 'CTO' } });
-      expect(updated.body).toMatchObject({ outcome: 'updated', data: { id, fields: { $name: { value: { firstName: 'Ada' } }, jobTitle: { value: 'CTO' } } } });
-      const unchanged = await post('/v1/contacts/upsert', { matchOn: 'externalId', externalId: 'crm-1', fields: { jobTitle: 'CTO' } });
-      expect(unchanged.body).toMatchObject({ outcome: 'unchanged', data: { id, updatedAt: updated.body.data.updatedAt } });
-      expect((await events('contact.created,contact.updated')).map((event) => event.type)).toEqual(['contact.created', 'contact.updated']);
+      const updated = await post('/v1/contacts/upsert', {
+        matchOn: 'externalId',
+        externalId: 'crm-1',
+        fields: { jobTitle: 'CTO' },
+      });
+      expect(updated.body).toMatchObject({
+        outcome: 'updated',
+        data: { id, fields: { $name: { value: { firstName: 'Ada' } }, jobTitle: { value: 'CTO' } } },
+      });
+      const unchanged = await post('/v1/contacts/upsert', {
+        matchOn: 'externalId',
+        externalId: 'crm-1',
+        fields: { jobTitle: 'CTO' },
+      });
+      expect(unchanged.body).toMatchObject({
+        outcome: 'unchanged',
+        data: { id, updatedAt: updated.body.data.updatedAt },
+      });
+      expect((await events('contact.created,contact.updated')).map((event) => event.type)).toEqual([
+        'contact.created',
+        'contact.updated',
+      ]);
       expect(await count('contacts')).toBe(1);
     });
 
     it('refuses a matchOn that is neither externalId nor a unique field, and an input without its value', async () => {
       await api.addField('contact', { key: 'nickname', label: 'Nickname', valueType: 'TEXT' });
-      expectError(await post('/v1/contacts/upsert', { matchOn: 'nickname', fields: { nickname: 'x' } }), 422, 'invalid_value', 'matchOn');
-      expectError(await post('/v1/contacts/upsert', { matchOn: '$name', fields: { $name: { firstName: 'x' } } }), 422, 'invalid_value', 'matchOn');
-      expectError(await post('/v1/contacts/upsert', { fields: { $name: { firstName: 'x' } } }), 422, 'parameter_missing', 'matchOn');
-      expectError(await post('/v1/contacts/upsert', { matchOn: 'externalId', fields: { $name: { firstName: 'x' } } }), 422, 'parameter_missing', 'externalId');
+      expectError(
+        await post('/v1/contacts/upsert', { matchOn: 'nickname', fields: { nickname: 'x' } }),
+        422,
+        'invalid_value',
+        'matchOn',
+      );
+      expectError(
+        await post('/v1/contacts/upsert', { matchOn: '$name', fields: { $name: { firstName: 'x' } } }),
+        422,
+        'invalid_value',
+        'matchOn',
+      );
+      expectError(
+        await post('/v1/contacts/upsert', { fields: { $name: { firstName: 'x' } } }),
+        422,
+        'parameter_missing',
+        'matchOn',
+      );
+      expectError(
+        await post('/v1/contacts/upsert', { matchOn: 'externalId', fields: { $name: { firstName: 'x' } } }),
+        422,
+        'parameter_missing',
+        'externalId',
+      );
       // Created, it must be a valid create; matched, a valid update.
-      expectError(await post('/v1/accounts/upsert', { matchOn: 'externalId', externalId: 'e', fields: {} }), 422, 'parameter_missing', 'fields.$name');
-      const batch = await post('/v1/contacts/batch/upsert', { matchOn: 'externalId', inputs: [{ fields: { $name: { firstName: 'x' } } }] });
-      expect(results(batch)[0]).toMatchObject({ status: 422, error: { code: 'parameter_missing', param: 'inputs[0].externalId' } });
-      expectError(await post('/v1/contacts/batch/upsert', { matchOn: 'nope', inputs: [{ fields: {} }] }), 422, 'invalid_value', 'matchOn');
+      expectError(
+        await post('/v1/accounts/upsert', { matchOn: 'externalId', externalId: 'e', fields: {} }),
+        422,
+        'parameter_missing',
+        'fields.$name',
+      );
+      const batch = await post('/v1/contacts/batch/upsert', {
+        matchOn: 'externalId',
+        inputs: [{ fields: { $name: { firstName: 'x' } } }],
+      });
+      expect(results(batch)[0]).toMatchObject({
+        status: 422,
+        error: { code: 'parameter_missing', param: 'inputs[0].externalId' },
+      });
+      expectError(
+        await post('/v1/contacts/batch/upsert', { matchOn: 'nope', inputs: [{ fields: {} }] }),
+        422,
+        'invalid_value',
+        'matchOn',
+      );
     });
 
     it('matches on a unique field; a multi-valued one held by two records is 409 ambiguous_match; one value twice in a batch is 422', async () => {
       await api.addField('contact', { key: 'crmEmail', label: 'CRM email', valueType: 'EMAIL', unique: true });
-      await api.addField('contact', { key: 'codes', label: 'Codes', valueType: 'TEXT', unique: true, typeConfiguration: { multipleValues: true } });
+      await api.addField('contact', {
+        key: 'codes',
+        label: 'Codes',
+        valueType: 'TEXT',
+        unique: true,
+        typeConfiguration: { multipleValues: true },
+      });
       const a = await api.contact('A', { fields: { codes: ['a'] } });
       const b = await api.contact('B', { fields: { codes: ['b'] } });
       const response = await post('/v1/contacts/batch/upsert', {
@@ -300,12 +458,24 @@ describe('batch writes and upserts', () => {
         [422, 'invalid_value', 'inputs[3].fields.codes'],
       ]);
       expect((await api.retrieve('contact', b.id)).fields.jobTitle.value).toBeNull();
-      const onlyA = await post('/v1/contacts/upsert', { matchOn: 'codes', fields: { codes: ['a'], jobTitle: 'Only A' } });
-      expect(onlyA.body).toMatchObject({ outcome: 'updated', data: { id: a.id, fields: { jobTitle: { value: 'Only A' } } } });
+      const onlyA = await post('/v1/contacts/upsert', {
+        matchOn: 'codes',
+        fields: { codes: ['a'], jobTitle: 'Only A' },
+      });
+      expect(onlyA.body).toMatchObject({
+        outcome: 'updated',
+        data: { id: a.id, fields: { jobTitle: { value: 'Only A' } } },
+      });
 
-      const byEmail = await post('/v1/contacts/upsert', { matchOn: 'crmEmail', fields: { $name: { firstName: 'E' }, crmEmail: 'e@example.com' } });
+      const byEmail = await post('/v1/contacts/upsert', {
+        matchOn: 'crmEmail',
+        fields: { $name: { firstName: 'E' }, crmEmail: 'e@example.com' },
+      });
       expect(byEmail.body.outcome).toBe('created');
-      const again = await post('/v1/contacts/upsert', { matchOn: 'crmEmail', fields: { crmEmail: 'e@example.com', jobTitle: 'Boss' } });
+      const again = await post('/v1/contacts/upsert', {
+        matchOn: 'crmEmail',
+        fields: { crmEmail: 'e@example.com', jobTitle: 'Boss' },
+      });
       expect(again.body).toMatchObject({ outcome: 'updated', data: { id: byEmail.body.data.id } });
     });
 
@@ -325,7 +495,10 @@ describe('batch writes and upserts', () => {
       const failing = await post('/v1/contacts/batch/upsert', {
         matchOn: 'externalId',
         atomic: true,
-        inputs: [{ externalId: 'x-3', fields: { $name: { firstName: 'New' } } }, { externalId: 'x-1', fields: { $nope: 1 } }],
+        inputs: [
+          { externalId: 'x-3', fields: { $name: { firstName: 'New' } } },
+          { externalId: 'x-1', fields: { $nope: 1 } },
+        ],
       });
       expectError(failing, 400, 'unknown_field', 'inputs[1].fields.$nope');
       expect(await count('contacts')).toBe(2);
@@ -370,8 +543,20 @@ describe('concurrent upserts of one value from two instances', () => {
           .set(v1Headers(ws.key))
           .send(
             index % 4 < 2
-              ? { matchOn: 'externalId', externalId: 'race', fields: { $name: { firstName: 'Racer' }, $email: [`r${index % 3}@example.com`] } }
-              : { matchOn: 'externalId', inputs: [{ externalId: 'race', fields: { $name: { firstName: 'Racer' }, $email: [`r${index % 3}@example.com`] } }] },
+              ? {
+                  matchOn: 'externalId',
+                  externalId: 'race',
+                  fields: { $name: { firstName: 'Racer' }, $email: [`r${index % 3}@example.com`] },
+                }
+              : {
+                  matchOn: 'externalId',
+                  inputs: [
+                    {
+                      externalId: 'race',
+                      fields: { $name: { firstName: 'Racer' }, $email: [`r${index % 3}@example.com`] },
+                    },
+                  ],
+                },
           ),
       ),
     );

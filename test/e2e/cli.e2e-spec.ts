@@ -28,7 +28,11 @@ describe('operator CLI', () => {
 
   /** The CLI on the test database, or without DATABASE_URL on `noDatabaseIn` (where it would make an embedded one). */
   const cli = async (args: string[], { noDatabaseIn }: { noDatabaseIn?: string } = {}): Promise<CliRun> => {
-    const env = { PATH: process.env.PATH, DATA_DIR: noDatabaseIn ?? dataDir, ...(!noDatabaseIn && { DATABASE_URL: testDatabaseUrl() }) };
+    const env = {
+      PATH: process.env.PATH,
+      DATA_DIR: noDatabaseIn ?? dataDir,
+      ...(!noDatabaseIn && { DATABASE_URL: testDatabaseUrl() }),
+    };
     try {
       const { stdout, stderr } = await promisify(execFile)(
         process.execPath,
@@ -95,7 +99,9 @@ describe('operator CLI', () => {
     expect(await refused(['bootstrap'])).toMatch(/^--email is required\nusage: /);
     expect(await refused(['workspace:delete'])).toMatch(/^usage: /);
     const workspace = ['--workspace', 'wks_01JD6Y3Z8Q0N5V4W7X2C9B1A3E'];
-    expect(JSON.parse(await refused(['member:create', ...workspace, '--email', 'x@example.com', '--role', 'owner']))).toMatchObject({
+    expect(
+      JSON.parse(await refused(['member:create', ...workspace, '--email', 'x@example.com', '--role', 'owner'])),
+    ).toMatchObject({
       error: { code: 'invalid_type', message: 'options.role must be one of admin, member', param: 'options.role' },
     });
     expect(await refused(['object-type:create', ...workspace, '--file', path.join(dataDir, 'missing.json')])).toMatch(

@@ -19,9 +19,10 @@ describe('creates in one workspace', () => {
     await holder.connect();
     try {
       await holder.startTransaction();
-      const held = (await holder.query(`SELECT slot FROM record_counts WHERE workspace_id = $1 AND object_type = 'note' FOR UPDATE`, [
-        suite.ws.workspaceId,
-      ])) as unknown[];
+      const held = (await holder.query(
+        `SELECT slot FROM record_counts WHERE workspace_id = $1 AND object_type = 'note' FOR UPDATE`,
+        [suite.ws.workspaceId],
+      )) as unknown[];
       expect(held.length).toBeGreaterThan(0);
       const heldLinks = (await holder.query(
         `SELECT slot FROM record_link_counts WHERE workspace_id = $1 AND link = 'note:$createdBy' AND target_id = $2 FOR UPDATE`,
@@ -30,14 +31,18 @@ describe('creates in one workspace', () => {
       expect(heldLinks.length).toBeGreaterThan(0);
 
       const creates = Promise.all(
-        Array.from({ length: PARALLEL }, (_unused, i) => suite.post('/v1/notes', { fields: { $title: `Parallel ${i}` } })),
+        Array.from({ length: PARALLEL }, (_unused, i) =>
+          suite.post('/v1/notes', { fields: { $title: `Parallel ${i}` } }),
+        ),
       );
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), DEADLINE_MS)));
       const outcome = await Promise.race([creates, deadline]);
       clearTimeout(timer);
       await holder.commitTransaction();
-      expect(outcome === 'waited' ? outcome : outcome.map((response) => response.status)).toEqual(Array(PARALLEL).fill(200));
+      expect(outcome === 'waited' ? outcome : outcome.map((response) => response.status)).toEqual(
+        Array(PARALLEL).fill(200),
+      );
     } finally {
       await holder.release();
     }

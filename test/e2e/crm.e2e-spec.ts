@@ -28,7 +28,10 @@ describe('accounts, contacts, opportunities', () => {
   describe('accounts', () => {
     let definitions: DefinitionsBody;
     const industry = (label: string): string => {
-      const options = definitions.fieldDefinitions.$industry.typeConfiguration.options as { id: string; label: string }[];
+      const options = definitions.fieldDefinitions.$industry.typeConfiguration.options as {
+        id: string;
+        label: string;
+      }[];
       return options.find((option) => option.label === label)!.id;
     };
 
@@ -45,7 +48,11 @@ describe('accounts, contacts, opportunities', () => {
         ['$headcount', '$industry', '$linkedIn', '$name', '$primaryAddress', '$twitter', '$website'].sort(),
       );
       expect(fields.$name).toMatchObject({ valueType: 'TEXT', required: true, readOnly: false });
-      expect(fields.$website).toMatchObject({ valueType: 'URL', required: false, typeConfiguration: { multipleValues: true } });
+      expect(fields.$website).toMatchObject({
+        valueType: 'URL',
+        required: false,
+        typeConfiguration: { multipleValues: true },
+      });
       expect(fields.$primaryAddress).toMatchObject({ valueType: 'ADDRESS', required: false });
       expect(fields.$industry.valueType).toBe('MULTI_SELECT');
       expect(fields.$industry.typeConfiguration.options.length).toBeGreaterThan(0);
@@ -54,13 +61,30 @@ describe('accounts, contacts, opportunities', () => {
       }
       expect(fields.$headcount.valueType).toBe('SINGLE_SELECT');
       for (const option of fields.$headcount.typeConfiguration.options) expect(option.id).toBe(option.label);
-      expect(fields.$linkedIn).toMatchObject({ valueType: 'SOCIAL_HANDLE', typeConfiguration: { handleService: 'LINKEDIN' } });
-      expect(fields.$twitter).toMatchObject({ valueType: 'SOCIAL_HANDLE', typeConfiguration: { handleService: 'TWITTER' } });
+      expect(fields.$linkedIn).toMatchObject({
+        valueType: 'SOCIAL_HANDLE',
+        typeConfiguration: { handleService: 'LINKEDIN' },
+      });
+      expect(fields.$twitter).toMatchObject({
+        valueType: 'SOCIAL_HANDLE',
+        typeConfiguration: { handleService: 'TWITTER' },
+      });
       const relationships = response.body.relationshipDefinitions;
-      expect(Object.keys(relationships).sort()).toEqual(['$contact', '$meeting', '$note', '$opportunity', '$owner', '$task']);
+      expect(Object.keys(relationships).sort()).toEqual([
+        '$contact',
+        '$meeting',
+        '$note',
+        '$opportunity',
+        '$owner',
+        '$task',
+      ]);
       expect(relationships.$owner).toMatchObject({ cardinality: 'HAS_ONE', objectType: 'member', readOnly: false });
       expect(relationships.$contact).toMatchObject({ cardinality: 'HAS_MANY', objectType: 'contact', readOnly: false });
-      expect(relationships.$opportunity).toMatchObject({ cardinality: 'HAS_MANY', objectType: 'opportunity', readOnly: true });
+      expect(relationships.$opportunity).toMatchObject({
+        cardinality: 'HAS_MANY',
+        objectType: 'opportunity',
+        readOnly: true,
+      });
       expect(relationships.$note).toMatchObject({ cardinality: 'HAS_MANY', objectType: 'note', readOnly: true });
       expect(relationships.$task).toMatchObject({ cardinality: 'HAS_MANY', objectType: 'task', readOnly: true });
       expect(relationships.$meeting).toMatchObject({ cardinality: 'HAS_MANY', objectType: 'meeting', readOnly: true });
@@ -137,7 +161,9 @@ describe('accounts, contacts, opportunities', () => {
     });
 
     it('takes one website as a one-item list, and a headcount by label', async () => {
-      const created = await api.account('Single', { fields: { $website: ' https://single.example ', $headcount: '5001+' } });
+      const created = await api.account('Single', {
+        fields: { $website: ' https://single.example ', $headcount: '5001+' },
+      });
       expect(created.fields.$website.value).toEqual(['https://single.example']);
       expect(created.fields.$headcount.value).toBe('5001+');
     });
@@ -155,7 +181,12 @@ describe('accounts, contacts, opportunities', () => {
       expect(updated.updatedAt).toMatch(ISO_DATE);
       expect(Date.parse(updated.updatedAt!)).toBeGreaterThanOrEqual(Date.parse(created.createdAt));
       expect(await api.retrieve('account', created.id)).toEqual(updated);
-      expectError(await api.updateRaw('account', created.id, { fields: { $name: null } }), 422, 'parameter_missing', 'fields.$name');
+      expectError(
+        await api.updateRaw('account', created.id, { fields: { $name: null } }),
+        422,
+        'parameter_missing',
+        'fields.$name',
+      );
       const empty = await api.update('account', created.id, {});
       expect(empty.fields).toEqual(updated.fields);
     });
@@ -165,15 +196,57 @@ describe('accounts, contacts, opportunities', () => {
       ['no fields', {}, 422, 'parameter_missing', 'fields'],
       ['$name a number', { fields: { $name: 7 } }, 400, 'invalid_type', 'fields.$name'],
       ['$website not a URL', { fields: { $name: 'x', $website: 'acme' } }, 422, 'invalid_value', 'fields.$website'],
-      ['$website with a bad item', { fields: { $name: 'x', $website: ['https://ok.example', 'nope'] } }, 422, 'invalid_value', 'fields.$website[1]'],
-      ['$primaryAddress with an unknown member', { fields: { $name: 'x', $primaryAddress: { zip: '1' } } }, 400, 'unknown_field', 'fields.$primaryAddress.zip'],
-      ['$primaryAddress with a 3-letter country', { fields: { $name: 'x', $primaryAddress: { country: 'USA' } } }, 422, 'invalid_value', 'fields.$primaryAddress.country'],
-      ['$industry not in the options', { fields: { $name: 'x', $industry: ['Mining'] } }, 400, 'invalid_type', 'fields.$industry[0]'],
-      ['$industry not an array', { fields: { $name: 'x', $industry: 'Software' } }, 400, 'invalid_type', 'fields.$industry'],
-      ['$headcount not an option', { fields: { $name: 'x', $headcount: '12' } }, 400, 'invalid_type', 'fields.$headcount'],
+      [
+        '$website with a bad item',
+        { fields: { $name: 'x', $website: ['https://ok.example', 'nope'] } },
+        422,
+        'invalid_value',
+        'fields.$website[1]',
+      ],
+      [
+        '$primaryAddress with an unknown member',
+        { fields: { $name: 'x', $primaryAddress: { zip: '1' } } },
+        400,
+        'unknown_field',
+        'fields.$primaryAddress.zip',
+      ],
+      [
+        '$primaryAddress with a 3-letter country',
+        { fields: { $name: 'x', $primaryAddress: { country: 'USA' } } },
+        422,
+        'invalid_value',
+        'fields.$primaryAddress.country',
+      ],
+      [
+        '$industry not in the options',
+        { fields: { $name: 'x', $industry: ['Mining'] } },
+        400,
+        'invalid_type',
+        'fields.$industry[0]',
+      ],
+      [
+        '$industry not an array',
+        { fields: { $name: 'x', $industry: 'Software' } },
+        400,
+        'invalid_type',
+        'fields.$industry',
+      ],
+      [
+        '$headcount not an option',
+        { fields: { $name: 'x', $headcount: '12' } },
+        400,
+        'invalid_type',
+        'fields.$headcount',
+      ],
       ['$twitter a number', { fields: { $name: 'x', $twitter: 1 } }, 400, 'invalid_type', 'fields.$twitter'],
       ['an unknown field', { fields: { $name: 'x', $revenue: 1 } }, 400, 'unknown_field', 'fields.$revenue'],
-      ['an unknown relationship', { fields: { $name: 'x' }, relationships: { $account: [] } }, 400, 'unknown_relationship', 'relationships.$account'],
+      [
+        'an unknown relationship',
+        { fields: { $name: 'x' }, relationships: { $account: [] } },
+        400,
+        'unknown_relationship',
+        'relationships.$account',
+      ],
     ])('refuses a create with %s', async (_case, body, status, code, param) => {
       expectError(await api.createRaw('account', body), status, code, param);
     });
@@ -261,7 +334,9 @@ describe('accounts, contacts, opportunities', () => {
         $email: { value: null, valueType: 'EMAIL' },
         $phone: { value: null, valueType: 'TELEPHONE' },
       });
-      const updated = await api.update('contact', bare.id, { fields: { $email: 'one@example.com', $phone: '+1 415 555 0101' } });
+      const updated = await api.update('contact', bare.id, {
+        fields: { $email: 'one@example.com', $phone: '+1 415 555 0101' },
+      });
       expect(updated.fields.$email.value).toEqual(['one@example.com']);
       expect(updated.fields.$phone.value).toEqual(['+14155550101']);
       const partial = await api.update('contact', bare.id, { fields: { $name: { lastName: 'Only' } } });
@@ -276,12 +351,24 @@ describe('accounts, contacts, opportunities', () => {
       ['$name with an unknown member', { $name: { first: 'Ada' } }, 400, 'unknown_field', 'fields.$name.first'],
       ['$name.firstName a number', { $name: { firstName: 1 } }, 400, 'invalid_type', 'fields.$name.firstName'],
       ['an email that does not parse', { $email: 'ada@' }, 422, 'invalid_value', 'fields.$email'],
-      ['a list with a bad email', { $email: ['a@example.com', 'not an email'] }, 422, 'invalid_value', 'fields.$email[1]'],
+      [
+        'a list with a bad email',
+        { $email: ['a@example.com', 'not an email'] },
+        422,
+        'invalid_value',
+        'fields.$email[1]',
+      ],
       ['an email that is a number', { $email: [5] }, 400, 'invalid_type', 'fields.$email[0]'],
       ['a phone without country code', { $phone: '415 555 0100' }, 422, 'invalid_value', 'fields.$phone'],
       ['a phone of letters', { $phone: ['+1 415 555 0100', 'call me'] }, 422, 'invalid_value', 'fields.$phone[1]'],
       ['a phone that is a number', { $phone: 14155550100 }, 400, 'invalid_type', 'fields.$phone'],
-      ['more than 100 emails', { $email: Array.from({ length: 101 }, (_, i) => `e${i}@example.com`) }, 422, 'invalid_value', 'fields.$email'],
+      [
+        'more than 100 emails',
+        { $email: Array.from({ length: 101 }, (_, i) => `e${i}@example.com`) },
+        422,
+        'invalid_value',
+        'fields.$email',
+      ],
     ])('refuses %s', async (_case, fields, status, code, param) => {
       expectError(await api.createRaw('contact', { fields }), status, code, param);
       const contact = await api.contact();
@@ -303,13 +390,24 @@ describe('accounts, contacts, opportunities', () => {
       expect(fields.$name).toMatchObject({ valueType: 'TEXT', required: true });
       expect(fields.$stage).toMatchObject({ valueType: 'SINGLE_SELECT', required: true });
       expect(fields.$stage.typeConfiguration.options).toEqual(
-        ['LEAD', 'QUALIFIED', 'PROPOSAL', 'NEGOTIATION', 'WON', 'LOST'].map((stage) => expect.objectContaining({ id: stage, label: stage })),
+        ['LEAD', 'QUALIFIED', 'PROPOSAL', 'NEGOTIATION', 'WON', 'LOST'].map((stage) =>
+          expect.objectContaining({ id: stage, label: stage }),
+        ),
       );
-      expect(fields.$amount).toMatchObject({ valueType: 'CURRENCY', required: false, typeConfiguration: { currency: 'USD' } });
+      expect(fields.$amount).toMatchObject({
+        valueType: 'CURRENCY',
+        required: false,
+        typeConfiguration: { currency: 'USD' },
+      });
       expect(fields.$closeDate).toMatchObject({ valueType: 'DATETIME', required: false });
       const relationships = response.body.relationshipDefinitions;
       expect(Object.keys(relationships).sort()).toEqual(['$account', '$meeting', '$note', '$owner', '$task']);
-      expect(relationships.$account).toMatchObject({ cardinality: 'HAS_ONE', objectType: 'account', required: true, readOnly: false });
+      expect(relationships.$account).toMatchObject({
+        cardinality: 'HAS_ONE',
+        objectType: 'account',
+        required: true,
+        readOnly: false,
+      });
       expect(relationships.$owner).toMatchObject({ cardinality: 'HAS_ONE', objectType: 'member', readOnly: false });
       expect(relationships.$note).toMatchObject({ objectType: 'note', readOnly: true });
       expect(relationships.$task).toMatchObject({ objectType: 'task', readOnly: true });
@@ -362,7 +460,9 @@ describe('accounts, contacts, opportunities', () => {
       expect(moved.relationships.$account.values).toEqual([second]);
       expect((await api.retrieve('account', account)).relationships.$opportunity.values).not.toContain(opp.id);
       expect((await api.retrieve('account', second)).relationships.$opportunity.values).toEqual([opp.id]);
-      const amount = await api.update('opportunity', opp.id, { fields: { $amount: 0, $closeDate: '2027-01-01T00:00:00Z' } });
+      const amount = await api.update('opportunity', opp.id, {
+        fields: { $amount: 0, $closeDate: '2027-01-01T00:00:00Z' },
+      });
       expect(amount.fields.$amount.value).toBe(0);
       expect(amount.fields.$closeDate.value).toBe('2027-01-01T00:00:00.000Z');
       const cleared = await api.update('opportunity', opp.id, { fields: { $amount: null, $closeDate: null } });
@@ -370,30 +470,114 @@ describe('accounts, contacts, opportunities', () => {
       expect(cleared.fields.$closeDate.value).toBeNull();
     });
 
-    const withAccount = (body: Record<string, unknown>) => (accountId: string) => ({ ...body, relationships: { $account: accountId } });
+    const withAccount = (body: Record<string, unknown>) => (accountId: string) => ({
+      ...body,
+      relationships: { $account: accountId },
+    });
     it.each([
       ['no $name', withAccount({ fields: { $stage: 'LEAD' } }), 422, 'parameter_missing', 'fields.$name'],
       ['no $stage', withAccount({ fields: { $name: 'x' } }), 422, 'parameter_missing', 'fields.$stage'],
-      ['a null $stage', withAccount({ fields: { $name: 'x', $stage: null } }), 422, 'parameter_missing', 'fields.$stage'],
-      ['a null $name', withAccount({ fields: { $name: null, $stage: 'LEAD' } }), 422, 'parameter_missing', 'fields.$name'],
-      ['no $account', () => ({ fields: { $name: 'x', $stage: 'LEAD' }, relationships: {} }), 422, 'parameter_missing', 'relationships.$account'],
-      ['no relationships at all', () => ({ fields: { $name: 'x', $stage: 'LEAD' } }), 422, 'parameter_missing', 'relationships.$account'],
-      ['an empty $account', () => ({ fields: { $name: 'x', $stage: 'LEAD' }, relationships: { $account: [] } }), 422, 'parameter_missing', 'relationships.$account'],
-      ['a stage outside the enum', withAccount({ fields: { $name: 'x', $stage: 'CLOSED' } }), 400, 'invalid_type', 'fields.$stage'],
-      ['a stage in lower case', withAccount({ fields: { $name: 'x', $stage: 'lead' } }), 400, 'invalid_type', 'fields.$stage'],
-      ['an amount as a string', withAccount({ fields: { $name: 'x', $stage: 'LEAD', $amount: '100' } }), 400, 'invalid_type', 'fields.$amount'],
-      ['a close date without time', withAccount({ fields: { $name: 'x', $stage: 'LEAD', $closeDate: '2026-06-30' } }), 422, 'invalid_value', 'fields.$closeDate'],
-      ['a close date without offset', withAccount({ fields: { $name: 'x', $stage: 'LEAD', $closeDate: '2026-06-30T10:00:00' } }), 422, 'invalid_value', 'fields.$closeDate'],
-      ['an impossible close date', withAccount({ fields: { $name: 'x', $stage: 'LEAD', $closeDate: '2026-02-30T10:00:00Z' } }), 422, 'invalid_value', 'fields.$closeDate'],
+      [
+        'a null $stage',
+        withAccount({ fields: { $name: 'x', $stage: null } }),
+        422,
+        'parameter_missing',
+        'fields.$stage',
+      ],
+      [
+        'a null $name',
+        withAccount({ fields: { $name: null, $stage: 'LEAD' } }),
+        422,
+        'parameter_missing',
+        'fields.$name',
+      ],
+      [
+        'no $account',
+        () => ({ fields: { $name: 'x', $stage: 'LEAD' }, relationships: {} }),
+        422,
+        'parameter_missing',
+        'relationships.$account',
+      ],
+      [
+        'no relationships at all',
+        () => ({ fields: { $name: 'x', $stage: 'LEAD' } }),
+        422,
+        'parameter_missing',
+        'relationships.$account',
+      ],
+      [
+        'an empty $account',
+        () => ({ fields: { $name: 'x', $stage: 'LEAD' }, relationships: { $account: [] } }),
+        422,
+        'parameter_missing',
+        'relationships.$account',
+      ],
+      [
+        'a stage outside the enum',
+        withAccount({ fields: { $name: 'x', $stage: 'CLOSED' } }),
+        400,
+        'invalid_type',
+        'fields.$stage',
+      ],
+      [
+        'a stage in lower case',
+        withAccount({ fields: { $name: 'x', $stage: 'lead' } }),
+        400,
+        'invalid_type',
+        'fields.$stage',
+      ],
+      [
+        'an amount as a string',
+        withAccount({ fields: { $name: 'x', $stage: 'LEAD', $amount: '100' } }),
+        400,
+        'invalid_type',
+        'fields.$amount',
+      ],
+      [
+        'a close date without time',
+        withAccount({ fields: { $name: 'x', $stage: 'LEAD', $closeDate: '2026-06-30' } }),
+        422,
+        'invalid_value',
+        'fields.$closeDate',
+      ],
+      [
+        'a close date without offset',
+        withAccount({ fields: { $name: 'x', $stage: 'LEAD', $closeDate: '2026-06-30T10:00:00' } }),
+        422,
+        'invalid_value',
+        'fields.$closeDate',
+      ],
+      [
+        'an impossible close date',
+        withAccount({ fields: { $name: 'x', $stage: 'LEAD', $closeDate: '2026-02-30T10:00:00Z' } }),
+        422,
+        'invalid_value',
+        'fields.$closeDate',
+      ],
     ])('refuses a create with %s', async (_case, body, status, code, param) => {
       expectError(await api.createRaw('opportunity', body(account)), status, code, param);
     });
 
     it('validates updates too, and keeps $stage and $name required', async () => {
       const opp = await api.opportunity(account, 'Keeper');
-      expectError(await api.updateRaw('opportunity', opp.id, { fields: { $stage: null } }), 422, 'parameter_missing', 'fields.$stage');
-      expectError(await api.updateRaw('opportunity', opp.id, { fields: { $name: null } }), 422, 'parameter_missing', 'fields.$name');
-      expectError(await api.updateRaw('opportunity', opp.id, { fields: { $stage: 'DONE' } }), 400, 'invalid_type', 'fields.$stage');
+      expectError(
+        await api.updateRaw('opportunity', opp.id, { fields: { $stage: null } }),
+        422,
+        'parameter_missing',
+        'fields.$stage',
+      );
+      expectError(
+        await api.updateRaw('opportunity', opp.id, { fields: { $name: null } }),
+        422,
+        'parameter_missing',
+        'fields.$name',
+      );
+      expectError(
+        await api.updateRaw('opportunity', opp.id, { fields: { $stage: 'DONE' } }),
+        400,
+        'invalid_type',
+        'fields.$stage',
+      );
       expect(await api.retrieve('opportunity', opp.id)).toEqual(opp);
     });
   });
@@ -409,39 +593,48 @@ describe('accounts, contacts, opportunities', () => {
         ? { fields: { $name: 'Scoped' } }
         : type === 'contact'
           ? { fields: { $name: { firstName: 'Scoped' } } }
-          : { fields: { $name: 'Scoped', $stage: 'LEAD' }, relationships: { $account: (await api.account('Scoped')).id } };
+          : {
+              fields: { $name: 'Scoped', $stage: 'LEAD' },
+              relationships: { $account: (await api.account('Scoped')).id },
+            };
 
-    it.each(types)('%s routes need %s:read, :create and :update, each refused with 403 without it', async (type, plural) => {
-      const member = await createMember(t.http, ws.workspaceId);
-      const keyWith = async (scopes: string[]) => api.as((await createKey(t.http, ws.workspaceId, member.id, scopes)).key);
-      const reader = await keyWith([`${plural}:read`]);
-      const creator = await keyWith([`${plural}:create`]);
-      const updater = await keyWith([`${plural}:update`]);
-      const others = await keyWith(types.filter(([other]) => other !== type).flatMap(([, p]) => [`${p}:read`, `${p}:create`, `${p}:update`]));
-      const existing = await api.create(type, await bodyOf(type));
+    it.each(types)(
+      '%s routes need %s:read, :create and :update, each refused with 403 without it',
+      async (type, plural) => {
+        const member = await createMember(t.http, ws.workspaceId);
+        const keyWith = async (scopes: string[]) =>
+          api.as((await createKey(t.http, ws.workspaceId, member.id, scopes)).key);
+        const reader = await keyWith([`${plural}:read`]);
+        const creator = await keyWith([`${plural}:create`]);
+        const updater = await keyWith([`${plural}:update`]);
+        const others = await keyWith(
+          types.filter(([other]) => other !== type).flatMap(([, p]) => [`${p}:read`, `${p}:create`, `${p}:update`]),
+        );
+        const existing = await api.create(type, await bodyOf(type));
 
-      // read
-      for (const client of [creator, updater, others]) {
-        expectError(await client.retrieveRaw(type, existing.id), 403, 'insufficient_scope');
-        expectError(await client.list(type), 403, 'insufficient_scope');
-        expectError(await client.definitions(type), 403, 'insufficient_scope');
-      }
-      expect((await reader.retrieveRaw(type, existing.id)).status).toBe(200);
-      expect((await reader.list(type)).status).toBe(200);
-      expect((await reader.definitions(type)).status).toBe(200);
-      // create
-      for (const client of [reader, updater, others]) {
-        const refused = await client.createRaw(type, await bodyOf(type));
-        expectError(refused, 403, 'insufficient_scope');
-        expect(refused.body.error.message).toContain(`${plural}:create`);
-      }
-      expect((await creator.createRaw(type, await bodyOf(type))).status).toBe(200);
-      // update
-      for (const client of [reader, creator, others]) {
-        expectError(await client.updateRaw(type, existing.id, { fields: {} }), 403, 'insufficient_scope');
-      }
-      expect((await updater.updateRaw(type, existing.id, { fields: {} })).status).toBe(200);
-    });
+        // read
+        for (const client of [creator, updater, others]) {
+          expectError(await client.retrieveRaw(type, existing.id), 403, 'insufficient_scope');
+          expectError(await client.list(type), 403, 'insufficient_scope');
+          expectError(await client.definitions(type), 403, 'insufficient_scope');
+        }
+        expect((await reader.retrieveRaw(type, existing.id)).status).toBe(200);
+        expect((await reader.list(type)).status).toBe(200);
+        expect((await reader.definitions(type)).status).toBe(200);
+        // create
+        for (const client of [reader, updater, others]) {
+          const refused = await client.createRaw(type, await bodyOf(type));
+          expectError(refused, 403, 'insufficient_scope');
+          expect(refused.body.error.message).toContain(`${plural}:create`);
+        }
+        expect((await creator.createRaw(type, await bodyOf(type))).status).toBe(200);
+        // update
+        for (const client of [reader, creator, others]) {
+          expectError(await client.updateRaw(type, existing.id, { fields: {} }), 403, 'insufficient_scope');
+        }
+        expect((await updater.updateRaw(type, existing.id, { fields: {} })).status).toBe(200);
+      },
+    );
   });
 
   describe('system relationships', () => {
@@ -514,14 +707,19 @@ describe('accounts, contacts, opportunities', () => {
         const contact = await api.contact(`Contested ${round}`);
         const accounts = await Promise.all(Array.from({ length: 6 }, (_, i) => api.account(`Contender ${round}.${i}`)));
         const responses = await Promise.all(
-          accounts.map((account) => api.updateRaw('account', account.id, { relationships: { $contact: { add: contact.id } } })),
+          accounts.map((account) =>
+            api.updateRaw('account', account.id, { relationships: { $contact: { add: contact.id } } }),
+          ),
         );
         expect(responses.map((response) => response.status)).toEqual(accounts.map(() => 200));
         const owner = (await api.retrieve('contact', contact.id)).relationships.$account.values;
         expect(owner).toHaveLength(1);
         for (const account of accounts) {
           const values = (await api.retrieve('account', account.id)).relationships.$contact.values;
-          expect({ account: account.id, values }).toEqual({ account: account.id, values: account.id === owner[0] ? [contact.id] : [] });
+          expect({ account: account.id, values }).toEqual({
+            account: account.id,
+            values: account.id === owner[0] ? [contact.id] : [],
+          });
         }
       }
     });
@@ -541,7 +739,12 @@ describe('accounts, contacts, opportunities', () => {
       expect((await api.retrieve('opportunity', opportunity.id)).relationships.$task.values).toEqual([task.id]);
 
       // Read-only is refused before any id is looked up: a well-formed meeting id will do.
-      const ids = { $opportunity: opportunity.id, $note: note.id, $task: task.id, $meeting: 'mtg_01AAAAAAAAAAAAAAAAAAAAAAAA' };
+      const ids = {
+        $opportunity: opportunity.id,
+        $note: note.id,
+        $task: task.id,
+        $meeting: 'mtg_01AAAAAAAAAAAAAAAAAAAAAAAA',
+      };
       for (const [key, id] of Object.entries(ids)) {
         const param = `relationships.${key}`;
         expectError(
@@ -562,7 +765,10 @@ describe('accounts, contacts, opportunities', () => {
       expect(await api.retrieve('account', account.id)).toEqual(read);
       for (const key of ['$note', '$task', '$meeting']) {
         expectError(
-          await api.createRaw('opportunity', { fields: { $name: 'x', $stage: 'LEAD' }, relationships: { $account: account.id, [key]: [] } }),
+          await api.createRaw('opportunity', {
+            fields: { $name: 'x', $stage: 'LEAD' },
+            relationships: { $account: account.id, [key]: [] },
+          }),
           422,
           'read_only_field',
           `relationships.${key}`,
@@ -581,7 +787,12 @@ describe('accounts, contacts, opportunities', () => {
       // Omitted on update: kept.
       expect((await api.update('account', first.id, { fields: { $name: 'First!' } })).externalId).toBe(externalId);
 
-      expectError(await api.createRaw('account', { fields: { $name: 'Second' }, externalId }), 409, 'duplicate_value', 'externalId');
+      expectError(
+        await api.createRaw('account', { fields: { $name: 'Second' }, externalId }),
+        409,
+        'duplicate_value',
+        'externalId',
+      );
       const second = await api.account('Second');
       expectError(await api.updateRaw('account', second.id, { externalId }), 409, 'duplicate_value', 'externalId');
       // Writing its own externalId again is no conflict.
@@ -596,7 +807,9 @@ describe('accounts, contacts, opportunities', () => {
         externalId,
       });
       expect(opportunity.externalId).toBe(externalId);
-      expect((await otherApi.create('account', { fields: { $name: 'Elsewhere' }, externalId })).externalId).toBe(externalId);
+      expect((await otherApi.create('account', { fields: { $name: 'Elsewhere' }, externalId })).externalId).toBe(
+        externalId,
+      );
 
       // null clears, and frees the value.
       const cleared = await api.update('account', first.id, { externalId: null });
@@ -634,7 +847,8 @@ describe('accounts, contacts, opportunities', () => {
         Array.from({ length: 5 }, (_, i) => api.createRaw('account', { fields: { $name: `racer ${i}` }, externalId })),
       );
       expect(responses.filter((response) => response.status === 200)).toHaveLength(1);
-      for (const response of responses.filter((r) => r.status !== 200)) expectError(response, 409, 'duplicate_value', 'externalId');
+      for (const response of responses.filter((r) => r.status !== 200))
+        expectError(response, 409, 'duplicate_value', 'externalId');
     });
   });
 });

@@ -64,7 +64,12 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
    * runs before each cursor is followed. Every page but the last has a cursor, and every page
    * holds the limit it was read with, but the last.
    */
-  const follow = async (path: string, key: string, first: Record<string, string | number>, between?: () => Promise<unknown>) => {
+  const follow = async (
+    path: string,
+    key: string,
+    first: Record<string, string | number>,
+    between?: () => Promise<unknown>,
+  ) => {
     const pages: Response[] = [await get(withQuery(path, first), key)];
     for (let guard = 0; pages.at(-1)!.status === 200 && pages.at(-1)!.body.nextCursor !== null; guard += 1) {
       if (guard > 50) throw new Error(`${path}: more than 50 pages`);
@@ -91,13 +96,18 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
   };
 
   /** A list of `objectType` records; its items are records added to it, one request each. */
-  const listMembers = (objectType: 'account' | 'contact' | 'opportunity', route: string, member: string): PagedRoute => ({
+  const listMembers = (
+    objectType: 'account' | 'contact' | 'opportunity',
+    route: string,
+    member: string,
+  ): PagedRoute => ({
     name: `GET /v1/lists/{id}/${route}`,
     microseconds: true,
     prepare: async (ws) => {
       const newList = () => created('/v1/lists', { fields: { $name: 'Members', $objectType: objectType } }, ws.key);
       const [list, other] = [await newList(), await newList()];
-      const account = objectType === 'opportunity' ? await created('/v1/accounts', { fields: { $name: 'Owner' } }, ws.key) : '';
+      const account =
+        objectType === 'opportunity' ? await created('/v1/accounts', { fields: { $name: 'Owner' } }, ws.key) : '';
       const bodies = {
         account: { fields: { $name: 'Member' } },
         contact: { fields: { $name: { firstName: 'Member' } } },
@@ -112,7 +122,11 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
           return id;
         },
         stamp: (ids, at) =>
-          sql(`UPDATE list_members SET added_at = $2::timestamptz WHERE list_id = $3 AND record_id = ANY($1)`, [ids, at, list]),
+          sql(`UPDATE list_members SET added_at = $2::timestamptz WHERE list_id = $3 AND record_id = ANY($1)`, [
+            ids,
+            at,
+            list,
+          ]),
         elsewhere: `/v1/lists/${other}/${route}`,
       };
     },
@@ -151,7 +165,8 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
       prepare: async (ws) => ({
         path: '/v1/meetings',
         existing: 0,
-        add: () => created('/v1/meetings', { fields: { $title: 'Meeting', $startDate: past(2), $endDate: past(1) } }, ws.key),
+        add: () =>
+          created('/v1/meetings', { fields: { $title: 'Meeting', $startDate: past(2), $endDate: past(1) } }, ws.key),
         stamp: stampRecords,
         elsewhere: '/v1/notes',
       }),
@@ -225,21 +240,28 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
     it('neither skips nor repeats items of one timestamp across page boundaries: the id breaks the tie', async () => {
       const { ws, listed, ids } = await fresh();
       // All in one millisecond, then two groups of three: every page boundary of limit 1 to 4 falls inside a tie.
-      for (const stamps of [[ids, '2025-06-01T12:00:00.123Z'], [ids.slice(0, 3), '2025-06-01T12:00:00.456Z']] as const) {
+      for (const stamps of [
+        [ids, '2025-06-01T12:00:00.123Z'],
+        [ids.slice(0, 3), '2025-06-01T12:00:00.456Z'],
+      ] as const) {
         await listed.stamp([...stamps[0]], stamps[1]);
         const tied = await everything(listed.path, ws.key);
         expect([...tied].sort()).toEqual([...ids].sort());
         for (const limit of [1, 2, 3, 4]) expect((await follow(listed.path, ws.key, { limit })).ids).toEqual(tied);
       }
       // Ties order by id, descending.
-      expect(await everything(listed.path, ws.key)).toEqual([...[...ids.slice(0, 3)].sort().reverse(), ...[...ids.slice(3)].sort().reverse()]);
+      expect(await everything(listed.path, ws.key)).toEqual([
+        ...[...ids.slice(0, 3)].sort().reverse(),
+        ...[...ids.slice(3)].sort().reverse(),
+      ]);
     });
 
     if (route.microseconds) {
       it('compares timestamps to the microsecond they are stored with, not the millisecond shown', async () => {
         const { ws, listed, ids } = await fresh();
         // Within one millisecond, the oldest id gets the latest microsecond: the order by time is the reverse of the id order.
-        for (const [index, id] of ids.entries()) await listed.stamp([id], `2025-06-01T12:00:00.123${String(index + 1).padStart(3, '0')}Z`);
+        for (const [index, id] of ids.entries())
+          await listed.stamp([id], `2025-06-01T12:00:00.123${String(index + 1).padStart(3, '0')}Z`);
         const ordered = await everything(listed.path, ws.key);
         expect(ordered).toEqual([...ids].reverse());
         for (const limit of [1, 2, 4]) expect((await follow(listed.path, ws.key, { limit })).ids).toEqual(ordered);
@@ -277,31 +299,58 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
       const { ws, listed } = await fresh();
       const { nextCursor } = (await get(withQuery(listed.path, { limit: 2 }), ws.key)).body;
       for (const offset of [0, 2]) {
-        expectError(await get(withQuery(listed.path, { cursor: nextCursor, offset }), ws.key), 400, 'invalid_parameter', 'offset');
+        expectError(
+          await get(withQuery(listed.path, { cursor: nextCursor, offset }), ws.key),
+          400,
+          'invalid_parameter',
+          'offset',
+        );
       }
     });
 
     it('keeps the cursor’s limit alone or beside the same limit, and refuses another (param cursor)', async () => {
       const { ws, listed, ids } = await fresh();
       const { nextCursor } = (await get(withQuery(listed.path, { limit: 2 }), ws.key)).body;
-      const pairings: Record<string, string | number>[] = [{ cursor: nextCursor }, { cursor: nextCursor, limit: 2 }, { limit: '02', cursor: nextCursor }];
+      const pairings: Record<string, string | number>[] = [
+        { cursor: nextCursor },
+        { cursor: nextCursor, limit: 2 },
+        { limit: '02', cursor: nextCursor },
+      ];
       for (const pairs of pairings) {
         const response = await get(withQuery(listed.path, pairs), ws.key);
         expect(idsOf(response)).toEqual(ids.slice(2, 4));
         expect(response.body.totalCount).toBe(ITEMS);
       }
       for (const limit of [1, 3, 25]) {
-        expectError(await get(withQuery(listed.path, { cursor: nextCursor, limit }), ws.key), 400, 'invalid_parameter', 'cursor');
+        expectError(
+          await get(withQuery(listed.path, { cursor: nextCursor, limit }), ws.key),
+          400,
+          'invalid_parameter',
+          'cursor',
+        );
       }
-      expectError(await get(withQuery(listed.path, { cursor: nextCursor, limit: 0 }), ws.key), 400, 'invalid_parameter', 'limit');
+      expectError(
+        await get(withQuery(listed.path, { cursor: nextCursor, limit: 0 }), ws.key),
+        400,
+        'invalid_parameter',
+        'limit',
+      );
     });
 
     it('refuses a cursor of another list route (400 invalid_parameter, param cursor)', async () => {
       const { ws, listed } = await fresh();
       const { nextCursor } = (await get(withQuery(listed.path, { limit: 2 }), ws.key)).body;
-      expectError(await get(withQuery(listed.elsewhere, { cursor: nextCursor }), ws.key), 400, 'invalid_parameter', 'cursor');
+      expectError(
+        await get(withQuery(listed.elsewhere, { cursor: nextCursor }), ws.key),
+        400,
+        'invalid_parameter',
+        'cursor',
+      );
       // The same list, written otherwise: letter case of the route's own words, a trailing slash.
-      const respelled = await suite.get(withQuery(`${listed.path.replace('/v1/', '/V1/')}/`, { cursor: nextCursor }), ws.key);
+      const respelled = await suite.get(
+        withQuery(`${listed.path.replace('/v1/', '/V1/')}/`, { cursor: nextCursor }),
+        ws.key,
+      );
       expect({ status: respelled.status, items: respelled.body.data?.length }).toEqual({ status: 200, items: 2 });
     });
 
@@ -309,7 +358,8 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
       const { ws, listed } = await fresh();
       const { nextCursor } = (await get(withQuery(listed.path, { limit: 2 }), ws.key)).body;
       const payload = JSON.parse(Buffer.from(nextCursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-      const encoded = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+      const encoded = (value: unknown) =>
+        Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
       const [at, id] = payload.after as [string, string];
       const malformed: [string, string][] = [
         ['garbage', '!!not a cursor!!'],
@@ -327,7 +377,10 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
         ['a limit that is not an integer', encoded({ ...payload, limit: 2.5 })],
         ['an absurd timestamp', encoded({ ...payload, after: ['9999-99-99T99:99:99+00:00', id] })],
         ['a day that does not exist', encoded({ ...payload, after: ['2025-02-29T00:00:00+00:00', id] })],
-        ['a year PostgreSQL reads but the service never writes', encoded({ ...payload, after: ['275760-01-01T00:00:00+00:00', id] })],
+        [
+          'a year PostgreSQL reads but the service never writes',
+          encoded({ ...payload, after: ['275760-01-01T00:00:00+00:00', id] }),
+        ],
         ['words for a timestamp', encoded({ ...payload, after: ['yesterday', id] })],
         ['an id of no id shape', encoded({ ...payload, after: [at, "x') OR true; --"] })],
         ['a number for the id', encoded({ ...payload, after: [at, 7] })],
@@ -341,7 +394,12 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
         answers.push([name, response.status, response.body.error?.code, response.body.error?.param]);
       }
       expect(answers).toEqual(malformed.map(([name]) => [name, 400, 'invalid_parameter', 'cursor']));
-      expectError(await get(`${listed.path}?cursor=${nextCursor}&cursor=${nextCursor}`, ws.key), 400, 'invalid_parameter', 'cursor');
+      expectError(
+        await get(`${listed.path}?cursor=${nextCursor}&cursor=${nextCursor}`, ws.key),
+        400,
+        'invalid_parameter',
+        'cursor',
+      );
       expectError(await get(`${listed.path}?cursor[]=${nextCursor}`, ws.key), 400, 'invalid_parameter', 'cursor[]');
     });
 
@@ -381,7 +439,10 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
       // it), 2 to `few` (its linked notes are fetched and sorted), 2 to none.
       for (let i = 0; i < 14; i += 1) {
         const account = i === 3 || i === 10 ? few : i < 12 ? many : undefined;
-        const body = { fields: { $title: `${i % 2 === 0 ? 'Match' : 'Other'} ${i}` }, relationships: account ? { $account: account } : {} };
+        const body = {
+          fields: { $title: `${i % 2 === 0 ? 'Match' : 'Other'} ${i}` },
+          relationships: account ? { $account: account } : {},
+        };
         notes.push(await created('/v1/notes', body, ws.key));
       }
     });
@@ -394,49 +455,73 @@ describe('cursor pages of every paged list route (docs/api.md §3)', () => {
       ['a negated filter', () => ({ '$title[-startsWith]': 'Match' })],
     ];
 
-    it.each(FILTERS)('%s: visits every match once, also across ties, the cursors sent alone', async (_name, filters) => {
-      const matches = idsOf(await get(withQuery('/v1/notes', { ...filters(), limit: 25 }), ws.key));
-      expect(matches.length).toBeGreaterThanOrEqual(2);
-      expect(matches.length).toBeLessThan(notes.length);
-      for (const limit of [1, 2, 3]) expect((await follow('/v1/notes', ws.key, { ...filters(), limit })).ids).toEqual(matches);
-      await stampRecords(notes, '2025-06-01T12:00:00.123Z');
-      try {
-        const tied = idsOf(await get(withQuery('/v1/notes', { ...filters(), limit: 25 }), ws.key));
-        expect(tied).toEqual([...matches].sort().reverse());
-        for (const limit of [1, 2, 3]) expect((await follow('/v1/notes', ws.key, { ...filters(), limit })).ids).toEqual(tied);
-      } finally {
-        for (const [index, id] of notes.entries()) await stampRecords([id], new Date(Date.parse('2025-06-01T12:00:00Z') + index).toISOString());
-      }
-    });
+    it.each(FILTERS)(
+      '%s: visits every match once, also across ties, the cursors sent alone',
+      async (_name, filters) => {
+        const matches = idsOf(await get(withQuery('/v1/notes', { ...filters(), limit: 25 }), ws.key));
+        expect(matches.length).toBeGreaterThanOrEqual(2);
+        expect(matches.length).toBeLessThan(notes.length);
+        for (const limit of [1, 2, 3])
+          expect((await follow('/v1/notes', ws.key, { ...filters(), limit })).ids).toEqual(matches);
+        await stampRecords(notes, '2025-06-01T12:00:00.123Z');
+        try {
+          const tied = idsOf(await get(withQuery('/v1/notes', { ...filters(), limit: 25 }), ws.key));
+          expect(tied).toEqual([...matches].sort().reverse());
+          for (const limit of [1, 2, 3])
+            expect((await follow('/v1/notes', ws.key, { ...filters(), limit })).ids).toEqual(tied);
+        } finally {
+          for (const [index, id] of notes.entries())
+            await stampRecords([id], new Date(Date.parse('2025-06-01T12:00:00Z') + index).toISOString());
+        }
+      },
+    );
 
-    it.each(FILTERS)('%s: takes the cursor alone or beside its own filters, in any order, and refuses others (param cursor)', async (_name, filters) => {
-      const first = await get(withQuery('/v1/notes', { ...filters(), limit: 1 }), ws.key);
-      const { nextCursor, totalCount } = first.body;
-      const second = idsOf(await get(withQuery('/v1/notes', { ...filters(), limit: 1, offset: 1 }), ws.key));
-      const reversed = Object.fromEntries(Object.entries(filters()).reverse());
-      for (const pairs of [{ cursor: nextCursor }, { ...filters(), cursor: nextCursor }, { cursor: nextCursor, ...reversed }]) {
-        const response = await get(withQuery('/v1/notes', pairs), ws.key);
-        expect({ ids: idsOf(response), totalCount: response.body.totalCount }).toEqual({ ids: second, totalCount });
-      }
-      const refused: Record<string, string>[] = [
-        { ...filters(), '$title[startsWith]': 'Other' },
-        { ...filters(), $account: few === filters().$account ? many : few },
-        { ...filters(), '$title[startsWith]': 'Match', '$title[-startsWith]': 'Match 1' },
-        { 'createdAt[greaterThan]': '2020-01-01T00:00:00Z' },
-      ];
-      for (const other of refused) {
-        expectError(await get(withQuery('/v1/notes', { ...other, cursor: nextCursor }), ws.key), 400, 'invalid_parameter', 'cursor');
-      }
-      // A cursor of the unfiltered list is refused beside filters, and a filtered list's cursor differs from it.
-      const unfiltered = (await get(withQuery('/v1/notes', { limit: 1 }), ws.key)).body.nextCursor;
-      expect(unfiltered).not.toBe(nextCursor);
-      expectError(await get(withQuery('/v1/notes', { ...filters(), cursor: unfiltered }), ws.key), 400, 'invalid_parameter', 'cursor');
-    });
+    it.each(FILTERS)(
+      '%s: takes the cursor alone or beside its own filters, in any order, and refuses others (param cursor)',
+      async (_name, filters) => {
+        const first = await get(withQuery('/v1/notes', { ...filters(), limit: 1 }), ws.key);
+        const { nextCursor, totalCount } = first.body;
+        const second = idsOf(await get(withQuery('/v1/notes', { ...filters(), limit: 1, offset: 1 }), ws.key));
+        const reversed = Object.fromEntries(Object.entries(filters()).reverse());
+        for (const pairs of [
+          { cursor: nextCursor },
+          { ...filters(), cursor: nextCursor },
+          { cursor: nextCursor, ...reversed },
+        ]) {
+          const response = await get(withQuery('/v1/notes', pairs), ws.key);
+          expect({ ids: idsOf(response), totalCount: response.body.totalCount }).toEqual({ ids: second, totalCount });
+        }
+        const refused: Record<string, string>[] = [
+          { ...filters(), '$title[startsWith]': 'Other' },
+          { ...filters(), $account: few === filters().$account ? many : few },
+          { ...filters(), '$title[startsWith]': 'Match', '$title[-startsWith]': 'Match 1' },
+          { 'createdAt[greaterThan]': '2020-01-01T00:00:00Z' },
+        ];
+        for (const other of refused) {
+          expectError(
+            await get(withQuery('/v1/notes', { ...other, cursor: nextCursor }), ws.key),
+            400,
+            'invalid_parameter',
+            'cursor',
+          );
+        }
+        // A cursor of the unfiltered list is refused beside filters, and a filtered list's cursor differs from it.
+        const unfiltered = (await get(withQuery('/v1/notes', { limit: 1 }), ws.key)).body.nextCursor;
+        expect(unfiltered).not.toBe(nextCursor);
+        expectError(
+          await get(withQuery('/v1/notes', { ...filters(), cursor: unfiltered }), ws.key),
+          400,
+          'invalid_parameter',
+          'cursor',
+        );
+      },
+    );
   });
 
   it('GET /v1/members with a filter: the cursor alone keeps it', async () => {
     const ws = await createWorkspace(suite.t.http);
-    for (let i = 0; i < 4; i += 1) await createMember(suite.t.http, ws.workspaceId, { role: i % 2 === 0 ? 'member' : 'admin' });
+    for (let i = 0; i < 4; i += 1)
+      await createMember(suite.t.http, ws.workspaceId, { role: i % 2 === 0 ? 'member' : 'admin' });
     const filter = { $role: 'member' };
     const matches = idsOf(await get(withQuery('/v1/members', { ...filter, limit: 25 }), ws.key));
     expect(matches).toHaveLength(2);

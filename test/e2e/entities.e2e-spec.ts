@@ -37,8 +37,9 @@ describe('entities', () => {
   afterAll(() => dataSource.destroy());
 
   const migrated = async (): Promise<Map<string, Columns>> => {
-    const rows: { table_name: string; column_name: string; udt_name: string; is_nullable: string; primary: boolean }[] = await dataSource.query(
-      `SELECT c.table_name, c.column_name, c.udt_name, c.is_nullable,
+    const rows: { table_name: string; column_name: string; udt_name: string; is_nullable: string; primary: boolean }[] =
+      await dataSource.query(
+        `SELECT c.table_name, c.column_name, c.udt_name, c.is_nullable,
               EXISTS (SELECT 1 FROM information_schema.key_column_usage k
                         JOIN information_schema.table_constraints t USING (constraint_schema, constraint_name)
                        WHERE t.constraint_type = 'PRIMARY KEY' AND k.table_schema = c.table_schema
@@ -47,7 +48,7 @@ describe('entities', () => {
          JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
         WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND c.table_name NOT LIKE 'typeorm_migrations%'
         ORDER BY c.table_name, c.column_name`,
-    );
+      );
     const tables = new Map<string, Columns>();
     for (const row of rows) {
       const column = `${row.column_name} ${row.udt_name}${row.is_nullable === 'YES' ? ' null' : ''}${row.primary ? ' primary' : ''}`;

@@ -17,13 +17,21 @@ type Responses = Record<string, { description: string; content?: Record<string, 
 @Controller('v1/test-probe')
 class UncataloguedProbeController {
   @Get('uncatalogued-code')
-  @Endpoint({ summary: 'Test only: throw a code that is not in the catalogue', category: 'read', errors: ['invalid_state'] })
+  @Endpoint({
+    summary: 'Test only: throw a code that is not in the catalogue',
+    category: 'read',
+    errors: ['invalid_state'],
+  })
   uncatalogued(): never {
     throw new ApiError(409, 'made_up_code' as never, 'Test probe: a made-up code');
   }
 
   @Get('code-under-another-status')
-  @Endpoint({ summary: 'Test only: throw a catalogued code under another status', category: 'read', errors: ['not_found'] })
+  @Endpoint({
+    summary: 'Test only: throw a catalogued code under another status',
+    category: 'read',
+    errors: ['not_found'],
+  })
   misplaced(): never {
     throw new ApiError(404, 'invalid_state' as never, 'Test probe: invalid_state is a 409');
   }
@@ -72,16 +80,25 @@ describe('error catalogue', () => {
 
     it('makes the e2e helpers refuse a body whose code disagrees with the catalogue', () => {
       expect(catalogueMismatch(404, { error: { type: 'not_found', code: 'not_found' } })).toBeUndefined();
-      expect(catalogueMismatch(404, { error: { type: 'not_found', code: 'made_up_code' } })).toMatch(/not in the error catalogue/);
-      expect(catalogueMismatch(404, { error: { type: 'not_found', code: 'invalid_state' } })).toMatch(/belongs to status 409/);
-      expect(catalogueMismatch(409, { error: { type: 'not_found', code: 'invalid_state' } })).toMatch(/is not conflict/);
+      expect(catalogueMismatch(404, { error: { type: 'not_found', code: 'made_up_code' } })).toMatch(
+        /not in the error catalogue/,
+      );
+      expect(catalogueMismatch(404, { error: { type: 'not_found', code: 'invalid_state' } })).toMatch(
+        /belongs to status 409/,
+      );
+      expect(catalogueMismatch(409, { error: { type: 'not_found', code: 'invalid_state' } })).toMatch(
+        /is not conflict/,
+      );
       expect(catalogueMismatch(404, undefined)).toMatch(/not in the error catalogue/);
     });
   });
 
   describe('in the OpenAPI document', () => {
     it('enumerates every code and type in the error schema', () => {
-      const schemas = t.document.components!.schemas as Record<string, { properties?: Record<string, unknown>; enum?: unknown }>;
+      const schemas = t.document.components!.schemas as Record<
+        string,
+        { properties?: Record<string, unknown>; enum?: unknown }
+      >;
       expect(schemas.ErrorDetailDto.properties).toMatchObject({
         type: { allOf: [{ $ref: '#/components/schemas/ErrorType' }] },
         code: { allOf: [{ $ref: '#/components/schemas/ErrorCode' }] },
@@ -95,7 +112,9 @@ describe('error catalogue', () => {
       const shared = (t.document.components!.responses ?? {}) as Responses;
       for (const [path, item] of Object.entries(t.document.paths)) {
         for (const method of HTTP_METHODS) {
-          const responses = (item as Record<string, { responses: Record<string, { $ref?: string }> } | undefined>)[method]?.responses;
+          const responses = (item as Record<string, { responses: Record<string, { $ref?: string }> } | undefined>)[
+            method
+          ]?.responses;
           for (const [status, response] of Object.entries(responses ?? {})) {
             const numeric = Number(status);
             if (numeric < 400) continue;
@@ -103,7 +122,8 @@ describe('error catalogue', () => {
             const name = response.$ref?.replace('#/components/responses/', '');
             const description = name === undefined ? undefined : shared[name]?.description;
             const codes = [...(description ?? '').matchAll(/^- `([a-z_]+)`: /gm)].map(([, code]) => code as ErrorCode);
-            const described = isErrorStatus(numeric) && codes.length > 0 && description === errorStatusDescription(numeric, codes);
+            const described =
+              isErrorStatus(numeric) && codes.length > 0 && description === errorStatusDescription(numeric, codes);
             const ofStatus = codes.every((code) => ERROR_CODES[code].status === numeric);
             expect({ route, described, ofStatus }).toEqual({ route, described: true, ofStatus: true });
             checked += 1;

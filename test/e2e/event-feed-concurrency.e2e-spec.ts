@@ -52,18 +52,41 @@ describe('the change feed under concurrent writers', () => {
   }
 
   async function committedIds(workspaceId: string): Promise<string[]> {
-    const { rows } = await naive.query<{ id: string }>('SELECT id FROM events WHERE workspace_id = $1 ORDER BY position', [workspaceId]);
+    const { rows } = await naive.query<{ id: string }>(
+      'SELECT id FROM events WHERE workspace_id = $1 ORDER BY position',
+      [workspaceId],
+    );
     return rows.map((row) => row.id);
   }
 
   /** A transaction that records one synthetic note event, then holds its position until `hold` resolves. */
-  function slowWriter(app: TestApp, workspaceId: string, hold: () => Promise<void>, options: { rollBack?: boolean } = {}) {
+  function slowWriter(
+    app: TestApp,
+    workspaceId: string,
+    hold: () => Promise<void>,
+    options: { rollBack?: boolean } = {},
+  ) {
     const transactions = app.app.get(Transactions);
     const events = app.app.get(ChangeEvents);
     const id = newId('note');
     const written = transactions.run(async () => {
-      const data = { id, createdAt: new Date().toISOString(), updatedAt: null, httpLink: null, fields: {}, relationships: {}, externalId: null };
-      events.record({ workspaceId, entityType: 'note', entityId: id, action: 'updated', data, changes: { fields: ['$title'], relationships: [] } });
+      const data = {
+        id,
+        createdAt: new Date().toISOString(),
+        updatedAt: null,
+        httpLink: null,
+        fields: {},
+        relationships: {},
+        externalId: null,
+      };
+      events.record({
+        workspaceId,
+        entityType: 'note',
+        entityId: id,
+        action: 'updated',
+        data,
+        changes: { fields: ['$title'], relationships: [] },
+      });
       // Runs after the append (ChangeEvents registered its append first): the position is taken, the commit waits.
       transactions.beforeCommit(async () => {
         await hold();
@@ -76,7 +99,8 @@ describe('the change feed under concurrent writers', () => {
   async function feedPage(app: TestApp, key: string, cursor?: string, limit = 100): Promise<FeedPage> {
     const query = cursor ? `cursor=${cursor}` : `limit=${limit}`;
     const response = await app.http.get(`/v1/events?${query}`).set(v1Headers(key));
-    if (response.status !== 200) throw new Error(`GET /v1/events?${query}: ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status !== 200)
+      throw new Error(`GET /v1/events?${query}: ${response.status} ${JSON.stringify(response.body)}`);
     suite.openapi.assert(response);
     return response.body as FeedPage;
   }
@@ -131,7 +155,9 @@ describe('the change feed under concurrent writers', () => {
       // Reads on both instances, and writes beside them, all answer while the transaction stays open.
       for (let turn = 0; turn < 4; turn += 1) {
         await feedPage([suite.t, second][turn % 2], suite.ws.key);
-        expect((await suite.post('/v1/notes', { fields: { $title: `beside an open transaction ${turn}` } })).status).toBe(200);
+        expect(
+          (await suite.post('/v1/notes', { fields: { $title: `beside an open transaction ${turn}` } })).status,
+        ).toBe(200);
       }
     } finally {
       release();
@@ -168,7 +194,9 @@ describe('the change feed under concurrent writers', () => {
         expect((await post('/v1/notes', { fields: { $title: `plain ${index}` } })).status).toBe(200);
         const note = await post('/v1/notes', { fields: { $title: `n${index}` }, relationships: { $account: account } });
         expect(note.status).toBe(200);
-        expect((await post(`/v1/notes/${note.body.id}`, { fields: { $content: `edited ${next()}` } })).status).toBe(200);
+        expect((await post(`/v1/notes/${note.body.id}`, { fields: { $content: `edited ${next()}` } })).status).toBe(
+          200,
+        );
       }
     };
     // Transactions that hold their positions for 0–200 ms before they commit, some rolling back.
@@ -216,7 +244,9 @@ describe('the change feed under concurrent writers', () => {
     expect(committed.length).toBeGreaterThan(100);
     expect(new Set(read).size).toBe(read.length);
     expect(read).toEqual(committed);
-    const { rows } = await naive.query<{ entity_id: string }>('SELECT entity_id FROM events WHERE workspace_id = $1', [workspace.workspaceId]);
+    const { rows } = await naive.query<{ entity_id: string }>('SELECT entity_id FROM events WHERE workspace_id = $1', [
+      workspace.workspaceId,
+    ]);
     expect(rows.filter((row) => rolledBack.has(row.entity_id))).toEqual([]);
     // The scenario did commit events behind positions already passed: the naive reader missed some.
     expect(naivelyRead.length).toBeLessThan(committed.length);
@@ -227,7 +257,11 @@ describe('the change feed under concurrent writers', () => {
     const apps = [suite.t, second];
     // Drain what earlier tests wrote, so that each poller's chain begins at the same place.
     let cursor = (await feedPage(suite.t, workspace.key)).nextCursor;
-    for (let page = await feedPage(suite.t, workspace.key, cursor); page.data.length > 0; page = await feedPage(suite.t, workspace.key, cursor)) {
+    for (
+      let page = await feedPage(suite.t, workspace.key, cursor);
+      page.data.length > 0;
+      page = await feedPage(suite.t, workspace.key, cursor)
+    ) {
       cursor = page.nextCursor;
     }
     const from = cursor;
@@ -254,7 +288,10 @@ describe('the change feed under concurrent writers', () => {
     };
     const writer = async (index: number) => {
       while (Date.now() < deadline) {
-        const response = await apps[index % 2].http.post('/v1/notes').set(v1Headers(workspace.key)).send({ fields: { $title: `polled ${index}` } });
+        const response = await apps[index % 2].http
+          .post('/v1/notes')
+          .set(v1Headers(workspace.key))
+          .send({ fields: { $title: `polled ${index}` } });
         expect(response.status).toBe(200);
       }
     };

@@ -189,7 +189,11 @@ describe('files on the local storage driver: what only it has', () => {
       gate.open();
       // The first finds the response stored when it comes to write, and answers it.
       const answered = await first;
-      expect({ status: answered.status, replayed: answered.headers['idempotent-replayed'], body: answered.body }).toEqual({
+      expect({
+        status: answered.status,
+        replayed: answered.headers['idempotent-replayed'],
+        body: answered.body,
+      }).toEqual({
         status: 200,
         replayed: 'true',
         body: second.body,
@@ -228,7 +232,12 @@ describe('files on the local storage driver: what only it has', () => {
     const database = new ScratchDatabase('records_files_sweep');
     await database.create();
     // A 1 s upload URL can expire between create and PUT on a busy machine (403): 3 s leaves room.
-    const sweeping = await startFilesApp(localDriver, { DATABASE_URL: database.url, ROLES: 'api,worker', FILE_SWEEP_INTERVAL_SECONDS: '120', UPLOAD_TTL_SECONDS: '3' });
+    const sweeping = await startFilesApp(localDriver, {
+      DATABASE_URL: database.url,
+      ROLES: 'api,worker',
+      FILE_SWEEP_INTERVAL_SECONDS: '120',
+      UPLOAD_TTL_SECONDS: '3',
+    });
     try {
       const own = await createWorkspace(sweeping.http);
       const client = filesClient(sweeping, own.key);
@@ -237,9 +246,11 @@ describe('files on the local storage driver: what only it has', () => {
       const stored = path.join(sweeping.config.dataDir, 'files', own.workspaceId, file.id);
       expect(existsSync(stored)).toBe(true);
       // The schedule is graphile-worker's, to the minute: its job is enqueued here as its minute would.
-      expect(await sweeping.dataSource.query(`SELECT identifier FROM graphile_worker._private_known_crontabs WHERE identifier = 'file_sweep'`)).toEqual([
-        { identifier: 'file_sweep' },
-      ]);
+      expect(
+        await sweeping.dataSource.query(
+          `SELECT identifier FROM graphile_worker._private_known_crontabs WHERE identifier = 'file_sweep'`,
+        ),
+      ).toEqual([{ identifier: 'file_sweep' }]);
       await sleep(3000);
       await sweeping.dataSource.query(`SELECT graphile_worker.add_job('file_sweep')`);
       for (let waited = 0; waited < 10_000 && existsSync(stored); waited += 100) await sleep(100);
@@ -254,17 +265,36 @@ describe('files on the local storage driver: what only it has', () => {
   it('refuses unsigned URLs and ids of the wrong shape with 403, leaving no partial file behind', async () => {
     const file = await api.created({ filename: 'u.txt', mimeType: 'text/plain', sizeBytes: 2 });
     const base = file.uploadUrl.split('?')[0];
-    expectOurError(await sendBytes(base, { method: 'PUT', headers: file.uploadHeaders, body: 'ok' }), 403, 'invalid_signature');
+    expectOurError(
+      await sendBytes(base, { method: 'PUT', headers: file.uploadHeaders, body: 'ok' }),
+      403,
+      'invalid_signature',
+    );
     const wrongShape = file.uploadUrl.replace(file.id, 'fil_nope');
-    expectOurError(await sendBytes(wrongShape, { method: 'PUT', headers: file.uploadHeaders, body: 'ok' }), 403, 'invalid_signature');
+    expectOurError(
+      await sendBytes(wrongShape, { method: 'PUT', headers: file.uploadHeaders, body: 'ok' }),
+      403,
+      'invalid_signature',
+    );
     expectOurError(await sendBytes(base.replace('/uploads/', '/downloads/')), 403, 'invalid_signature');
     // Without Content-Type, or with one that does not parse: the route's own refusal, naming the signed type.
     expectOurError(await sendBytes(file.uploadUrl, { method: 'PUT', body: 'ok' }), 415, 'unsupported_media_type');
-    const unparseable = await sendBytes(file.uploadUrl, { method: 'PUT', headers: { 'content-type': 'garbage;;' }, body: 'ok' });
+    const unparseable = await sendBytes(file.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'garbage;;' },
+      body: 'ok',
+    });
     expectOurError(unparseable, 415, 'unsupported_media_type');
-    expect(unparseable.body.error).toMatchObject({ param: 'Content-Type', message: expect.stringContaining('text/plain') });
+    expect(unparseable.body.error).toMatchObject({
+      param: 'Content-Type',
+      message: expect.stringContaining('text/plain'),
+    });
     // A forged URL is refused for its signature first, whatever the Content-Type.
-    expectOurError(await sendBytes(base, { method: 'PUT', headers: { 'content-type': 'garbage;;' }, body: 'ok' }), 403, 'invalid_signature');
+    expectOurError(
+      await sendBytes(base, { method: 'PUT', headers: { 'content-type': 'garbage;;' }, body: 'ok' }),
+      403,
+      'invalid_signature',
+    );
     const partials = path.join(t.config.dataDir, 'files', '.partial');
     expect(existsSync(partials) ? readdirSync(partials) : []).toEqual([]);
     // GET on the upload route is a 405 naming PUT.
@@ -329,7 +359,9 @@ describe('the files table', () => {
         [id, ws.workspaceId, ws.memberId],
       );
       await migration.up(runner);
-      expect(await runner.query(`SELECT object_key FROM files WHERE id = $1`, [id])).toEqual([{ object_key: `${ws.workspaceId}/${id}` }]);
+      expect(await runner.query(`SELECT object_key FROM files WHERE id = $1`, [id])).toEqual([
+        { object_key: `${ws.workspaceId}/${id}` },
+      ]);
     });
 
     const api = filesClient(t, ws.key);

@@ -18,7 +18,10 @@ function withMember(body: Record<string, unknown>, path: string, change: 'null' 
   const copy = structuredClone(body);
   const segments = path.split('.');
   const last = segments.pop()!;
-  const parent = segments.reduce<Record<string, unknown>>((node, segment) => node[segment] as Record<string, unknown>, copy);
+  const parent = segments.reduce<Record<string, unknown>>(
+    (node, segment) => node[segment] as Record<string, unknown>,
+    copy,
+  );
   if (change === 'null') parent[last] = null;
   else delete parent[last];
   return copy;
@@ -32,7 +35,11 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
   let pendingFileId: string;
 
   const typesPath = () => `/admin/v1/workspaces/${suite.ws.workspaceId}/object-types`;
-  const admin = (path: string, body: unknown) => suite.t.http.post(path).set(adminHeaders()).send(body as object);
+  const admin = (path: string, body: unknown) =>
+    suite.t.http
+      .post(path)
+      .set(adminHeaders())
+      .send(body as object);
   const postText = (path: string, headers: Record<string, string>, text: string) =>
     suite.t.http.post(path).set(headers).set('Content-Type', 'application/json').send(text);
 
@@ -102,7 +109,11 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
     it('refuses a deep body on /v1 writes with an Idempotency-Key, and before authentication', async () => {
       for (const levels of [1_400, 5_000, 100_000]) {
         const body = `{"fields":{"$title":"x"},"deep":${nestedObjects(levels)}}`;
-        const keyed = await postText('/v1/notes', { ...v1Headers(suite.ws.key), 'Idempotency-Key': fresh('deep') }, body);
+        const keyed = await postText(
+          '/v1/notes',
+          { ...v1Headers(suite.ws.key), 'Idempotency-Key': fresh('deep') },
+          body,
+        );
         expectError(keyed, 400, 'invalid_json');
         expectError(await postText('/v1/notes', {}, body), 400, 'invalid_json');
       }
@@ -134,7 +145,12 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
         optional: ['purpose'],
         required: ['filename', 'mimeType', 'sizeBytes'],
       },
-      'POST /admin/v1/workspaces': { path: () => '/admin/v1/workspaces', body: () => ({ name: 'W' }), optional: [], required: ['name'] },
+      'POST /admin/v1/workspaces': {
+        path: () => '/admin/v1/workspaces',
+        body: () => ({ name: 'W' }),
+        optional: [],
+        required: ['name'],
+      },
       'POST /admin/v1/workspaces/{id}/members': {
         path: () => `/admin/v1/workspaces/${suite.ws.workspaceId}/members`,
         body: () => ({ email: `${fresh('m')}@example.com`, firstName: 'Ada', lastName: 'Lovelace', role: 'member' }),
@@ -159,7 +175,11 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
               description: 'd',
               required: false,
               unique: false,
-              typeConfiguration: { options: [{ id: 'one', label: 'One', description: 'd' }], multipleValues: false, unique: false },
+              typeConfiguration: {
+                options: [{ id: 'one', label: 'One', description: 'd' }],
+                multipleValues: false,
+                unique: false,
+              },
             },
             price: { label: 'Price', valueType: 'CURRENCY', typeConfiguration: { currency: 'EUR' } },
             handle: { label: 'Handle', valueType: 'SOCIAL_HANDLE', typeConfiguration: { handleService: 'TWITTER' } },
@@ -216,7 +236,14 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
           unique: false,
           typeConfiguration: { options: [{ id: 'a', label: 'A', description: 'd' }] },
         }),
-        optional: ['description', 'required', 'unique', 'typeConfiguration', 'typeConfiguration.options.0.id', 'typeConfiguration.options.0.description'],
+        optional: [
+          'description',
+          'required',
+          'unique',
+          'typeConfiguration',
+          'typeConfiguration.options.0.id',
+          'typeConfiguration.options.0.description',
+        ],
         required: ['key', 'label', 'valueType', 'typeConfiguration.options.0.label'],
         made: (response, body) => response.body.fieldDefinitions?.[body.key as string],
       },
@@ -247,21 +274,27 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
         .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TIME')
         .replace(/(expires=|signature=|sk_)[^"&]+/g, '$1…');
 
-    it.each(Object.keys(cases))('%s: each optional member null answers as the member absent, and the body as given is valid', async (name) => {
-      const route = cases[name];
-      expect((await send(route, route.body())).status).toBe(200);
-      for (const member of route.optional) {
-        const [nullBody, absentBody] = [withMember(route.body(), member, 'null'), withMember(route.body(), member, 'absent')];
-        const asNull = await send(route, nullBody);
-        const absent = await send(route, absentBody);
-        expect({ member, outcome: outcome(asNull), made: normalized(route, asNull, nullBody) }).toEqual({
-          member,
-          outcome: outcome(absent),
-          made: normalized(route, absent, absentBody),
-        });
-        expect(asNull.status).toBeLessThan(500);
-      }
-    });
+    it.each(Object.keys(cases))(
+      '%s: each optional member null answers as the member absent, and the body as given is valid',
+      async (name) => {
+        const route = cases[name];
+        expect((await send(route, route.body())).status).toBe(200);
+        for (const member of route.optional) {
+          const [nullBody, absentBody] = [
+            withMember(route.body(), member, 'null'),
+            withMember(route.body(), member, 'absent'),
+          ];
+          const asNull = await send(route, nullBody);
+          const absent = await send(route, absentBody);
+          expect({ member, outcome: outcome(asNull), made: normalized(route, asNull, nullBody) }).toEqual({
+            member,
+            outcome: outcome(absent),
+            made: normalized(route, absent, absentBody),
+          });
+          expect(asNull.status).toBeLessThan(500);
+        }
+      },
+    );
 
     it.each(Object.keys(cases))('%s: each required member null is 422 parameter_missing naming it', async (name) => {
       const route = cases[name];
@@ -271,7 +304,12 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
     });
 
     it('answers "purpose": null on POST /v1/files with the file created, as without a purpose', async () => {
-      const response = await suite.post('/v1/files', { filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 1, purpose: null });
+      const response = await suite.post('/v1/files', {
+        filename: 'a.txt',
+        mimeType: 'text/plain',
+        sizeBytes: 1,
+        purpose: null,
+      });
       expect(response.status).toBe(200);
       suite.openapi.assert(response);
     });
@@ -284,29 +322,83 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
     });
 
     it('answers cancel with a member, null or not, as an unknown field: it takes none', async () => {
-      expectError(await suite.post(`/v1/files/${pendingFileId}/cancel`, { reason: null }), 400, 'unknown_field', 'reason');
+      expectError(
+        await suite.post(`/v1/files/${pendingFileId}/cancel`, { reason: null }),
+        400,
+        'unknown_field',
+        'reason',
+      );
     });
   });
 
   describe('text PostgreSQL cannot store (lone surrogates, NUL) is 422 invalid_value, as in record fields', () => {
     it.each([
-      ['a member email', () => [`/admin/v1/workspaces/${suite.ws.workspaceId}/members`, { email: '\ud800@x.example.com' }], 'email'],
-      ['a member name', () => [`/admin/v1/workspaces/${suite.ws.workspaceId}/members`, { email: `${fresh('s')}@example.com`, lastName: 'A\udc00' }], 'lastName'],
+      [
+        'a member email',
+        () => [`/admin/v1/workspaces/${suite.ws.workspaceId}/members`, { email: '\ud800@x.example.com' }],
+        'email',
+      ],
+      [
+        'a member name',
+        () => [
+          `/admin/v1/workspaces/${suite.ws.workspaceId}/members`,
+          { email: `${fresh('s')}@example.com`, lastName: 'A\udc00' },
+        ],
+        'lastName',
+      ],
       ['a workspace name with NUL', () => ['/admin/v1/workspaces', { name: 'a\u0000b' }], 'name'],
-      ['an API key name', () => [`/admin/v1/workspaces/${suite.ws.workspaceId}/api-keys`, { memberId: suite.ws.memberId, scopes: ['*'], name: '\udfff' }], 'name'],
+      [
+        'an API key name',
+        () => [
+          `/admin/v1/workspaces/${suite.ws.workspaceId}/api-keys`,
+          { memberId: suite.ws.memberId, scopes: ['*'], name: '\udfff' },
+        ],
+        'name',
+      ],
       [
         'an option label of a new type',
-        () => [typesPath(), { slug: fresh('t'), label: 'T', fields: { st: { label: 'S', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ label: '\ud800' }] } } } }],
+        () => [
+          typesPath(),
+          {
+            slug: fresh('t'),
+            label: 'T',
+            fields: {
+              st: { label: 'S', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ label: '\ud800' }] } },
+            },
+          },
+        ],
         'fields.st.typeConfiguration.options.0.label',
       ],
-      ['a field key of a new type', () => [typesPath(), { slug: fresh('t'), label: 'T', fields: { ['a\ud800']: { label: 'S', valueType: 'TEXT' } } }], 'fields.a\ud800'],
+      [
+        'a field key of a new type',
+        () => [
+          typesPath(),
+          { slug: fresh('t'), label: 'T', fields: { ['a\ud800']: { label: 'S', valueType: 'TEXT' } } },
+        ],
+        'fields.a\ud800',
+      ],
       ['a type label', () => [typesPath(), { slug: fresh('t'), label: 'T\ud800' }], 'label'],
       [
         'an option label of an added field',
-        () => [`${typesPath()}/task/fields`, { key: fresh('f'), label: 'S', valueType: 'MULTI_SELECT', typeConfiguration: { options: [{ label: 'ok' }, { label: 'x\udc00y' }] } }],
+        () => [
+          `${typesPath()}/task/fields`,
+          {
+            key: fresh('f'),
+            label: 'S',
+            valueType: 'MULTI_SELECT',
+            typeConfiguration: { options: [{ label: 'ok' }, { label: 'x\udc00y' }] },
+          },
+        ],
         'typeConfiguration.options.1.label',
       ],
-      ['a relationship label', () => [`${typesPath()}/task/relationships`, { key: fresh('r'), label: '\ud800', cardinality: 'HAS_ONE', objectType: 'account' }], 'label'],
+      [
+        'a relationship label',
+        () => [
+          `${typesPath()}/task/relationships`,
+          { key: fresh('r'), label: '\ud800', cardinality: 'HAS_ONE', objectType: 'account' },
+        ],
+        'label',
+      ],
     ] as [string, () => [string, unknown], string][])('refuses %s', async (_case, request, param) => {
       const [path, body] = request();
       const response = await admin(path, body);
@@ -322,7 +414,12 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
     });
 
     it('keeps the code and param of record fields', async () => {
-      expectError(await suite.post('/v1/notes', { fields: { $title: 'a\ud800' } }), 422, 'invalid_value', 'fields.$title');
+      expectError(
+        await suite.post('/v1/notes', { fields: { $title: 'a\ud800' } }),
+        422,
+        'invalid_value',
+        'fields.$title',
+      );
     });
   });
 
@@ -330,24 +427,54 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
     const huge = 'x'.repeat(300_000);
 
     it.each([
-      ['a fields entry', (text = huge) => [typesPath(), { slug: fresh('t'), label: 'T', fields: { big: text } }], 'fields.big'],
-      ['a relationships entry', (text = huge) => [typesPath(), { slug: fresh('t'), label: 'T', relationships: { big: text } }], 'relationships.big'],
-      ['a typeConfiguration', (text = huge) => [typesPath(), { slug: fresh('t'), label: 'T', fields: { big: { label: 'B', valueType: 'TEXT', typeConfiguration: text } } }], 'fields.big.typeConfiguration'],
-      ['an option', (text = huge) => [`${typesPath()}/task/fields`, { key: fresh('f'), label: 'B', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [text] } }], 'typeConfiguration.options.0'],
-    ] as [string, (text?: string) => [string, unknown], string][])('answers 400 invalid_type for a 300,000-character string as %s, at once', async (_case, request, param) => {
-      const [path, body] = request();
-      expectError(await admin(path, body), 400, 'invalid_type', param);
-      // At once: a string 64 times as long is refused in about the same time (the round trip's
-      // fixed cost outweighs carrying and parsing the longer body), where reading it as an object,
-      // one key per character, takes several times as long. Bodies are serialized beforehand.
-      const withText = (length: number) => JSON.stringify(request('x'.repeat(length))[1]);
-      const refuse = async (json: string) => expectError(await postText(path, adminHeaders(), json), 400, 'invalid_type', param);
-      expect(await costGrowth(refuse, withText(2_500), withText(160_000))).toBeLessThan(4);
-    });
+      [
+        'a fields entry',
+        (text = huge) => [typesPath(), { slug: fresh('t'), label: 'T', fields: { big: text } }],
+        'fields.big',
+      ],
+      [
+        'a relationships entry',
+        (text = huge) => [typesPath(), { slug: fresh('t'), label: 'T', relationships: { big: text } }],
+        'relationships.big',
+      ],
+      [
+        'a typeConfiguration',
+        (text = huge) => [
+          typesPath(),
+          { slug: fresh('t'), label: 'T', fields: { big: { label: 'B', valueType: 'TEXT', typeConfiguration: text } } },
+        ],
+        'fields.big.typeConfiguration',
+      ],
+      [
+        'an option',
+        (text = huge) => [
+          `${typesPath()}/task/fields`,
+          { key: fresh('f'), label: 'B', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [text] } },
+        ],
+        'typeConfiguration.options.0',
+      ],
+    ] as [string, (text?: string) => [string, unknown], string][])(
+      'answers 400 invalid_type for a 300,000-character string as %s, at once',
+      async (_case, request, param) => {
+        const [path, body] = request();
+        expectError(await admin(path, body), 400, 'invalid_type', param);
+        // At once: a string 64 times as long is refused in about the same time (the round trip's
+        // fixed cost outweighs carrying and parsing the longer body), where reading it as an object,
+        // one key per character, takes several times as long. Bodies are serialized beforehand.
+        const withText = (length: number) => JSON.stringify(request('x'.repeat(length))[1]);
+        const refuse = async (json: string) =>
+          expectError(await postText(path, adminHeaders(), json), 400, 'invalid_type', param);
+        expect(await costGrowth(refuse, withText(2_500), withText(160_000))).toBeLessThan(4);
+      },
+    );
 
     it('keeps serving other requests meanwhile', async () => {
       const [refused, health] = await Promise.all([
-        admin(typesPath(), { slug: fresh('t'), label: 'T', fields: Object.fromEntries([1, 2, 3].map((n) => [`f${n}`, huge.slice(n)])) }),
+        admin(typesPath(), {
+          slug: fresh('t'),
+          label: 'T',
+          fields: Object.fromEntries([1, 2, 3].map((n) => [`f${n}`, huge.slice(n)])),
+        }),
         suite.t.http.get('/health'),
       ]);
       expect([refused.status, health.status]).toEqual([400, 200]);
@@ -355,20 +482,31 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
   });
 
   describe('prototype-named keys', () => {
-    it.each(PROTOTYPE_NAMES)('answers 400 unknown_field for a body member named %s on every DTO route', async (name) => {
-      for (const [path, headers] of dtoRoutes()) {
-        expectError(await postText(path, headers, `{"${name}":{"x":1}}`), 400, 'unknown_field', name);
-      }
-      const file = `{"filename":"a.txt","mimeType":"text/plain","sizeBytes":1,"${name}":"x"}`;
-      expectError(await postText('/v1/files', v1Headers(suite.ws.key), file), 400, 'unknown_field', name);
-    });
+    it.each(PROTOTYPE_NAMES)(
+      'answers 400 unknown_field for a body member named %s on every DTO route',
+      async (name) => {
+        for (const [path, headers] of dtoRoutes()) {
+          expectError(await postText(path, headers, `{"${name}":{"x":1}}`), 400, 'unknown_field', name);
+        }
+        const file = `{"filename":"a.txt","mimeType":"text/plain","sizeBytes":1,"${name}":"x"}`;
+        expectError(await postText('/v1/files', v1Headers(suite.ws.key), file), 400, 'unknown_field', name);
+      },
+    );
 
-    it.each(PROTOTYPE_NAMES)('answers 400 unknown_field for %s inside a field definition and an option', async (name) => {
-      const inField = `{"slug":"${fresh('t')}","label":"T","fields":{"f":{"label":"F","valueType":"TEXT","${name}":1}}}`;
-      expectError(await postText(typesPath(), adminHeaders(), inField), 400, 'unknown_field', `fields.f.${name}`);
-      const inOption = `{"key":"${fresh('f')}","label":"F","valueType":"SINGLE_SELECT","typeConfiguration":{"options":[{"label":"A","${name}":1}]}}`;
-      expectError(await postText(`${typesPath()}/task/fields`, adminHeaders(), inOption), 400, 'unknown_field', `typeConfiguration.options.0.${name}`);
-    });
+    it.each(PROTOTYPE_NAMES)(
+      'answers 400 unknown_field for %s inside a field definition and an option',
+      async (name) => {
+        const inField = `{"slug":"${fresh('t')}","label":"T","fields":{"f":{"label":"F","valueType":"TEXT","${name}":1}}}`;
+        expectError(await postText(typesPath(), adminHeaders(), inField), 400, 'unknown_field', `fields.f.${name}`);
+        const inOption = `{"key":"${fresh('f')}","label":"F","valueType":"SINGLE_SELECT","typeConfiguration":{"options":[{"label":"A","${name}":1}]}}`;
+        expectError(
+          await postText(`${typesPath()}/task/fields`, adminHeaders(), inOption),
+          400,
+          'unknown_field',
+          `typeConfiguration.options.0.${name}`,
+        );
+      },
+    );
 
     it('takes constructor, toString, valueOf and hasOwnProperty as custom field and relationship keys of a new type', async () => {
       const keys = PROTOTYPE_NAMES.filter((name) => name !== '__proto__');
@@ -376,7 +514,9 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
         slug: fresh('t'),
         label: 'T',
         fields: Object.fromEntries(keys.map((key) => [key, { label: key, valueType: 'TEXT' }])),
-        relationships: { [`${keys[0]}Of`]: { label: 'R', cardinality: 'HAS_ONE', objectType: 'account', inverseKey: fresh('inv') } },
+        relationships: {
+          [`${keys[0]}Of`]: { label: 'R', cardinality: 'HAS_ONE', objectType: 'account', inverseKey: fresh('inv') },
+        },
       };
       const response = await admin(typesPath(), body);
       expect(response.status).toBe(200);
@@ -400,10 +540,16 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
     const operationsWithoutQuery = () =>
       Object.entries(suite.t.document.paths).flatMap(([path, item]) =>
         (['get', 'post', 'put', 'patch', 'delete'] as const)
-          .filter((method) => item[method] && !(item[method].parameters ?? []).some((p) => 'in' in p && p.in === 'query'))
+          .filter(
+            (method) => item[method] && !(item[method].parameters ?? []).some((p) => 'in' in p && p.in === 'query'),
+          )
           .map((method) => {
             const security = Object.keys(Object.assign({}, ...(item[method]!.security ?? [])) as object);
-            const headers = security.includes('adminToken') ? adminHeaders() : security.includes('apiKey') ? v1Headers(suite.ws.key) : {};
+            const headers = security.includes('adminToken')
+              ? adminHeaders()
+              : security.includes('apiKey')
+                ? v1Headers(suite.ws.key)
+                : {};
             return { method, path: path.replace(/\{[^}]+\}/g, 'placeholder'), headers };
           }),
       );
@@ -451,13 +597,16 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
       ['GET', '/v1/objects/%ZZ/values/%ZZ'],
       ['POST', '/v1/files/%ZZ/complete'],
       ['POST', '/admin/v1/api-keys/%E0%A4%A/revoke'],
-    ])('answers %s %s, which does not percent-decode, with 404 not_found, with or without credentials', async (method, path) => {
-      const credentials = path.startsWith('/admin') ? adminHeaders() : v1Headers(suite.ws.key);
-      for (const headers of [credentials, {}]) {
-        const request = method === 'GET' ? suite.t.http.get(path) : suite.t.http.post(path).send({});
-        expectError(await request.set(headers), 404, 'not_found');
-      }
-    });
+    ])(
+      'answers %s %s, which does not percent-decode, with 404 not_found, with or without credentials',
+      async (method, path) => {
+        const credentials = path.startsWith('/admin') ? adminHeaders() : v1Headers(suite.ws.key);
+        for (const headers of [credentials, {}]) {
+          const request = method === 'GET' ? suite.t.http.get(path) : suite.t.http.post(path).send({});
+          expectError(await request.set(headers), 404, 'not_found');
+        }
+      },
+    );
 
     it.each([
       ['NUL', '/v1/notes/%00'],
@@ -479,14 +628,20 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
     };
 
     it('cuts a 70 KB relationship id of a record to a prefix', async () => {
-      const response = await suite.post('/v1/notes', { fields: { $title: 'a' }, relationships: { $account: `acc_${big}` } });
+      const response = await suite.post('/v1/notes', {
+        fields: { $title: 'a' },
+        relationships: { $account: `acc_${big}` },
+      });
       expectBounded(response, 422, 'relationship_entity_missing');
       expect(response.body.error.message).toContain(`acc_${'x'.repeat(50)}`);
       expect(response.body.error.message).toMatch(/…/);
     });
 
     it('cuts a 70 KB member id of an API key to a prefix', async () => {
-      const response = await admin(`/admin/v1/workspaces/${suite.ws.workspaceId}/api-keys`, { memberId: `mem_${big}`, scopes: ['*'] });
+      const response = await admin(`/admin/v1/workspaces/${suite.ws.workspaceId}/api-keys`, {
+        memberId: `mem_${big}`,
+        scopes: ['*'],
+      });
       expectBounded(response, 422, 'relationship_entity_missing');
       expect(response.body.error.param).toBe('memberId');
     });
@@ -497,7 +652,10 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
     });
 
     it('cuts a 70 KB unknown relationship key, in message and param', async () => {
-      const response = await suite.post('/v1/notes', { fields: { $title: 'a' }, relationships: { [`$${big}`]: 'acc_1' } });
+      const response = await suite.post('/v1/notes', {
+        fields: { $title: 'a' },
+        relationships: { [`$${big}`]: 'acc_1' },
+      });
       expectBounded(response, 400, 'unknown_relationship');
       expect(response.body.error.param).toMatch(/^relationships\.\$x+…$/);
     });
@@ -506,7 +664,11 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
       const name = 'q'.repeat(8000);
       expectBounded(await suite.get(`/v1/auth/validate?${name}=1`), 400, 'invalid_parameter');
       expectBounded(await suite.get(`/v1/notes?${name}=1`), 400, 'unknown_field');
-      expectBounded(await suite.t.http.delete(`/v1/notes/${'n'.repeat(8000)}`).set(v1Headers(suite.ws.key)), 405, 'method_not_allowed');
+      expectBounded(
+        await suite.t.http.delete(`/v1/notes/${'n'.repeat(8000)}`).set(v1Headers(suite.ws.key)),
+        405,
+        'method_not_allowed',
+      );
     });
   });
 
@@ -515,7 +677,9 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
       const created = await admin(typesPath(), {
         slug: fresh('t'),
         label: 'T',
-        fields: { st: { label: 'S', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ label: 'A' }, { id: 'b' }] } } },
+        fields: {
+          st: { label: 'S', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ label: 'A' }, { id: 'b' }] } },
+        },
       });
       expectError(created, 422, 'parameter_missing', 'fields.st.typeConfiguration.options.1.label');
       const added = await admin(`${typesPath()}/task/fields`, {
@@ -534,7 +698,12 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
       ['an array as the typeConfiguration', [], 'typeConfiguration'],
       ['an array of configurations as the typeConfiguration', [{ options: [{ label: 'A' }] }], 'typeConfiguration'],
     ])('answers 400 invalid_type for %s, never a labelless option', async (_case, typeConfiguration, param) => {
-      const response = await admin(`${typesPath()}/task/fields`, { key: fresh('f'), label: 'S', valueType: 'SINGLE_SELECT', typeConfiguration });
+      const response = await admin(`${typesPath()}/task/fields`, {
+        key: fresh('f'),
+        label: 'S',
+        valueType: 'SINGLE_SELECT',
+        typeConfiguration,
+      });
       expectError(response, 400, 'invalid_type', param);
     });
 
@@ -546,7 +715,9 @@ describe('hostile input: every bad input is a bounded 4xx, at a cost linear in i
         typeConfiguration: { options: [{ label: 'A' }, { id: 'b', label: 'B' }] },
       });
       expect(response.status).toBe(200);
-      const definitions = Object.values<{ typeConfiguration: { options?: { label?: string }[] } }>(response.body.fieldDefinitions);
+      const definitions = Object.values<{ typeConfiguration: { options?: { label?: string }[] } }>(
+        response.body.fieldDefinitions,
+      );
       for (const definition of definitions) {
         for (const option of definition.typeConfiguration.options ?? []) expect(typeof option.label).toBe('string');
       }

@@ -30,15 +30,24 @@ describe('requests the HTTP parser refuses get the JSON error body', () => {
   const malformed: [string, () => string][] = [
     ['an unknown method', () => 'FETCH /v1/notes HTTP/1.1\r\nHost: x\r\n\r\n'],
     ['bytes that are not HTTP', () => 'hello there\r\n\r\n'],
-    ['a Content-Length that is not a number', () => `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 12abc\r\n\r\n{}`],
-    ['two different Content-Lengths', () => `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`],
+    [
+      'a Content-Length that is not a number',
+      () =>
+        `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 12abc\r\n\r\n{}`,
+    ],
+    [
+      'two different Content-Lengths',
+      () => `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+    ],
     [
       'Content-Length with Transfer-Encoding',
-      () => `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 7\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      () =>
+        `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nContent-Length: 7\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
     ],
     [
       'a chunk size that is not hexadecimal',
-      () => `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n`,
+      () =>
+        `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n`,
     ],
     ['a header name with a space', () => 'GET /health HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n'],
     ['a space in the request target', () => 'GET /he alth HTTP/1.1\r\nHost: x\r\n\r\n'],
@@ -53,27 +62,42 @@ describe('requests the HTTP parser refuses get the JSON error body', () => {
     expect(answer.headers['x-request-id']).toMatch(UUID);
     expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
     expect(JSON.parse(answer.body)).toEqual({
-      error: { type: 'bad_request', code: 'malformed_request', message: expect.stringMatching(/^The request is not valid HTTP\/1\.1: \S/) },
+      error: {
+        type: 'bad_request',
+        code: 'malformed_request',
+        message: expect.stringMatching(/^The request is not valid HTTP\/1\.1: \S/),
+      },
     });
     expect(await refusals(400)).toBe(before + 1);
   });
 
   it.each([
     ['a URL over 16 KiB', () => `GET /v1/notes?filter=${'a'.repeat(17 * 1024)} HTTP/1.1\r\nHost: x\r\n${auth()}\r\n`],
-    ['one header over 16 KiB', () => `GET /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}X-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`],
-    ['headers over 16 KiB in all', () => `GET /health HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 400 }, (_u, i) => `X-H${i}: ${'c'.repeat(40)}\r\n`).join('')}\r\n`],
+    [
+      'one header over 16 KiB',
+      () => `GET /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}X-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`,
+    ],
+    [
+      'headers over 16 KiB in all',
+      () =>
+        `GET /health HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 400 }, (_u, i) => `X-H${i}: ${'c'.repeat(40)}\r\n`).join('')}\r\n`,
+    ],
   ])('answers %s with 431 header_too_large, JSON', async (_case, bytes) => {
     const before = await refusals(431);
     const answer = await rawExchange(url, bytes());
     expect({ status: answer.status, error: answer.error }).toEqual({ status: 431, error: undefined });
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(answer.body)).toEqual({
-      error: { type: 'request_header_fields_too_large', code: 'header_too_large', message: 'The request line and headers are larger than 16 KiB' },
+      error: {
+        type: 'request_header_fields_too_large',
+        code: 'header_too_large',
+        message: 'The request line and headers are larger than 16 KiB',
+      },
     });
     expect(await refusals(431)).toBe(before + 1);
   });
 
-  it('answers chunk extensions over Node\'s limit with 413 payload_too_large, JSON', async () => {
+  it("answers chunk extensions over Node's limit with 413 payload_too_large, JSON", async () => {
     const before = await refusals(413);
     const chunk = `2;ext=${'e'.repeat(20 * 1024)}\r\n{}\r\n0\r\n\r\n`;
     const answer = await rawExchange(
@@ -100,11 +124,18 @@ describe('requests the HTTP parser refuses get the JSON error body', () => {
 
   it('answers an Expect other than 100-continue with 417 expectation_failed, JSON', async () => {
     const before = await refusals(417);
-    const answer = await rawExchange(url, `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Expect: 200-ok\r\nContent-Length: 2\r\n\r\n`);
+    const answer = await rawExchange(
+      url,
+      `POST /v1/notes HTTP/1.1\r\nHost: x\r\n${auth()}Expect: 200-ok\r\nContent-Length: 2\r\n\r\n`,
+    );
     expect({ status: answer.status, error: answer.error }).toEqual({ status: 417, error: undefined });
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(answer.body)).toEqual({
-      error: { type: 'expectation_failed', code: 'expectation_failed', message: 'Only "Expect: 100-continue" is supported' },
+      error: {
+        type: 'expectation_failed',
+        code: 'expectation_failed',
+        message: 'Only "Expect: 100-continue" is supported',
+      },
     });
     expect(await refusals(417)).toBe(before + 1);
   });

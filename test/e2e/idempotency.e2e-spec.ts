@@ -4,7 +4,13 @@ import { IdempotencySweeper } from '../../src/common/idempotency/idempotency-swe
 import { concurrently, Gate } from '../support/concurrency';
 import { expectError } from '../support/errors';
 import { createKey, createWorkspace, TestWorkspace } from '../support/factories';
-import { ensureProbeTable, probeControl, ProbeItem, probeRows, WriteProbeController } from '../support/probe-controllers';
+import {
+  ensureProbeTable,
+  probeControl,
+  ProbeItem,
+  probeRows,
+  WriteProbeController,
+} from '../support/probe-controllers';
 import { createTestApp, TestApp, v1Headers } from '../support/test-app';
 
 let sequence = 0;
@@ -134,7 +140,9 @@ describe('Idempotency-Key on POST /v1 routes', () => {
     const { label, key } = fresh();
     probeControl.gate = new Gate();
     const gate = probeControl.gate;
-    const pending = concurrently(10, () => post(ws.key, key, { label, hold: true }).then((response: Response) => response));
+    const pending = concurrently(10, () =>
+      post(ws.key, key, { label, hold: true }).then((response: Response) => response),
+    );
     // Let the first reach the handler, give the others time to arrive, then let it finish.
     await gate.arrived;
     setTimeout(() => gate.open(), 300);

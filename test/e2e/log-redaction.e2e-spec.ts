@@ -47,25 +47,61 @@ describe('logs never contain an API key or the admin token, wherever a client pu
   const placements: [string, () => Promise<Response>][] = [
     ['Authorization', () => t.http.get('/v1/auth/validate').set(v1Headers(ws.key))],
     ['Authorization, unknown key', () => t.http.get('/v1/auth/validate').set(v1Headers(unknownKey))],
-    ['Authorization, admin token', () => t.http.post('/admin/v1/workspaces').set(adminHeaders()).send({ name: 'logged' })],
-    ['Proxy-Authorization', () => t.http.get('/v1/auth/validate').set(v1Headers(ws.key)).set('Proxy-Authorization', `Bearer ${ws.key}`)],
+    [
+      'Authorization, admin token',
+      () => t.http.post('/admin/v1/workspaces').set(adminHeaders()).send({ name: 'logged' }),
+    ],
+    [
+      'Proxy-Authorization',
+      () => t.http.get('/v1/auth/validate').set(v1Headers(ws.key)).set('Proxy-Authorization', `Bearer ${ws.key}`),
+    ],
     ['X-Api-Key', () => t.http.get('/v1/auth/validate').set('Service-Version', '2026-03-01').set('X-Api-Key', ws.key)],
-    ['X-Admin-Token', () => t.http.post('/admin/v1/workspaces').set('X-Admin-Token', TEST_ADMIN_TOKEN).send({ name: 'x' })],
-    ['Cookie', () => t.http.get('/v1/auth/validate').set(v1Headers(ws.key)).set('Cookie', `session=${ws.key}; admin=${TEST_ADMIN_TOKEN}`)],
-    ['another header', () => t.http.get('/v1/auth/validate').set(v1Headers(ws.key)).set('X-Custom', `k=${ws.key},t=${TEST_ADMIN_TOKEN}`)],
+    [
+      'X-Admin-Token',
+      () => t.http.post('/admin/v1/workspaces').set('X-Admin-Token', TEST_ADMIN_TOKEN).send({ name: 'x' }),
+    ],
+    [
+      'Cookie',
+      () =>
+        t.http
+          .get('/v1/auth/validate')
+          .set(v1Headers(ws.key))
+          .set('Cookie', `session=${ws.key}; admin=${TEST_ADMIN_TOKEN}`),
+    ],
+    [
+      'another header',
+      () => t.http.get('/v1/auth/validate').set(v1Headers(ws.key)).set('X-Custom', `k=${ws.key},t=${TEST_ADMIN_TOKEN}`),
+    ],
     ['the path', () => t.http.get(`/v1/notes/${ws.key}`).set(v1Headers(ws.key))],
     ['the path, admin token', () => t.http.get(`/admin/v1/${TEST_ADMIN_TOKEN}`).set(adminHeaders())],
-    ['the query string', () => t.http.get(`/v1/notes?api_key=${ws.key}&token=${TEST_ADMIN_TOKEN}`).set(v1Headers(ws.key))],
+    [
+      'the query string',
+      () => t.http.get(`/v1/notes?api_key=${ws.key}&token=${TEST_ADMIN_TOKEN}`).set(v1Headers(ws.key)),
+    ],
     ['the query string, unknown route', () => t.http.get(`/nowhere?key=${unknownKey}`)],
     [
       'Idempotency-Key',
-      () => t.http.post('/v1/notes').set(v1Headers(ws.key)).set('Idempotency-Key', ws.key).send({ fields: { $title: 'logged' } }),
+      () =>
+        t.http
+          .post('/v1/notes')
+          .set(v1Headers(ws.key))
+          .set('Idempotency-Key', ws.key)
+          .send({ fields: { $title: 'logged' } }),
     ],
     [
       'a body the parser refuses',
-      () => t.http.post('/v1/notes').set(v1Headers(ws.key)).set('Idempotency-Key', unknownKey).set('Content-Type', 'application/json').send('{'),
+      () =>
+        t.http
+          .post('/v1/notes')
+          .set(v1Headers(ws.key))
+          .set('Idempotency-Key', unknownKey)
+          .set('Content-Type', 'application/json')
+          .send('{'),
     ],
-    ['an error message, logged with its cause', () => t.http.get('/v1/test-log-probe').set(v1Headers(ws.key)).set('X-Probe', ws.key)],
+    [
+      'an error message, logged with its cause',
+      () => t.http.get('/v1/test-log-probe').set(v1Headers(ws.key)).set('X-Probe', ws.key),
+    ],
   ];
 
   /** What the service logged while `send` ran, and its response. */

@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { isLoopbackAddress } from '../support/loopback';
-import { assertNoRefusedConnections, type ConnectOptions, installLoopbackGuard, LOOPBACK_ONLY_CODE, takeRefusedConnections } from '../support/loopback-only';
+import {
+  assertNoRefusedConnections,
+  type ConnectOptions,
+  installLoopbackGuard,
+  LOOPBACK_ONLY_CODE,
+  takeRefusedConnections,
+} from '../support/loopback-only';
 
 /** How a socket ended: connected, or the error code it was destroyed with. */
 function outcome(socket: Socket): Promise<string> {
@@ -24,7 +30,10 @@ function outcome(socket: Socket): Promise<string> {
 /** A name that resolves to `address`, without asking DNS. */
 function resolvingTo(address: string, family: 4 | 6): LookupFunction {
   return (_hostname, options, callback) => {
-    if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    if (options.all)
+      (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [
+        { address, family },
+      ]);
     else callback(null, address, family);
   };
 }
@@ -38,7 +47,8 @@ describe('the loopback-only guard of every jest run (test/support/loopback-only.
   beforeAll(async () => {
     // The targets below are refused only while the guard is on: never try them without it.
     const guarded = Socket.prototype as unknown as Record<symbol, unknown>;
-    if (!guarded[Symbol.for('workspace-records.test.loopback-only')]) throw new Error('the guard is not installed: check setupFilesAfterEnv');
+    if (!guarded[Symbol.for('workspace-records.test.loopback-only')])
+      throw new Error('the guard is not installed: check setupFilesAfterEnv');
     server = createServer((socket) => socket.end()).listen(0, '::');
     await once(server, 'listening');
     port = (server.address() as { port: number }).port;
@@ -55,10 +65,15 @@ describe('the loopback-only guard of every jest run (test/support/loopback-only.
   afterEach(() => takeRefusedConnections());
 
   it('knows loopback addresses', () => {
-    expect(['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'].map(isLoopbackAddress)).toEqual([true, true, true, true]);
-    expect(['192.0.2.1', '10.0.0.1', '0.0.0.0', '::', '2001:db8::1', '::ffff:192.0.2.1', 'localhost'].map(isLoopbackAddress)).toEqual(
-      Array(7).fill(false),
-    );
+    expect(['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'].map(isLoopbackAddress)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(
+      ['192.0.2.1', '10.0.0.1', '0.0.0.0', '::', '2001:db8::1', '::ffff:192.0.2.1', 'localhost'].map(isLoopbackAddress),
+    ).toEqual(Array(7).fill(false));
   });
 
   it('refuses and records a TCP connection to a non-loopback address, in every form the callers use', async () => {
@@ -74,7 +89,10 @@ describe('the loopback-only guard of every jest run (test/support/loopback-only.
         process.nextTick(() => this.destroy(new Error(`let through: ${destination}`)));
       };
       if (options.lookup && !isIP(options.host ?? '')) {
-        options.lookup(options.host!, { all: true }, ((error: NodeJS.ErrnoException | null, addresses: { address: string }[]) => {
+        options.lookup(options.host!, { all: true }, ((
+          error: NodeJS.ErrnoException | null,
+          addresses: { address: string }[],
+        ) => {
           if (error) process.nextTick(() => this.destroy(error));
           else leaked(`${options.host} (${addresses.map(({ address }) => address).join(', ')})`);
         }) as never);
@@ -92,7 +110,10 @@ describe('the loopback-only guard of every jest run (test/support/loopback-only.
       const outcomes = Promise.all(attempts.map(outcome));
       const request = get({ host: '192.0.2.4', port: 8080, path: '/hooks' });
       const failure = await new Promise<NodeJS.ErrnoException>((resolve) => request.once('error', resolve));
-      expect({ outcomes: await outcomes, http: failure.code }).toEqual({ outcomes: Array(5).fill(LOOPBACK_ONLY_CODE), http: LOOPBACK_ONLY_CODE });
+      expect({ outcomes: await outcomes, http: failure.code }).toEqual({
+        outcomes: Array(5).fill(LOOPBACK_ONLY_CODE),
+        http: LOOPBACK_ONLY_CODE,
+      });
     } finally {
       guard.connect = nodeConnect;
     }
@@ -110,9 +131,13 @@ describe('the loopback-only guard of every jest run (test/support/loopback-only.
   it('answers a name other than localhost as not found, without a DNS query, through both lookups the service and Node use', async () => {
     installLoopbackGuard();
     await expect(dnsPromises.lookup('hooks.example.com', { all: true })).rejects.toMatchObject({ code: 'ENOTFOUND' });
-    const callbackError = await new Promise<NodeJS.ErrnoException | null>((resolve) => dnsLookup('registry.example.org', (error) => resolve(error)));
+    const callbackError = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      dnsLookup('registry.example.org', (error) => resolve(error)),
+    );
     expect(callbackError).toMatchObject({ code: 'ENOTFOUND' });
-    expect(await dnsPromises.lookup('localhost', { all: true })).toEqual(expect.arrayContaining([expect.objectContaining({ address: expect.any(String) })]));
+    expect(await dnsPromises.lookup('localhost', { all: true })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ address: expect.any(String) })]),
+    );
     expect((await dnsPromises.lookup('127.0.0.1')).address).toBe('127.0.0.1');
     expect(takeRefusedConnections()).toEqual([]);
   });

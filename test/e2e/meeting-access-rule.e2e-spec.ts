@@ -32,20 +32,38 @@ describe('the meeting access rule', () => {
     const sql = `${await definition('meeting_access')}\n${await definition('hidden_meeting_transcripts')}`;
     const links = [...sql.matchAll(/'(meeting:\$\w+)'/g)].map((match) => match[1]);
     const keys = [...sql.matchAll(/'(\$\w+)'/g)].map((match) => match[1]);
-    expect(new Set(links)).toEqual(new Set(['$createdBy', '$transcript'].map((key) => MEETING.relationships.find((r) => r.key === key)!.binding.link)));
+    expect(new Set(links)).toEqual(
+      new Set(
+        ['$createdBy', '$transcript'].map((key) => MEETING.relationships.find((r) => r.key === key)!.binding.link),
+      ),
+    );
     expect(new Set(keys)).toEqual(new Set(['$privacySetting', '$organizerEmail', '$attendeeEmails']));
     for (const key of keys) expect(MEETING.fields.map((field) => field.key)).toContain(key);
   });
 
   it.each([
     ['meetings', `SELECT meeting_id, full_access FROM meeting_access($1, $2, $3) WHERE meeting_id = ANY($4)`, 4],
-    ['files', `SELECT f.id FROM files f WHERE f.workspace_id = $1 AND NOT EXISTS (SELECT 1 FROM hidden_meeting_transcripts($1, $2, $3) h WHERE h.file_id = f.id)`, 3],
-  ])('is inlined into the %s statements: the planner sees the tables, not a function', async (_name, statement, parameters) => {
-    const values = [suite.ws.workspaceId, suite.ws.memberId, suite.ws.memberEmail.toLowerCase(), ['mtg_x']].slice(0, parameters);
-    const [{ 'QUERY PLAN': [{ Plan: plan }] }] = await dataSource.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
-      `EXPLAIN (FORMAT JSON) ${statement}`,
-      values,
-    );
-    expect(nodeTypes(plan)).not.toContain('Function Scan');
-  });
+    [
+      'files',
+      `SELECT f.id FROM files f WHERE f.workspace_id = $1 AND NOT EXISTS (SELECT 1 FROM hidden_meeting_transcripts($1, $2, $3) h WHERE h.file_id = f.id)`,
+      3,
+    ],
+  ])(
+    'is inlined into the %s statements: the planner sees the tables, not a function',
+    async (_name, statement, parameters) => {
+      const values = [suite.ws.workspaceId, suite.ws.memberId, suite.ws.memberEmail.toLowerCase(), ['mtg_x']].slice(
+        0,
+        parameters,
+      );
+      const [
+        {
+          'QUERY PLAN': [{ Plan: plan }],
+        },
+      ] = await dataSource.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
+        `EXPLAIN (FORMAT JSON) ${statement}`,
+        values,
+      );
+      expect(nodeTypes(plan)).not.toContain('Function Scan');
+    },
+  );
 });

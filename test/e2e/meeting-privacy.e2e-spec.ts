@@ -15,7 +15,8 @@ type Role = (typeof ROLES)[number];
 type Emails = Record<Role, string>;
 
 /** What a variant changes in the stored meeting after the API created it (as an import might have stored it). */
-type Alteration = 'no creator link' | 'organizer and attendees JSON null' | 'no privacySetting' | 'privacySetting JSON null';
+type Alteration =
+  'no creator link' | 'organizer and attendees JSON null' | 'no privacySetting' | 'privacySetting JSON null';
 
 interface Variant {
   name: string;
@@ -51,7 +52,11 @@ const VARIANTS: Variant[] = [
   },
   {
     name: 'METADATA, no creator, organizer and attendees stored as JSON null',
-    fields: (emails) => ({ $privacySetting: 'METADATA', $organizerEmail: emails.organizer, $attendeeEmails: [emails.attendee] }),
+    fields: (emails) => ({
+      $privacySetting: 'METADATA',
+      $organizerEmail: emails.organizer,
+      $attendeeEmails: [emails.attendee],
+    }),
     alterations: ['no creator link', 'organizer and attendees JSON null'],
     full: [],
   },
@@ -105,7 +110,9 @@ describe('meeting privacy on every path, with each optional member unset', () =>
       .send({ key: 'topic', label: 'Topic', valueType: 'TEXT' });
     expect(topic.status).toBe(200);
     for (const role of ROLES) {
-      const member = await createMember(suite.t.http, suite.ws.workspaceId, { email: `${role}-${Date.now()}@Corp.example` });
+      const member = await createMember(suite.t.http, suite.ws.workspaceId, {
+        email: `${role}-${Date.now()}@Corp.example`,
+      });
       keys[role] = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, SCOPES)).key;
       emails[role] = member.email;
     }
@@ -117,75 +124,86 @@ describe('meeting privacy on every path, with each optional member unset', () =>
       const created = await post(
         '/v1/meetings',
         {
-          fields: { $title: title, $startDate: START, $endDate: END, $description: 'secret agenda', topic: topicValue, ...variant.fields(emails) },
+          fields: {
+            $title: title,
+            $startDate: START,
+            $endDate: END,
+            $description: 'secret agenda',
+            topic: topicValue,
+            ...variant.fields(emails),
+          },
           relationships: { $transcript: file },
         },
         keys.creator,
       );
       expect(created.status).toBe(200);
-      for (const alteration of variant.alterations ?? []) await dataSource.query(ALTERATION_SQL[alteration], [created.body.id]);
+      for (const alteration of variant.alterations ?? [])
+        await dataSource.query(ALTERATION_SQL[alteration], [created.body.id]);
       meetings.push({ id: created.body.id, file, title, topic: topicValue });
     }
   });
 
-  describe.each(VARIANTS.map((variant, index) => [variant.name, index, variant] as const))('%s', (_name, index, variant) => {
-    it.each(ROLES.map((role) => [role, variant.full.includes(role) ? 'FULL' : 'METADATA'] as const))(
-      'the %s has %s access on retrieve, list, update and every files route',
-      async (role, level) => {
-        const full = level === 'FULL';
-        const { id, file, title, topic } = meetings[index];
-        const key = keys[role];
+  describe.each(VARIANTS.map((variant, index) => [variant.name, index, variant] as const))(
+    '%s',
+    (_name, index, variant) => {
+      it.each(ROLES.map((role) => [role, variant.full.includes(role) ? 'FULL' : 'METADATA'] as const))(
+        'the %s has %s access on retrieve, list, update and every files route',
+        async (role, level) => {
+          const full = level === 'FULL';
+          const { id, file, title, topic } = meetings[index];
+          const key = keys[role];
 
-        const read = await get(`/v1/meetings/${id}`, key);
-        expect(read.status).toBe(200);
-        suite.openapi.assert(read);
-        expect(read.body.accessLevel).toBe(level);
-        expect(read.body.fields.$title.value).toBe(title);
-        expect(read.body.fields.$description.value).toBe(full ? 'secret agenda' : null);
-        expect(read.body.fields.topic.value).toBe(full ? topic : null);
-        if (full) expect(read.body.relationships.$transcript.values).toEqual([file]);
-        else expect(read.body.relationships).not.toHaveProperty('$transcript');
+          const read = await get(`/v1/meetings/${id}`, key);
+          expect(read.status).toBe(200);
+          suite.openapi.assert(read);
+          expect(read.body.accessLevel).toBe(level);
+          expect(read.body.fields.$title.value).toBe(title);
+          expect(read.body.fields.$description.value).toBe(full ? 'secret agenda' : null);
+          expect(read.body.fields.topic.value).toBe(full ? topic : null);
+          if (full) expect(read.body.relationships.$transcript.values).toEqual([file]);
+          else expect(read.body.relationships).not.toHaveProperty('$transcript');
 
-        const listed = await get(`/v1/meetings?$title=${encodeURIComponent(title)}`, key);
-        suite.openapi.assert(listed);
-        expect(listed.body).toMatchObject({ totalCount: 1 });
-        expect(listed.body.data).toEqual([read.body]);
-        for (const hidden of [`topic=${topic}`, `$transcript=${file}`]) {
-          const filtered = await get(`/v1/meetings?${hidden}`, key);
-          expect({ hidden, found: ids(filtered), totalCount: filtered.body.totalCount }).toEqual({
-            hidden,
-            found: full ? [id] : [],
-            totalCount: full ? 1 : 0,
-          });
-        }
+          const listed = await get(`/v1/meetings?$title=${encodeURIComponent(title)}`, key);
+          suite.openapi.assert(listed);
+          expect(listed.body).toMatchObject({ totalCount: 1 });
+          expect(listed.body.data).toEqual([read.body]);
+          for (const hidden of [`topic=${topic}`, `$transcript=${file}`]) {
+            const filtered = await get(`/v1/meetings?${hidden}`, key);
+            expect({ hidden, found: ids(filtered), totalCount: filtered.body.totalCount }).toEqual({
+              hidden,
+              found: full ? [id] : [],
+              totalCount: full ? 1 : 0,
+            });
+          }
 
-        const fileRead = await get(`/v1/files/${file}`, key);
-        const url = await get(`/v1/files/${file}/url`, key);
-        const complete = await post(`/v1/files/${file}/complete`, {}, key);
-        const cancel = await post(`/v1/files/${file}/cancel`, {}, key);
-        if (full) {
-          expect(fileRead.status).toBe(200);
-          expect(url.status).toBe(200);
-          expectError(complete, 409, 'invalid_state');
-          expectError(cancel, 409, 'invalid_state');
-        } else {
-          for (const response of [fileRead, url, complete, cancel]) expectError(response, 404, 'not_found');
-        }
-        const { listed: files, totals } = await allFiles(key);
-        expect(files.includes(file)).toBe(full);
-        expect(totals.every((total) => total === files.length)).toBe(true);
+          const fileRead = await get(`/v1/files/${file}`, key);
+          const url = await get(`/v1/files/${file}/url`, key);
+          const complete = await post(`/v1/files/${file}/complete`, {}, key);
+          const cancel = await post(`/v1/files/${file}/cancel`, {}, key);
+          if (full) {
+            expect(fileRead.status).toBe(200);
+            expect(url.status).toBe(200);
+            expectError(complete, 409, 'invalid_state');
+            expectError(cancel, 409, 'invalid_state');
+          } else {
+            for (const response of [fileRead, url, complete, cancel]) expectError(response, 404, 'not_found');
+          }
+          const { listed: files, totals } = await allFiles(key);
+          expect(files.includes(file)).toBe(full);
+          expect(totals.every((total) => total === files.length)).toBe(true);
 
-        // Last, as it stamps updatedAt: the empty update passes the same access gate as any change.
-        const updated = await post(`/v1/meetings/${id}`, {}, key);
-        if (full) {
-          expect(updated.status).toBe(200);
-          expect(updated.body.accessLevel).toBe('FULL');
-        } else {
-          expectError(updated, 403, 'not_permitted');
-        }
-      },
-    );
-  });
+          // Last, as it stamps updatedAt: the empty update passes the same access gate as any change.
+          const updated = await post(`/v1/meetings/${id}`, {}, key);
+          if (full) {
+            expect(updated.status).toBe(200);
+            expect(updated.body.accessLevel).toBe('FULL');
+          } else {
+            expectError(updated, 403, 'not_permitted');
+          }
+        },
+      );
+    },
+  );
 
   it('counts, for each caller, exactly the files it is shown', async () => {
     const visibleTranscripts = (role: Role) => VARIANTS.filter((variant) => variant.full.includes(role)).length;
@@ -229,10 +247,18 @@ describe('meeting filters at METADATA access', () => {
     }
     const account = (await suite.post('/v1/accounts', { fields: { $name: 'Acme' } }, fresh.key)).body.id;
     const contact = (
-      await suite.post('/v1/contacts', { fields: { $email: ['pat@acme.example'] }, relationships: { $account: account } }, fresh.key)
+      await suite.post(
+        '/v1/contacts',
+        { fields: { $email: ['pat@acme.example'] }, relationships: { $account: account } },
+        fresh.key,
+      )
     ).body.id;
     const deal = (
-      await suite.post('/v1/opportunities', { fields: { $name: 'Deal', $stage: 'LEAD' }, relationships: { $account: account } }, fresh.key)
+      await suite.post(
+        '/v1/opportunities',
+        { fields: { $name: 'Deal', $stage: 'LEAD' }, relationships: { $account: account } },
+        fresh.key,
+      )
     ).body.id;
     related = { contact, account, deal };
     file = await uploadFile(suite.t.http, keys.creator);
@@ -261,7 +287,11 @@ describe('meeting filters at METADATA access', () => {
       $opportunity: { values: [deal] },
     });
     hidden = created.body.id;
-    const other = await suite.post('/v1/meetings', { fields: { $title: 'Standup', $startDate: START, $endDate: END } }, fresh.key);
+    const other = await suite.post(
+      '/v1/meetings',
+      { fields: { $title: 'Standup', $startDate: START, $endDate: END } },
+      fresh.key,
+    );
     open = other.body.id;
   });
 
@@ -310,7 +340,11 @@ describe('meeting filters at METADATA access', () => {
     for (const [query, outsider, attendee] of cases) {
       const seenByOutsider = await as(keys.outsider)(query);
       const seenByAttendee = await as(keys.attendee)(query);
-      expect({ query, outsider: ids(seenByOutsider), attendee: ids(seenByAttendee) }).toEqual({ query, outsider, attendee });
+      expect({ query, outsider: ids(seenByOutsider), attendee: ids(seenByAttendee) }).toEqual({
+        query,
+        outsider,
+        attendee,
+      });
       expect(seenByOutsider.body.totalCount).toBe(outsider.length);
     }
     expectError(await as(keys.outsider)('$description=secret'), 400, 'invalid_filter', '$description');
@@ -326,7 +360,10 @@ describe('what a meeting at METADATA access gives away through other routes', ()
   let deal: string;
 
   const addToMeetings = (kind: 'fields' | 'relationships', body: object) =>
-    suite.t.http.post(`/admin/v1/workspaces/${fresh.workspaceId}/object-types/meeting/${kind}`).set(adminHeaders()).send(body);
+    suite.t.http
+      .post(`/admin/v1/workspaces/${fresh.workspaceId}/object-types/meeting/${kind}`)
+      .set(adminHeaders())
+      .send(body);
 
   beforeAll(async () => {
     fresh = await createWorkspace(suite.t.http);
@@ -344,13 +381,23 @@ describe('what a meeting at METADATA access gives away through other routes', ()
     expect(relationship.status).toBe(200);
     const account = (await suite.post('/v1/accounts', { fields: { $name: 'Acme' } }, fresh.key)).body.id;
     deal = (
-      await suite.post('/v1/opportunities', { fields: { $name: 'Deal', $stage: 'LEAD' }, relationships: { $account: account } }, fresh.key)
+      await suite.post(
+        '/v1/opportunities',
+        { fields: { $name: 'Deal', $stage: 'LEAD' }, relationships: { $account: account } },
+        fresh.key,
+      )
     ).body.id;
     transcript = await uploadFile(suite.t.http, keys.creator);
     const created = await suite.post(
       '/v1/meetings',
       {
-        fields: { $title: 'Private', $startDate: START, $endDate: END, $privacySetting: 'METADATA', code: 'PROJECT-ZETA-42' },
+        fields: {
+          $title: 'Private',
+          $startDate: START,
+          $endDate: END,
+          $privacySetting: 'METADATA',
+          code: 'PROJECT-ZETA-42',
+        },
         relationships: { $transcript: transcript, deal: [deal] },
         externalId: 'calendar-event-7',
       },
@@ -378,7 +425,11 @@ describe('what a meeting at METADATA access gives away through other routes', ()
   });
 
   it('answers for a transcript the caller may not read exactly as for a file that does not exist', async () => {
-    const own = await suite.post('/v1/meetings', { fields: { $title: 'Mine', $startDate: START, $endDate: END } }, keys.outsider);
+    const own = await suite.post(
+      '/v1/meetings',
+      { fields: { $title: 'Mine', $startDate: START, $endDate: END } },
+      keys.outsider,
+    );
     expect(own.status).toBe(200);
     const take = (file: string) =>
       suite.post(`/v1/meetings/${own.body.id}`, { relationships: { $transcript: { replace: file } } }, keys.outsider);
@@ -387,10 +438,16 @@ describe('what a meeting at METADATA access gives away through other routes', ()
     const missing = await take(madeUp);
     expectError(hiddenTranscript, 422, 'relationship_entity_missing', 'relationships.$transcript');
     expectError(missing, 422, 'relationship_entity_missing', 'relationships.$transcript');
-    expect(hiddenTranscript.body.error.message.replace(transcript, '<id>')).toBe(missing.body.error.message.replace(madeUp, '<id>'));
+    expect(hiddenTranscript.body.error.message.replace(transcript, '<id>')).toBe(
+      missing.body.error.message.replace(madeUp, '<id>'),
+    );
 
     // Its own meeting's transcript is no secret to the creator: it hears why it cannot take it.
-    const creators = await suite.post('/v1/meetings', { fields: { $title: 'Also mine', $startDate: START, $endDate: END } }, keys.creator);
+    const creators = await suite.post(
+      '/v1/meetings',
+      { fields: { $title: 'Also mine', $startDate: START, $endDate: END } },
+      keys.creator,
+    );
     const taken = await suite.post(
       `/v1/meetings/${creators.body.id}`,
       { relationships: { $transcript: { replace: transcript } } },

@@ -65,16 +65,38 @@ describe('meetings', () => {
 
   it('refuses meetings that are not in the past, or that end before they start', async () => {
     const future = new Date(Date.now() + HOUR).toISOString();
-    expectError(await post('/v1/meetings', meeting({ $startDate: future, $endDate: future })), 422, 'invalid_value', 'fields.$startDate');
+    expectError(
+      await post('/v1/meetings', meeting({ $startDate: future, $endDate: future })),
+      422,
+      'invalid_value',
+      'fields.$startDate',
+    );
     expectError(await post('/v1/meetings', meeting({ $endDate: future })), 422, 'invalid_value', 'fields.$endDate');
-    expectError(await post('/v1/meetings', meeting({ $startDate: past(1), $endDate: past(2) })), 422, 'invalid_value', 'fields.$endDate');
-    expectError(await post('/v1/meetings', meeting({ $startDate: 'yesterday' })), 422, 'invalid_value', 'fields.$startDate');
+    expectError(
+      await post('/v1/meetings', meeting({ $startDate: past(1), $endDate: past(2) })),
+      422,
+      'invalid_value',
+      'fields.$endDate',
+    );
+    expectError(
+      await post('/v1/meetings', meeting({ $startDate: 'yesterday' })),
+      422,
+      'invalid_value',
+      'fields.$startDate',
+    );
     for (const key of ['$title', '$startDate', '$endDate']) {
       expectError(await post('/v1/meetings', meeting({ [key]: undefined })), 422, 'parameter_missing', `fields.${key}`);
     }
-    expectError(await post('/v1/meetings', meeting({}, { autoCreateRecords: 'yes' })), 400, 'invalid_type', 'autoCreateRecords');
+    expectError(
+      await post('/v1/meetings', meeting({}, { autoCreateRecords: 'yes' })),
+      400,
+      'invalid_type',
+      'autoCreateRecords',
+    );
     const listed = await get('/v1/meetings?limit=25');
-    expect(listed.body.data.every((m: { fields: { $title: { value: string } } }) => m.fields.$title.value === 'Weekly')).toBe(true);
+    expect(
+      listed.body.data.every((m: { fields: { $title: { value: string } } }) => m.fields.$title.value === 'Weekly'),
+    ).toBe(true);
   });
 
   it('writes only $privacySetting and $transcript.replace on update', async () => {
@@ -83,9 +105,24 @@ describe('meetings', () => {
     expect(changed.status).toBe(200);
     suite.openapi.assert(changed);
     expect(changed.body.fields.$privacySetting.value).toBe('METADATA');
-    expectError(await post(`/v1/meetings/${created}`, { fields: { $title: 'x' } }), 422, 'read_only_field', 'fields.$title');
-    expectError(await post(`/v1/meetings/${created}`, { fields: { topic: 'x' } }), 422, 'read_only_field', 'fields.topic');
-    expectError(await post(`/v1/meetings/${created}`, { fields: { $nope: 'x' } }), 400, 'unknown_field', 'fields.$nope');
+    expectError(
+      await post(`/v1/meetings/${created}`, { fields: { $title: 'x' } }),
+      422,
+      'read_only_field',
+      'fields.$title',
+    );
+    expectError(
+      await post(`/v1/meetings/${created}`, { fields: { topic: 'x' } }),
+      422,
+      'read_only_field',
+      'fields.topic',
+    );
+    expectError(
+      await post(`/v1/meetings/${created}`, { fields: { $nope: 'x' } }),
+      400,
+      'unknown_field',
+      'fields.$nope',
+    );
     expectError(await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'SECRET' } }), 400, 'invalid_type');
     for (const operation of [{ add: 'fil_x' }, { remove: 'fil_x' }, { replace: null }, { replace: ['a', 'b'] }, {}]) {
       expectError(
@@ -95,7 +132,11 @@ describe('meetings', () => {
         'relationships.$transcript',
       );
     }
-    expectError(await post(`/v1/meetings/${created}`, { relationships: { $contact: { replace: 'con_x' } } }), 422, 'read_only_field');
+    expectError(
+      await post(`/v1/meetings/${created}`, { relationships: { $contact: { replace: 'con_x' } } }),
+      422,
+      'read_only_field',
+    );
     // A name that is no operation at all is one the route does not allow, as on every record.
     expectError(
       await post(`/v1/meetings/${created}`, { relationships: { $transcript: { replace: 'fil_x', set: 'fil_x' } } }),
@@ -103,33 +144,63 @@ describe('meetings', () => {
       'invalid_operation',
       'relationships.$transcript.set',
     );
-    expectError(await post(`/v1/meetings/${created}`, { relationships: { $nope: { replace: 'x' } } }), 400, 'unknown_relationship');
+    expectError(
+      await post(`/v1/meetings/${created}`, { relationships: { $nope: { replace: 'x' } } }),
+      400,
+      'unknown_relationship',
+    );
     const file = await uploadFile(suite.t.http, suite.ws.key);
     const replaced = await post(`/v1/meetings/${created}`, { relationships: { $transcript: { replace: file } } });
     expect(replaced.body.relationships.$transcript.values).toEqual([file]);
   });
 
   it('reads null for an optional body member as absent, and a null $privacySetting as the default FULL', async () => {
-    const createBody = meeting({ $privacySetting: null }, { autoCreateRecords: null, relationships: { $transcript: null } });
+    const createBody = meeting(
+      { $privacySetting: null },
+      { autoCreateRecords: null, relationships: { $transcript: null } },
+    );
     expect(suite.openapi.refusesRequest('POST', '/v1/meetings', meeting({}, { autoCreateRecords: null }))).toBe(false);
     const created = await post('/v1/meetings', createBody);
     expect(created.status).toBe(200);
     expect(created.body.fields.$privacySetting.value).toBe('FULL');
     expect(created.body.relationships.$transcript.values).toEqual([]);
     const id = created.body.id;
-    expect((await post(`/v1/meetings/${id}`, { fields: { $privacySetting: 'METADATA' } })).body.fields.$privacySetting.value).toBe('METADATA');
-    for (const body of [{ fields: null }, { relationships: null }, { fields: null, relationships: null }, { fields: {}, relationships: {} }]) {
+    expect(
+      (await post(`/v1/meetings/${id}`, { fields: { $privacySetting: 'METADATA' } })).body.fields.$privacySetting.value,
+    ).toBe('METADATA');
+    for (const body of [
+      { fields: null },
+      { relationships: null },
+      { fields: null, relationships: null },
+      { fields: {}, relationships: {} },
+    ]) {
       expect(suite.openapi.refusesRequest('POST', `/v1/meetings/${id}`, body)).toBe(false);
       const unchanged = await post(`/v1/meetings/${id}`, body);
-      expect({ body, status: unchanged.status, privacy: unchanged.body.fields?.$privacySetting.value }).toEqual({ body, status: 200, privacy: 'METADATA' });
+      expect({ body, status: unchanged.status, privacy: unchanged.body.fields?.$privacySetting.value }).toEqual({
+        body,
+        status: 200,
+        privacy: 'METADATA',
+      });
     }
-    expect(suite.openapi.refusesRequest('POST', `/v1/meetings/${id}`, { fields: { $privacySetting: null } })).toBe(false);
+    expect(suite.openapi.refusesRequest('POST', `/v1/meetings/${id}`, { fields: { $privacySetting: null } })).toBe(
+      false,
+    );
     const cleared = await post(`/v1/meetings/${id}`, { fields: { $privacySetting: null } });
     expect(cleared.status).toBe(200);
     suite.openapi.assert(cleared);
     expect(cleared.body.fields.$privacySetting.value).toBe('FULL');
-    expectError(await post(`/v1/meetings/${id}`, { relationships: { $transcript: null } }), 422, 'read_only_field', 'relationships.$transcript');
-    expectError(await post(`/v1/meetings/${id}`, { fields: { $title: null } }), 422, 'read_only_field', 'fields.$title');
+    expectError(
+      await post(`/v1/meetings/${id}`, { relationships: { $transcript: null } }),
+      422,
+      'read_only_field',
+      'relationships.$transcript',
+    );
+    expectError(
+      await post(`/v1/meetings/${id}`, { fields: { $title: null } }),
+      422,
+      'read_only_field',
+      'fields.$title',
+    );
     expectError(await post(`/v1/meetings/${id}`, { fields: { $nope: null } }), 400, 'unknown_field', 'fields.$nope');
     expectError(await post(`/v1/meetings/${id}`, { fields: 'METADATA' }), 400, 'invalid_type', 'fields');
     expectError(await post(`/v1/meetings/${id}`, { relationships: [] }), 400, 'invalid_type', 'relationships');
@@ -139,11 +210,21 @@ describe('meetings', () => {
     const id = (await post('/v1/meetings', meeting())).body.id;
     const postText = (path: string, text: string) =>
       suite.t.http.post(path).set(v1Headers(suite.ws.key)).set('Content-Type', 'application/json').send(text);
-    expectError(await post(`/v1/meetings/${id}`, { fields: { $privacySetting: 'FULL' }, extra: 1 }), 400, 'unknown_field', 'extra');
+    expectError(
+      await post(`/v1/meetings/${id}`, { fields: { $privacySetting: 'FULL' }, extra: 1 }),
+      400,
+      'unknown_field',
+      'extra',
+    );
     for (const name of ['__proto__', 'constructor']) {
       expectError(await postText(`/v1/meetings/${id}`, `{"${name}":{"fields":{}}}`), 400, 'unknown_field', name);
     }
-    expectError(await post('/v1/meetings', meeting({}, { autoCreateRecords: [true] })), 400, 'invalid_type', 'autoCreateRecords');
+    expectError(
+      await post('/v1/meetings', meeting({}, { autoCreateRecords: [true] })),
+      400,
+      'invalid_type',
+      'autoCreateRecords',
+    );
     expectError(await post('/v1/meetings', meeting({}, { extra: 1 })), 400, 'unknown_field', 'extra');
     // The rest of a create body is a record body: a custom field may be named like an Object.prototype member.
     const fresh = await createWorkspace(suite.t.http);
@@ -152,7 +233,11 @@ describe('meetings', () => {
       .set(adminHeaders())
       .send({ key: 'constructor', label: 'Builder', valueType: 'TEXT' });
     expect(custom.status).toBe(200);
-    const created = await post('/v1/meetings', meeting({ constructor: 'Ada' }, { autoCreateRecords: false }), fresh.key);
+    const created = await post(
+      '/v1/meetings',
+      meeting({ constructor: 'Ada' }, { autoCreateRecords: false }),
+      fresh.key,
+    );
     expect(created.status).toBe(200);
     expect(created.body.fields.constructor).toEqual({ value: 'Ada', valueType: 'TEXT' });
   });
@@ -171,21 +256,45 @@ describe('meetings', () => {
       ['fil_nope', 'relationship_entity_missing'],
     ];
     for (const [transcript, code] of refusals) {
-      expectError(await post('/v1/meetings', meeting({}, { relationships: { $transcript: transcript } })), 422, code, 'relationships.$transcript');
+      expectError(
+        await post('/v1/meetings', meeting({}, { relationships: { $transcript: transcript } })),
+        422,
+        code,
+        'relationships.$transcript',
+      );
     }
     const target = (await post('/v1/meetings', meeting())).body.id;
-    expectError(await post(`/v1/meetings/${target}`, { relationships: { $transcript: { replace: used } } }), 422, 'invalid_value');
+    expectError(
+      await post(`/v1/meetings/${target}`, { relationships: { $transcript: { replace: used } } }),
+      422,
+      'invalid_value',
+    );
   });
 
   describe('privacy', () => {
     let meetingId: string;
     let transcript: string;
-    const keys: Record<'creator' | 'organizer' | 'attendee' | 'outsider', string> = { creator: '', organizer: '', attendee: '', outsider: '' };
+    const keys: Record<'creator' | 'organizer' | 'attendee' | 'outsider', string> = {
+      creator: '',
+      organizer: '',
+      attendee: '',
+      outsider: '',
+    };
 
     beforeAll(async () => {
       for (const role of Object.keys(keys) as (keyof typeof keys)[]) {
-        const member = await createMember(suite.t.http, suite.ws.workspaceId, { email: `${role}-${Date.now()}@corp.example` });
-        keys[role] = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['meetings:read', 'meetings:create', 'meetings:update', 'files:read', 'files:create'])).key;
+        const member = await createMember(suite.t.http, suite.ws.workspaceId, {
+          email: `${role}-${Date.now()}@corp.example`,
+        });
+        keys[role] = (
+          await createKey(suite.t.http, suite.ws.workspaceId, member.id, [
+            'meetings:read',
+            'meetings:create',
+            'meetings:update',
+            'files:read',
+            'files:create',
+          ])
+        ).key;
         (keys as Record<string, string>)[`${role}Email`] = member.email;
       }
       transcript = await uploadFile(suite.t.http, keys.creator);
@@ -225,14 +334,18 @@ describe('meetings', () => {
       expect(read.body.fields.$description.value).toBeNull();
       expect(read.body.fields.topic.value).toBeNull();
       expect(read.body.fields.$title.value).toBe('Weekly');
-      expect(read.body.fields.$organizerEmail.value).toBe((keys as Record<string, string>).organizerEmail.toLowerCase());
+      expect(read.body.fields.$organizerEmail.value).toBe(
+        (keys as Record<string, string>).organizerEmail.toLowerCase(),
+      );
       expect(read.body.relationships).not.toHaveProperty('$transcript');
       const list = await get('/v1/meetings?limit=25', keys.outsider);
       suite.openapi.assert(list);
       const item = list.body.data.find((m: { id: string }) => m.id === meetingId);
       expect(item).toMatchObject({ accessLevel: 'METADATA', fields: { $description: { value: null } } });
       expect((await get('/v1/meetings?topic=layoffs', keys.outsider)).body).toMatchObject({ data: [], totalCount: 0 });
-      expect((await get(`/v1/meetings?$title=Weekly&limit=25`, keys.outsider)).body.data.map((m: { id: string }) => m.id)).toContain(meetingId);
+      expect(
+        (await get(`/v1/meetings?$title=Weekly&limit=25`, keys.outsider)).body.data.map((m: { id: string }) => m.id),
+      ).toContain(meetingId);
       expectError(await get(`/v1/files/${transcript}`, keys.outsider), 404, 'not_found');
       expectError(await get(`/v1/files/${transcript}/url`, keys.outsider), 404, 'not_found');
       const files = await get('/v1/files?limit=25', keys.outsider);
@@ -241,8 +354,16 @@ describe('meetings', () => {
 
     it('lets no caller without FULL access replace the transcript or lift the privacy setting', async () => {
       const own = await uploadFile(suite.t.http, keys.outsider);
-      expectError(await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'FULL' } }, keys.outsider), 403, 'not_permitted');
-      expectError(await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: null } }, keys.outsider), 403, 'not_permitted');
+      expectError(
+        await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'FULL' } }, keys.outsider),
+        403,
+        'not_permitted',
+      );
+      expectError(
+        await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: null } }, keys.outsider),
+        403,
+        'not_permitted',
+      );
       expectError(
         await post(`/v1/meetings/${meetingId}`, { relationships: { $transcript: { replace: own } } }, keys.outsider),
         403,
@@ -252,7 +373,9 @@ describe('meetings', () => {
     });
 
     it('gives everyone FULL access once the setting is FULL', async () => {
-      expect((await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'FULL' } }, keys.creator)).status).toBe(200);
+      expect(
+        (await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'FULL' } }, keys.creator)).status,
+      ).toBe(200);
       expect((await get(`/v1/meetings/${meetingId}`, keys.outsider)).body.accessLevel).toBe('FULL');
       expect((await get(`/v1/files/${transcript}`, keys.outsider)).status).toBe(200);
       await post(`/v1/meetings/${meetingId}`, { fields: { $privacySetting: 'METADATA' } }, keys.creator);
@@ -262,15 +385,33 @@ describe('meetings', () => {
   it('links contacts, their accounts and opportunities from attendee emails', async () => {
     const fresh = await createWorkspace(suite.t.http);
     const account = (await post('/v1/accounts', { fields: { $name: 'Acme' } }, fresh.key)).body.id;
-    const contact = (await post('/v1/contacts', { fields: { $email: ['pat@acme.example'] }, relationships: { $account: account } }, fresh.key)).body.id;
-    const deal = (await post('/v1/opportunities', { fields: { $name: 'D', $stage: 'LEAD' }, relationships: { $account: account } }, fresh.key)).body.id;
-    const created = await post('/v1/meetings', meeting({ $attendeeEmails: ['Pat@acme.example', 'new@elsewhere.example'] }), fresh.key);
+    const contact = (
+      await post(
+        '/v1/contacts',
+        { fields: { $email: ['pat@acme.example'] }, relationships: { $account: account } },
+        fresh.key,
+      )
+    ).body.id;
+    const deal = (
+      await post(
+        '/v1/opportunities',
+        { fields: { $name: 'D', $stage: 'LEAD' }, relationships: { $account: account } },
+        fresh.key,
+      )
+    ).body.id;
+    const created = await post(
+      '/v1/meetings',
+      meeting({ $attendeeEmails: ['Pat@acme.example', 'new@elsewhere.example'] }),
+      fresh.key,
+    );
     expect(created.body.relationships).toMatchObject({
       $contact: { values: [contact] },
       $account: { values: [account] },
       $opportunity: { values: [deal] },
     });
-    expect((await get(`/v1/contacts/${contact}`, fresh.key)).body.relationships.$meeting.values).toEqual([created.body.id]);
+    expect((await get(`/v1/contacts/${contact}`, fresh.key)).body.relationships.$meeting.values).toEqual([
+      created.body.id,
+    ]);
     expect((await get('/v1/contacts', fresh.key)).body.totalCount).toBe(1);
   });
 
@@ -278,7 +419,10 @@ describe('meetings', () => {
     const fresh = await createWorkspace(suite.t.http);
     const created = await post(
       '/v1/meetings',
-      meeting({ $attendeeEmails: ['ann@newco.example', 'bob@newco.example', fresh.memberEmail] }, { autoCreateRecords: true }),
+      meeting(
+        { $attendeeEmails: ['ann@newco.example', 'bob@newco.example', fresh.memberEmail] },
+        { autoCreateRecords: true },
+      ),
       fresh.key,
     );
     expect(created.status).toBe(200);
@@ -307,7 +451,8 @@ describe('meetings', () => {
     it('never refuses a meeting for a field it does not have: contacts a workspace requires more of are not auto-created', async () => {
       const fresh = await createWorkspace(suite.t.http);
       await addField(fresh.workspaceId, 'contact', 'badge');
-      const known = (await post('/v1/contacts', { fields: { $email: ['bob@badge.example'], badge: 'B-1' } }, fresh.key)).body.id;
+      const known = (await post('/v1/contacts', { fields: { $email: ['bob@badge.example'], badge: 'B-1' } }, fresh.key))
+        .body.id;
       const body = meeting({ $attendeeEmails: ['ann@badge.example', 'bob@badge.example'] });
       const plain = await post('/v1/meetings', body, fresh.key);
       const auto = await post('/v1/meetings', { ...body, autoCreateRecords: true }, fresh.key);
@@ -322,7 +467,13 @@ describe('meetings', () => {
     it('creates contacts without an account when accounts need more, and still links an existing one', async () => {
       const fresh = await createWorkspace(suite.t.http);
       await addField(fresh.workspaceId, 'account', 'tier');
-      const known = (await post('/v1/accounts', { fields: { $name: 'Known', $website: ['https://www.known.example/about'], tier: 'gold' } }, fresh.key)).body.id;
+      const known = (
+        await post(
+          '/v1/accounts',
+          { fields: { $name: 'Known', $website: ['https://www.known.example/about'], tier: 'gold' } },
+          fresh.key,
+        )
+      ).body.id;
       const created = await post(
         '/v1/meetings',
         meeting({ $attendeeEmails: ['ann@new.example', 'kim@known.example'] }, { autoCreateRecords: true }),
@@ -345,9 +496,24 @@ describe('meetings', () => {
       const beta = await account('Beta', ['http://beta.example/']);
       const gamma = await account('Gamma', ['https://other.example', 'HTTPS://Gamma.EXAMPLE/team?x=1#top']);
       const delta = await account('Delta', ['https://user@delta.example:8443/x']);
-      await account('Look-alikes', ['https://notepsilon.example', 'https://epsilon.example.evil.test', 'https://sub.epsilon.example']);
-      const emails = ['a@alpha.example', 'b@beta.example', 'c@GAMMA.example', 'd@delta.example', 'w@www.alpha.example', 'e@epsilon.example'];
-      const created = await post('/v1/meetings', meeting({ $attendeeEmails: emails }, { autoCreateRecords: true }), fresh.key);
+      await account('Look-alikes', [
+        'https://notepsilon.example',
+        'https://epsilon.example.evil.test',
+        'https://sub.epsilon.example',
+      ]);
+      const emails = [
+        'a@alpha.example',
+        'b@beta.example',
+        'c@GAMMA.example',
+        'd@delta.example',
+        'w@www.alpha.example',
+        'e@epsilon.example',
+      ];
+      const created = await post(
+        '/v1/meetings',
+        meeting({ $attendeeEmails: emails }, { autoCreateRecords: true }),
+        fresh.key,
+      );
       expect(created.status).toBe(200);
       expect(await accountOfContactWith('a@alpha.example', fresh.key)).toEqual([alpha]);
       expect(await accountOfContactWith('w@www.alpha.example', fresh.key)).toEqual([alpha]);
@@ -361,7 +527,11 @@ describe('meetings', () => {
       });
       expect(await countOf('accounts', fresh.key)).toBe(7);
       // A second meeting with the same domains creates nothing more.
-      const again = await post('/v1/meetings', meeting({ $attendeeEmails: ['x@Epsilon.example', 'y@beta.example'] }, { autoCreateRecords: true }), fresh.key);
+      const again = await post(
+        '/v1/meetings',
+        meeting({ $attendeeEmails: ['x@Epsilon.example', 'y@beta.example'] }, { autoCreateRecords: true }),
+        fresh.key,
+      );
       expect(again.body.relationships.$account.values.sort()).toEqual([beta, epsilon].sort());
       expect(await countOf('accounts', fresh.key)).toBe(7);
     });
@@ -410,7 +580,11 @@ describe('meetings', () => {
 
     it('gives an email whose domain no website can have a contact without an account', async () => {
       const fresh = await createWorkspace(suite.t.http);
-      const created = await post('/v1/meetings', meeting({ $attendeeEmails: ['joe@a:b.example'] }, { autoCreateRecords: true }), fresh.key);
+      const created = await post(
+        '/v1/meetings',
+        meeting({ $attendeeEmails: ['joe@a:b.example'] }, { autoCreateRecords: true }),
+        fresh.key,
+      );
       expect(created.status).toBe(200);
       expect(await accountOfContactWith('joe@a:b.example', fresh.key)).toEqual([]);
       expect(await countOf('accounts', fresh.key)).toBe(0);
@@ -420,10 +594,18 @@ describe('meetings', () => {
   it('keeps workspaces apart and requires the meeting scopes', async () => {
     const created = (await post('/v1/meetings', meeting())).body.id;
     expectError(await get(`/v1/meetings/${created}`, suite.other.key), 404, 'not_found');
-    expectError(await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'FULL' } }, suite.other.key), 404, 'not_found');
+    expectError(
+      await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'FULL' } }, suite.other.key),
+      404,
+      'not_found',
+    );
     expectError(await get('/v1/meetings/mtg_bad'), 404, 'not_found');
     const reader = await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['meetings:read']);
     expectError(await post('/v1/meetings', meeting(), reader.key), 403, 'insufficient_scope');
-    expectError(await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'FULL' } }, reader.key), 403, 'insufficient_scope');
+    expectError(
+      await post(`/v1/meetings/${created}`, { fields: { $privacySetting: 'FULL' } }, reader.key),
+      403,
+      'insufficient_scope',
+    );
   });
 });

@@ -64,10 +64,18 @@ describe('members (GET /v1/members, GET /v1/members/{id})', () => {
     const none = await createMember(t.http, ws.workspaceId);
     const firstRead = await get(`/v1/members/${first.id}`);
     expect(firstRead.body).toEqual(
-      memberEnvelope({ id: first.id, email: first.email, name: { firstName: 'Linus' }, role: 'member', httpLink: null }),
+      memberEnvelope({
+        id: first.id,
+        email: first.email,
+        name: { firstName: 'Linus' },
+        role: 'member',
+        httpLink: null,
+      }),
     );
     const noneRead = await get(`/v1/members/${none.id}`);
-    expect(noneRead.body).toEqual(memberEnvelope({ id: none.id, email: none.email, name: null, role: 'member', httpLink: null }));
+    expect(noneRead.body).toEqual(
+      memberEnvelope({ id: none.id, email: none.email, name: null, role: 'member', httpLink: null }),
+    );
   });
 
   it('lists the members of the workspace in the same envelope', async () => {
@@ -126,7 +134,11 @@ describe('members (GET /v1/members, GET /v1/members/{id})', () => {
 
   it('filters members like records (docs/api.md §8)', async () => {
     const fresh = await createWorkspace(t.http);
-    const grace = await createMember(t.http, fresh.workspaceId, { firstName: 'Grace', lastName: 'Hopper', email: 'grace@navy.example' });
+    const grace = await createMember(t.http, fresh.workspaceId, {
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      email: 'grace@navy.example',
+    });
     const ids = async (query: string) => {
       const response = await get(`/v1/members?${query}`, fresh.key);
       expect(response.status).toBe(200);
@@ -140,9 +152,18 @@ describe('members (GET /v1/members, GET /v1/members/{id})', () => {
     expect(await ids(`${encodeURIComponent('$role[-equal]')}=member`)).toEqual({ ids: [fresh.memberId], total: 1 });
     // A member without a name: negations match it, the filters themselves never do.
     const unnamed = await createMember(t.http, fresh.workspaceId);
-    expect(await ids(`${encodeURIComponent('$name[-startsWith]')}=Hop`)).toEqual({ ids: [unnamed.id, fresh.memberId], total: 2 });
-    expect(await ids(`${encodeURIComponent('$name[-equal]')}=Grace`)).toEqual({ ids: [unnamed.id, fresh.memberId], total: 2 });
-    expect(await ids(`${encodeURIComponent('$name[startsWith]')}=`)).toEqual({ ids: [grace.id, fresh.memberId], total: 2 });
+    expect(await ids(`${encodeURIComponent('$name[-startsWith]')}=Hop`)).toEqual({
+      ids: [unnamed.id, fresh.memberId],
+      total: 2,
+    });
+    expect(await ids(`${encodeURIComponent('$name[-equal]')}=Grace`)).toEqual({
+      ids: [unnamed.id, fresh.memberId],
+      total: 2,
+    });
+    expect(await ids(`${encodeURIComponent('$name[startsWith]')}=`)).toEqual({
+      ids: [grace.id, fresh.memberId],
+      total: 2,
+    });
     expectError(await get('/v1/members?$email[startsWith]=g', fresh.key), 400, 'invalid_filter');
     expectError(await get('/v1/members?$phone=1', fresh.key), 400, 'unknown_field');
   });
@@ -163,7 +184,9 @@ describe('members (GET /v1/members, GET /v1/members/{id})', () => {
       }
     });
     await writers;
-    expect(pages.filter((page) => page.length !== Math.min(25, Math.max(0, page.totalCount - page.offset)))).toEqual([]);
+    expect(pages.filter((page) => page.length !== Math.min(25, Math.max(0, page.totalCount - page.offset)))).toEqual(
+      [],
+    );
     expect(pages.length).toBeGreaterThan(6);
   });
 

@@ -19,7 +19,10 @@ describe('migrations', () => {
     const t = await createTestApp({ env: { DATABASE_URL: url } });
     try {
       const ws = await createWorkspace(t.http);
-      const account = await t.http.post('/v1/accounts').set(v1Headers(ws.key)).send({ fields: { $name: 'Acme' } });
+      const account = await t.http
+        .post('/v1/accounts')
+        .set(v1Headers(ws.key))
+        .send({ fields: { $name: 'Acme' } });
       const note = await t.http
         .post('/v1/notes')
         .set(v1Headers(ws.key))

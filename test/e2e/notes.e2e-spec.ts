@@ -22,7 +22,6 @@ describe('notes', () => {
     return response.body.id;
   }
 
-
   it('creates a note with its author and links, readable from both ends', async () => {
     const acc = await account('Acme');
     const opp = await opportunity(acc);
@@ -57,7 +56,8 @@ describe('notes', () => {
 
   it('updates only what is given, with add and remove on relationships', async () => {
     const [a1, a2] = [await account('One'), await account('Two')];
-    const note = (await post('/v1/notes', { fields: { $title: 'T', $content: 'C' }, relationships: { $account: a1 } })).body;
+    const note = (await post('/v1/notes', { fields: { $title: 'T', $content: 'C' }, relationships: { $account: a1 } }))
+      .body;
     const updated = await post(`/v1/notes/${note.id}`, {
       fields: { $title: 'T2' },
       relationships: { $account: { add: a2, remove: [a1] } },
@@ -121,7 +121,10 @@ describe('notes', () => {
     expectError(bareId, 400, 'invalid_type', 'relationships.$account');
     expect(bareId.body.error.message).toBe('relationships.$account must be an object with add or remove');
     expectError(
-      await post('/v1/notes', { fields: { $title: 'x' }, relationships: { $account: 'acc_01AAAAAAAAAAAAAAAAAAAAAAAA' } }),
+      await post('/v1/notes', {
+        fields: { $title: 'x' },
+        relationships: { $account: 'acc_01AAAAAAAAAAAAAAAAAAAAAAAA' },
+      }),
       422,
       'relationship_entity_missing',
       'relationships.$account',
@@ -136,7 +139,12 @@ describe('notes', () => {
       422,
       'relationship_write_limit_exceeded',
     );
-    expectError(await post('/v1/notes', { fields: { $title: 'x'.repeat(10_001) } }), 422, 'invalid_value', 'fields.$title');
+    expectError(
+      await post('/v1/notes', { fields: { $title: 'x'.repeat(10_001) } }),
+      422,
+      'invalid_value',
+      'fields.$title',
+    );
   });
 
   it("bounds a record's fields at 2 MiB however many updates add to them, keeping the record as it was", async () => {
@@ -155,7 +163,11 @@ describe('notes', () => {
     const third = await post(`/v1/notes/${note.body.id}`, { fields: { part3: part } }, fresh.key);
     expectError(third, 422, 'invalid_value', 'fields');
     const read = await get(`/v1/notes/${note.body.id}`, fresh.key);
-    expect([read.body.fields.part1.value, read.body.fields.part2.value, read.body.fields.part3.value]).toEqual([part, part, null]);
+    expect([read.body.fields.part1.value, read.body.fields.part2.value, read.body.fields.part3.value]).toEqual([
+      part,
+      part,
+      null,
+    ]);
   });
 
   it('keeps workspaces apart: another workspace id is 404 on paths and 422 in relationships', async () => {
@@ -217,6 +229,10 @@ describe('notes', () => {
     const created = await post('/v1/notes', { fields: { $title: 'by member' } }, writer.key);
     expect(created.body.relationships.$createdBy.values).toEqual([member.id]);
     expectError(await get(`/v1/notes/${created.body.id}`, writer.key), 403, 'insufficient_scope');
-    expectError(await post(`/v1/notes/${created.body.id}`, { fields: { $title: 'y' } }, writer.key), 403, 'insufficient_scope');
+    expectError(
+      await post(`/v1/notes/${created.body.id}`, { fields: { $title: 'y' } }, writer.key),
+      403,
+      'insufficient_scope',
+    );
   });
 });

@@ -14,20 +14,130 @@ const VALUE_TYPE_CASES: {
   badStatus: number;
   badCode: string;
 }[] = [
-  { key: 'street', valueType: 'ADDRESS', good: { city: 'Oslo', country: 'no' }, read: { city: 'Oslo', country: 'NO' }, bad: { zip: '1' }, badStatus: 400, badCode: 'unknown_field' },
+  {
+    key: 'street',
+    valueType: 'ADDRESS',
+    good: { city: 'Oslo', country: 'no' },
+    read: { city: 'Oslo', country: 'NO' },
+    bad: { zip: '1' },
+    badStatus: 400,
+    badCode: 'unknown_field',
+  },
   { key: 'active', valueType: 'CHECKBOX', good: true, read: true, bad: 'yes', badStatus: 400, badCode: 'invalid_type' },
-  { key: 'budget', valueType: 'CURRENCY', typeConfiguration: { currency: 'EUR' }, good: 12.5, read: 12.5, bad: '12', badStatus: 400, badCode: 'invalid_type' },
-  { key: 'startsAt', valueType: 'DATETIME', good: '2026-01-02T03:04:05Z', read: '2026-01-02T03:04:05.000Z', bad: '2026-01-02', badStatus: 422, badCode: 'invalid_value' },
-  { key: 'contactEmail', valueType: 'EMAIL', good: 'Ada@Example.com', read: 'ada@example.com', bad: 'not-an-email', badStatus: 422, badCode: 'invalid_value' },
-  { key: 'owner', valueType: 'FULL_NAME', good: { firstName: 'Ada' }, read: { firstName: 'Ada' }, bad: { middle: 'x' }, badStatus: 400, badCode: 'unknown_field' },
-  { key: 'brief', valueType: 'MARKDOWN', good: '# Brief', read: '# Brief', bad: 7, badStatus: 400, badCode: 'invalid_type' },
-  { key: 'tags', valueType: 'MULTI_SELECT', typeConfiguration: { options: [{ id: 'red', label: 'Red' }, { id: 'blue', label: 'Blue' }] }, good: ['Red', 'blue'], read: ['red', 'blue'], bad: ['green'], badStatus: 400, badCode: 'invalid_type' },
+  {
+    key: 'budget',
+    valueType: 'CURRENCY',
+    typeConfiguration: { currency: 'EUR' },
+    good: 12.5,
+    read: 12.5,
+    bad: '12',
+    badStatus: 400,
+    badCode: 'invalid_type',
+  },
+  {
+    key: 'startsAt',
+    valueType: 'DATETIME',
+    good: '2026-01-02T03:04:05Z',
+    read: '2026-01-02T03:04:05.000Z',
+    bad: '2026-01-02',
+    badStatus: 422,
+    badCode: 'invalid_value',
+  },
+  {
+    key: 'contactEmail',
+    valueType: 'EMAIL',
+    good: 'Ada@Example.com',
+    read: 'ada@example.com',
+    bad: 'not-an-email',
+    badStatus: 422,
+    badCode: 'invalid_value',
+  },
+  {
+    key: 'owner',
+    valueType: 'FULL_NAME',
+    good: { firstName: 'Ada' },
+    read: { firstName: 'Ada' },
+    bad: { middle: 'x' },
+    badStatus: 400,
+    badCode: 'unknown_field',
+  },
+  {
+    key: 'brief',
+    valueType: 'MARKDOWN',
+    good: '# Brief',
+    read: '# Brief',
+    bad: 7,
+    badStatus: 400,
+    badCode: 'invalid_type',
+  },
+  {
+    key: 'tags',
+    valueType: 'MULTI_SELECT',
+    typeConfiguration: {
+      options: [
+        { id: 'red', label: 'Red' },
+        { id: 'blue', label: 'Blue' },
+      ],
+    },
+    good: ['Red', 'blue'],
+    read: ['red', 'blue'],
+    bad: ['green'],
+    badStatus: 400,
+    badCode: 'invalid_type',
+  },
   { key: 'score', valueType: 'NUMBER', good: 42, read: 42, bad: 'many', badStatus: 400, badCode: 'invalid_type' },
-  { key: 'phase', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ id: 'p1', label: 'Plan' }, { id: 'p2', label: 'Build' }] }, good: 'Build', read: 'p2', bad: 'Ship', badStatus: 400, badCode: 'invalid_type' },
-  { key: 'handle', valueType: 'SOCIAL_HANDLE', typeConfiguration: { handleService: 'TWITTER' }, good: '@ada', read: '@ada', bad: false, badStatus: 400, badCode: 'invalid_type' },
-  { key: 'phone', valueType: 'TELEPHONE', good: '+1 (415) 555-0100', read: '+14155550100', bad: '12', badStatus: 422, badCode: 'invalid_value' },
-  { key: 'name', valueType: 'TEXT', good: 'Apollo', read: 'Apollo', bad: ['x'], badStatus: 400, badCode: 'invalid_type' },
-  { key: 'site', valueType: 'URL', good: 'https://example.com/a', read: 'https://example.com/a', bad: 'ftp:/nope', badStatus: 422, badCode: 'invalid_value' },
+  {
+    key: 'phase',
+    valueType: 'SINGLE_SELECT',
+    typeConfiguration: {
+      options: [
+        { id: 'p1', label: 'Plan' },
+        { id: 'p2', label: 'Build' },
+      ],
+    },
+    good: 'Build',
+    read: 'p2',
+    bad: 'Ship',
+    badStatus: 400,
+    badCode: 'invalid_type',
+  },
+  {
+    key: 'handle',
+    valueType: 'SOCIAL_HANDLE',
+    typeConfiguration: { handleService: 'TWITTER' },
+    good: '@ada',
+    read: '@ada',
+    bad: false,
+    badStatus: 400,
+    badCode: 'invalid_type',
+  },
+  {
+    key: 'phone',
+    valueType: 'TELEPHONE',
+    good: '+1 (415) 555-0100',
+    read: '+14155550100',
+    bad: '12',
+    badStatus: 422,
+    badCode: 'invalid_value',
+  },
+  {
+    key: 'name',
+    valueType: 'TEXT',
+    good: 'Apollo',
+    read: 'Apollo',
+    bad: ['x'],
+    badStatus: 400,
+    badCode: 'invalid_type',
+  },
+  {
+    key: 'site',
+    valueType: 'URL',
+    good: 'https://example.com/a',
+    read: 'https://example.com/a',
+    bad: 'ftp:/nope',
+    badStatus: 422,
+    badCode: 'invalid_value',
+  },
 ];
 
 describe('custom object types and records', () => {
@@ -37,13 +147,20 @@ describe('custom object types and records', () => {
     suite.t.http.post(`/admin/v1/workspaces/${workspaceId}/object-types`).set(adminHeaders()).send(body);
 
   beforeAll(async () => {
-    const milestone = await defineType(suite.ws.workspaceId, { slug: 'milestone', label: 'Milestone', fields: { title: { label: 'Title', valueType: 'TEXT', required: true } } });
+    const milestone = await defineType(suite.ws.workspaceId, {
+      slug: 'milestone',
+      label: 'Milestone',
+      fields: { title: { label: 'Title', valueType: 'TEXT', required: true } },
+    });
     expect(milestone.status).toBe(200);
     const project = await defineType(suite.ws.workspaceId, {
       slug: 'project',
       label: 'Project',
       fields: Object.fromEntries(
-        VALUE_TYPE_CASES.map(({ key, valueType, typeConfiguration }) => [key, { label: key, valueType, typeConfiguration }]),
+        VALUE_TYPE_CASES.map(({ key, valueType, typeConfiguration }) => [
+          key,
+          { label: key, valueType, typeConfiguration },
+        ]),
       ),
       relationships: {
         client: { label: 'Client', cardinality: 'HAS_ONE', objectType: 'account' },
@@ -117,13 +234,22 @@ describe('custom object types and records', () => {
       parent: { cardinality: 'has_one', objectType: 'project', values: [parent] },
     });
     expect((await get(`/v1/accounts/${account}`)).body.relationships.project_client.values).toEqual([child.body.id]);
-    expect((await get(`/v1/objects/milestone/values/${m2}`)).body.relationships.project_milestones.values).toEqual([child.body.id]);
-    expect((await get(`/v1/objects/project/values/${parent}`)).body.relationships.children.values).toEqual([child.body.id]);
-    const replaced = await post(`/v1/objects/project/values/${child.body.id}`, { relationships: { milestones: { replace: [m1, m2] } } });
+    expect((await get(`/v1/objects/milestone/values/${m2}`)).body.relationships.project_milestones.values).toEqual([
+      child.body.id,
+    ]);
+    expect((await get(`/v1/objects/project/values/${parent}`)).body.relationships.children.values).toEqual([
+      child.body.id,
+    ]);
+    const replaced = await post(`/v1/objects/project/values/${child.body.id}`, {
+      relationships: { milestones: { replace: [m1, m2] } },
+    });
     // Values are in the order they were linked: m2 stayed linked, m1 was linked again by replace.
     expect(replaced.body.relationships.milestones.values).toEqual([m2, m1]);
     expectError(
-      await post('/v1/objects/project/values', { fields: {}, relationships: { client: [account, `${account.slice(0, -1)}${account.endsWith('0') ? '1' : '0'}`] } }),
+      await post('/v1/objects/project/values', {
+        fields: {},
+        relationships: { client: [account, `${account.slice(0, -1)}${account.endsWith('0') ? '1' : '0'}`] },
+      }),
       422,
       'relationship_entity_missing',
     );
@@ -143,17 +269,36 @@ describe('custom object types and records', () => {
       fields: {
         title: { label: 'Title', valueType: 'TEXT' },
         size: { label: 'Size', valueType: 'NUMBER' },
-        tier: { label: 'Tier', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ id: 'gold', label: 'Gold' }, { id: 'silver', label: 'Silver' }] } },
+        tier: {
+          label: 'Tier',
+          valueType: 'SINGLE_SELECT',
+          typeConfiguration: {
+            options: [
+              { id: 'gold', label: 'Gold' },
+              { id: 'silver', label: 'Silver' },
+            ],
+          },
+        },
         regions: {
           label: 'Regions',
           valueType: 'SINGLE_SELECT',
-          typeConfiguration: { multipleValues: true, options: [{ id: 'eu', label: 'Europe' }, { id: 'us', label: 'Americas' }] },
+          typeConfiguration: {
+            multipleValues: true,
+            options: [
+              { id: 'eu', label: 'Europe' },
+              { id: 'us', label: 'Americas' },
+            ],
+          },
         },
         ratio: { label: 'Ratio', valueType: 'NUMBER' },
       },
     });
     const ids: string[] = [];
-    for (const [title, size, tier] of [['Alpha', 10, 'gold'], ['Alpine', 50, 'silver'], ['Beta', 90, 'gold']] as const) {
+    for (const [title, size, tier] of [
+      ['Alpha', 10, 'gold'],
+      ['Alpine', 50, 'silver'],
+      ['Beta', 90, 'gold'],
+    ] as const) {
       ids.push((await post('/v1/objects/deal/values', { fields: { title, size, tier } }, fresh.key)).body.id);
     }
     const query = async (q: string) => {
@@ -179,7 +324,13 @@ describe('custom object types and records', () => {
     expect(await query(`title[startsWith]=aaa`)).toEqual({ ids: [], total: 0 });
     expect(await query('title[startsWith]=Ze&size[lessThan]=6')).toEqual({ ids: [longId], total: 1 });
     // A multi-valued select matches any element, by id or label; numbers compare as numbers.
-    const regional = (await post('/v1/objects/deal/values', { fields: { title: 'Gamma', regions: ['eu', 'Americas'], ratio: 0.3 } }, fresh.key)).body.id;
+    const regional = (
+      await post(
+        '/v1/objects/deal/values',
+        { fields: { title: 'Gamma', regions: ['eu', 'Americas'], ratio: 0.3 } },
+        fresh.key,
+      )
+    ).body.id;
     expect(await query('regions=Europe')).toEqual({ ids: [regional], total: 1 });
     expect(await query('regions[equal]=us')).toEqual({ ids: [regional], total: 1 });
     expect(await query('ratio[lessThan]=0.30000000000000001')).toEqual({ ids: [], total: 0 });
@@ -200,26 +351,71 @@ describe('custom object types and records', () => {
       },
     });
     // Objects are unique by equality, not containment; multiple values per element.
-    expect((await post('/v1/objects/badge/values', { fields: { holder: { firstName: 'Ada', lastName: 'L' }, aliases: ['x', 'y'] } }, fresh.key)).status).toBe(200);
-    expect((await post('/v1/objects/badge/values', { fields: { holder: { firstName: 'Ada' }, aliases: ['z'] } }, fresh.key)).status).toBe(200);
-    expectError(await post('/v1/objects/badge/values', { fields: { holder: { firstName: 'Ada' } } }, fresh.key), 409, 'duplicate_value', 'fields.holder');
-    expectError(await post('/v1/objects/badge/values', { fields: { aliases: ['q', 'y'] } }, fresh.key), 409, 'duplicate_value', 'fields.aliases');
+    expect(
+      (
+        await post(
+          '/v1/objects/badge/values',
+          { fields: { holder: { firstName: 'Ada', lastName: 'L' }, aliases: ['x', 'y'] } },
+          fresh.key,
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await post('/v1/objects/badge/values', { fields: { holder: { firstName: 'Ada' }, aliases: ['z'] } }, fresh.key))
+        .status,
+    ).toBe(200);
+    expectError(
+      await post('/v1/objects/badge/values', { fields: { holder: { firstName: 'Ada' } } }, fresh.key),
+      409,
+      'duplicate_value',
+      'fields.holder',
+    );
+    expectError(
+      await post('/v1/objects/badge/values', { fields: { aliases: ['q', 'y'] } }, fresh.key),
+      409,
+      'duplicate_value',
+      'fields.aliases',
+    );
     expect((await post('/v1/objects/badge/values', { fields: { code: 'A1' } }, fresh.key)).status).toBe(200);
-    expectError(await post('/v1/objects/badge/values', { fields: { code: 'A1' } }, fresh.key), 409, 'duplicate_value', 'fields.code');
+    expectError(
+      await post('/v1/objects/badge/values', { fields: { code: 'A1' } }, fresh.key),
+      409,
+      'duplicate_value',
+      'fields.code',
+    );
     const racers = await Promise.all(
       Array.from({ length: 6 }, () => post('/v1/objects/badge/values', { fields: { code: 'RACE' } }, fresh.key)),
     );
     expect(racers.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
     const other = (await post('/v1/objects/badge/values', { fields: { code: 'B2' } }, fresh.key)).body.id;
-    expectError(await post(`/v1/objects/badge/values/${other}`, { fields: { code: 'A1' } }, fresh.key), 409, 'duplicate_value');
+    expectError(
+      await post(`/v1/objects/badge/values/${other}`, { fields: { code: 'A1' } }, fresh.key),
+      409,
+      'duplicate_value',
+    );
     expect((await post(`/v1/objects/badge/values/${other}`, { fields: { code: 'B2' } }, fresh.key)).status).toBe(200);
   });
 
   it('refuses text PostgreSQL cannot store (NUL) with a 4xx, never a 500', async () => {
-    expectError(await post('/v1/objects/milestone/values', { fields: { title: 'x' }, externalId: 'a\u0000b' }), 422, 'invalid_value', 'externalId');
-    expectError(await post('/v1/objects/milestone/values', { fields: { title: 'a\u0000b' } }), 422, 'invalid_value', 'fields.title');
+    expectError(
+      await post('/v1/objects/milestone/values', { fields: { title: 'x' }, externalId: 'a\u0000b' }),
+      422,
+      'invalid_value',
+      'externalId',
+    );
+    expectError(
+      await post('/v1/objects/milestone/values', { fields: { title: 'a\u0000b' } }),
+      422,
+      'invalid_value',
+      'fields.title',
+    );
     expectError(await get('/v1/objects/project?client=%00'), 400, 'invalid_filter', 'client');
-    expectError(await post('/v1/lists', { fields: { $name: 'a\u0000', $objectType: 'account' } }), 422, 'invalid_value', 'fields.$name');
+    expectError(
+      await post('/v1/lists', { fields: { $name: 'a\u0000', $objectType: 'account' } }),
+      422,
+      'invalid_value',
+      'fields.$name',
+    );
   });
 
   it('answers 404 for unknown slugs, system slugs, other types and other workspaces', async () => {
@@ -235,12 +431,20 @@ describe('custom object types and records', () => {
 
   it('requires the objects scopes', async () => {
     const reader = await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['objects:read']);
-    expectError(await post('/v1/objects/milestone/values', { fields: { title: 'x' } }, reader.key), 403, 'insufficient_scope');
+    expectError(
+      await post('/v1/objects/milestone/values', { fields: { title: 'x' } }, reader.key),
+      403,
+      'insufficient_scope',
+    );
     const writer = await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['objects:create']);
     const created = await post('/v1/objects/milestone/values', { fields: { title: 'x' } }, writer.key);
     expect(created.status).toBe(200);
     expectError(await get('/v1/objects', writer.key), 403, 'insufficient_scope');
-    expectError(await post(`/v1/objects/milestone/values/${created.body.id}`, { fields: { title: 'y' } }, writer.key), 403, 'insufficient_scope');
+    expectError(
+      await post(`/v1/objects/milestone/values/${created.body.id}`, { fields: { title: 'y' } }, writer.key),
+      403,
+      'insufficient_scope',
+    );
   });
 
   it('validates type definitions in the operator API', async () => {
@@ -250,24 +454,38 @@ describe('custom object types and records', () => {
     expect((await defineType(fresh.workspaceId, { slug: 'thing', label: 'Thing' })).status).toBe(200);
     expectError(await defineType(fresh.workspaceId, { slug: 'thing', label: 'Again' }), 409, 'duplicate_slug', 'slug');
     expectError(
-      await defineType(fresh.workspaceId, { slug: 'gadget', label: 'G', fields: { size: { label: 'Size', valueType: 'HUGE' } } }),
+      await defineType(fresh.workspaceId, {
+        slug: 'gadget',
+        label: 'G',
+        fields: { size: { label: 'Size', valueType: 'HUGE' } },
+      }),
       400,
       'invalid_type',
       'fields.size.valueType',
     );
     expectError(
-      await defineType(fresh.workspaceId, { slug: 'gadget', label: 'G', fields: { pick: { label: 'Pick', valueType: 'SINGLE_SELECT' } } }),
+      await defineType(fresh.workspaceId, {
+        slug: 'gadget',
+        label: 'G',
+        fields: { pick: { label: 'Pick', valueType: 'SINGLE_SELECT' } },
+      }),
       422,
       'parameter_missing',
       'fields.pick.typeConfiguration.options',
     );
     expectError(
-      await defineType(fresh.workspaceId, { slug: 'gadget', label: 'G', relationships: { owner: { label: 'O', cardinality: 'HAS_ONE', objectType: 'nothing' } } }),
+      await defineType(fresh.workspaceId, {
+        slug: 'gadget',
+        label: 'G',
+        relationships: { owner: { label: 'O', cardinality: 'HAS_ONE', objectType: 'nothing' } },
+      }),
       422,
       'invalid_value',
       'relationships.owner.objectType',
     );
     // Nothing of a refused definition remains.
-    expect((await get('/v1/objects', fresh.key)).body.data.map((type: { objectType: string }) => type.objectType)).toEqual(['thing']);
+    expect(
+      (await get('/v1/objects', fresh.key)).body.data.map((type: { objectType: string }) => type.objectType),
+    ).toEqual(['thing']);
   });
 });

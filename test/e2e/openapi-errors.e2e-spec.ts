@@ -17,7 +17,11 @@ import { v1Headers } from '../support/test-app';
 const HOUR = 3_600_000;
 const LIST = { fields: { $name: 'Key accounts', $objectType: 'account' } };
 const meeting = (extra: Record<string, unknown> = {}) => ({
-  fields: { $title: 'Weekly', $startDate: new Date(Date.now() - 3 * HOUR).toISOString(), $endDate: new Date(Date.now() - 2 * HOUR).toISOString() },
+  fields: {
+    $title: 'Weekly',
+    $startDate: new Date(Date.now() - 3 * HOUR).toISOString(),
+    $endDate: new Date(Date.now() - 2 * HOUR).toISOString(),
+  },
   ...extra,
 });
 
@@ -55,7 +59,9 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
     await runner.connect();
     await runner.startTransaction();
     try {
-      await runner.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`idempotency:${suite.ws.apiKeyId}:${key}`]);
+      await runner.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        `idempotency:${suite.ws.apiKeyId}:${key}`,
+      ]);
       return await withKey(path, body, key);
     } finally {
       await runner.rollbackTransaction();
@@ -76,7 +82,11 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
 
   it.each([
     ['POST /v1/lists', () => '/v1/lists', LIST],
-    ['POST /v1/lists/{id}', async () => `/v1/lists/${await created('/v1/lists', LIST)}`, { fields: { $name: 'Renamed' } }],
+    [
+      'POST /v1/lists/{id}',
+      async () => `/v1/lists/${await created('/v1/lists', LIST)}`,
+      { fields: { $name: 'Renamed' } },
+    ],
     ['POST /v1/meetings', () => '/v1/meetings', meeting()],
     [
       'POST /v1/meetings/{id}',
@@ -96,7 +106,11 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
   it('POST /v1/lists: 422 idempotency_key_reused and 400 idempotency_key_too_long', async () => {
     const key = `reused-${process.pid}-${Date.now()}`;
     expect((await withKey('/v1/lists', LIST, key)).status).toBe(200);
-    expectDocumented(await withKey('/v1/lists', { fields: { ...LIST.fields, $name: 'Other' } }, key), 422, 'idempotency_key_reused');
+    expectDocumented(
+      await withKey('/v1/lists', { fields: { ...LIST.fields, $name: 'Other' } }, key),
+      422,
+      'idempotency_key_reused',
+    );
     expectDocumented(await withKey('/v1/lists', LIST, 'k'.repeat(256)), 400, 'idempotency_key_too_long');
   });
 
@@ -106,7 +120,14 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
       'GET /v1/notes/{id} answered 409 duplicate_slug, a code its 409 does not list',
     );
     expect(undocumentedError(suite.t.document, { ...read, code: 'conflict' })).toBeUndefined();
-    expect(undocumentedError(suite.t.document, { method: 'POST', target: '/admin/v1/object-types', status: 409, code: 'duplicate_slug' })).toBeUndefined();
+    expect(
+      undocumentedError(suite.t.document, {
+        method: 'POST',
+        target: '/admin/v1/object-types',
+        status: 409,
+        code: 'duplicate_slug',
+      }),
+    ).toBeUndefined();
   });
 
   it('every write under /v1 lists what its Idempotency-Key can answer; every /v1 and operator operation, a lost database', () => {
@@ -116,7 +137,11 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
       const target = path.replace(/\{[^}]+\}/g, 'x');
       const expected: [number, string][] = /^\/(v1|admin)\//.test(path) ? [[503, 'database_unavailable']] : [];
       if ((method === 'POST' || method === 'DELETE') && path.startsWith('/v1/')) {
-        expected.push([409, 'idempotency_conflict'], [422, 'idempotency_key_reused'], [400, 'idempotency_key_too_long']);
+        expected.push(
+          [409, 'idempotency_conflict'],
+          [422, 'idempotency_key_reused'],
+          [400, 'idempotency_key_too_long'],
+        );
       }
       for (const [status, code] of expected) {
         const problem = undocumentedError(suite.t.document, { method, target, status, code });
@@ -142,7 +167,8 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
     const own = sourceFileOf(controller);
     if (own) return own;
     for (const module of suite.t.app.get(ModulesContainer).values()) {
-      if ([...module.controllers.values()].some(({ metatype }) => metatype === controller)) return sourceFileOf(module.metatype);
+      if ([...module.controllers.values()].some(({ metatype }) => metatype === controller))
+        return sourceFileOf(module.metatype);
     }
     return undefined;
   }
@@ -178,7 +204,8 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
         codes.forEach((code) => allowed.add(code));
         // What a step of the pipeline answers, every operation it runs on lists.
         if (codes !== pipeline[0][0] && codes !== pipeline[6][0]) {
-          for (const code of codes) if (!listed.has(code)) problems.push(`${name} does not list ${code}, which its pipeline answers`);
+          for (const code of codes)
+            if (!listed.has(code)) problems.push(`${name} does not list ${code}, which its pipeline answers`);
         }
       }
       const source = controllerSource(controller);
@@ -188,7 +215,8 @@ describe('OpenAPI: the errors an operation answers are the ones it lists', () =>
       }
       const thrown = codesThrownIn(reachableFiles(source));
       for (const code of listed) {
-        if (!allowed.has(code) && !thrown.has(code)) problems.push(`${name} lists ${code}, which neither its pipeline nor its code answers`);
+        if (!allowed.has(code) && !thrown.has(code))
+          problems.push(`${name} lists ${code}, which neither its pipeline nor its code answers`);
       }
     }
     expect(problems).toEqual([]);

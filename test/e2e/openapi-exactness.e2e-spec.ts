@@ -79,14 +79,22 @@ function componentOf(document: OpenAPIObject, ref: string): Schema {
 }
 
 /** Every object schema under `schema`, by the dotted path of the body member it describes. */
-function objectSchemas(document: OpenAPIObject, schema: unknown, at: string, found: [string, Schema][], seen = new Set<unknown>()): [string, Schema][] {
+function objectSchemas(
+  document: OpenAPIObject,
+  schema: unknown,
+  at: string,
+  found: [string, Schema][],
+  seen = new Set<unknown>(),
+): [string, Schema][] {
   if (!schema || typeof schema !== 'object' || seen.has(schema)) return found;
   seen.add(schema);
   const node = schema as Schema;
   if (typeof node.$ref === 'string') return objectSchemas(document, componentOf(document, node.$ref), at, found, seen);
   if (node.type === 'object' && !Array.isArray(node.enum)) found.push([at, node]);
-  for (const [name, member] of Object.entries((node.properties ?? {}) as Record<string, unknown>)) objectSchemas(document, member, `${at}.${name}`, found, seen);
-  if (node.additionalProperties && typeof node.additionalProperties === 'object') objectSchemas(document, node.additionalProperties, `${at}.*`, found, seen);
+  for (const [name, member] of Object.entries((node.properties ?? {}) as Record<string, unknown>))
+    objectSchemas(document, member, `${at}.${name}`, found, seen);
+  if (node.additionalProperties && typeof node.additionalProperties === 'object')
+    objectSchemas(document, node.additionalProperties, `${at}.*`, found, seen);
   for (const key of ['items', 'oneOf', 'anyOf', 'allOf']) {
     const inner = node[key];
     for (const item of Array.isArray(inner) ? inner : [inner]) objectSchemas(document, item, at, found, seen);
@@ -103,12 +111,18 @@ function everySchema(value: unknown, at: string, found: [string, Schema][] = [])
   }
   const node = value as Schema;
   if (node.type === 'object' || node.properties !== undefined) found.push([at, node]);
-  for (const [key, inner] of Object.entries(node)) if (key !== 'example' && key !== 'examples') everySchema(inner, `${at}/${key}`, found);
+  for (const [key, inner] of Object.entries(node))
+    if (key !== 'example' && key !== 'examples') everySchema(inner, `${at}/${key}`, found);
   return found;
 }
 
 /** Every string an example of the document holds, with where it is. */
-function exampleStrings(value: unknown, at: string, inExample = false, found: [string, string][] = []): [string, string][] {
+function exampleStrings(
+  value: unknown,
+  at: string,
+  inExample = false,
+  found: [string, string][] = [],
+): [string, string][] {
   if (typeof value === 'string') {
     if (inExample) found.push([at, value]);
   } else if (value && typeof value === 'object') {
@@ -208,10 +222,17 @@ describe('OpenAPI: the document is as exact as the service', () => {
         const param = [...path, UNKNOWN_MEMBER].join('.');
         const target = concretePath(template);
         const headers = template.startsWith('/admin/') ? adminHeaders() : v1Headers(suite.ws.key);
-        const response = await suite.t.http[method.toLowerCase() as 'post'](target).set(headers).send(mutated as object);
+        const response = await suite.t.http[method.toLowerCase() as 'post'](target)
+          .set(headers)
+          .send(mutated as object);
         checked += 1;
-        if (!suite.openapi.refusesRequest(method, template, mutated)) accepted.push(`${route} ${param}: the document accepts it`);
-        const answer = { status: response.status, code: response.body?.error?.code, param: response.body?.error?.param };
+        if (!suite.openapi.refusesRequest(method, template, mutated))
+          accepted.push(`${route} ${param}: the document accepts it`);
+        const answer = {
+          status: response.status,
+          code: response.body?.error?.code,
+          param: response.body?.error?.param,
+        };
         if (answer.status !== 400 || answer.code !== 'unknown_field' || answer.param !== param) {
           accepted.push(`${route} ${param}: the service answered ${JSON.stringify(answer)}`);
         }
@@ -223,25 +244,53 @@ describe('OpenAPI: the document is as exact as the service', () => {
 
   it.each([
     ['a member email that is no address', 'POST /admin/v1/workspaces/{workspaceId}/members', { email: 'ada' }, 422],
-    ['a task without its assignee (relationships null)', 'POST /v1/tasks', { fields: { $title: 'T', $status: 'TODO' }, relationships: null }, 422],
-    ['a task with no assignee id', 'POST /v1/tasks', { fields: { $title: 'T', $status: 'TODO' }, relationships: { $assignedTo: [] } }, 422],
+    [
+      'a task without its assignee (relationships null)',
+      'POST /v1/tasks',
+      { fields: { $title: 'T', $status: 'TODO' }, relationships: null },
+      422,
+    ],
+    [
+      'a task with no assignee id',
+      'POST /v1/tasks',
+      { fields: { $title: 'T', $status: 'TODO' }, relationships: { $assignedTo: [] } },
+      422,
+    ],
     ['an opportunity without its account', 'POST /v1/opportunities', { fields: { $name: 'O', $stage: 'LEAD' } }, 422],
-    ['an opportunity with relationships null', 'POST /v1/opportunities', { fields: { $name: 'O', $stage: 'LEAD' }, relationships: null }, 422],
-    ['a custom field value no field type takes', 'POST /v1/objects/{entitySlug}/values', { fields: { name: { given: 'x' } } }, 400],
-    ['a custom relationship given a number', 'POST /v1/objects/{entitySlug}/values', { fields: { name: 'P' }, relationships: { lead: 7 } }, 400],
+    [
+      'an opportunity with relationships null',
+      'POST /v1/opportunities',
+      { fields: { $name: 'O', $stage: 'LEAD' }, relationships: null },
+      422,
+    ],
+    [
+      'a custom field value no field type takes',
+      'POST /v1/objects/{entitySlug}/values',
+      { fields: { name: { given: 'x' } } },
+      400,
+    ],
+    [
+      'a custom relationship given a number',
+      'POST /v1/objects/{entitySlug}/values',
+      { fields: { name: 'P' }, relationships: { lead: 7 } },
+      400,
+    ],
     ['a FULL_NAME member that is not one', 'POST /v1/contacts', { fields: { $name: { middleName: 'B' } } }, 400],
   ])('%s: the service refuses it, and so does the document', async (_what, route, body, status) => {
     const [method, template] = route.split(' ');
     const headers = template.startsWith('/admin/') ? adminHeaders() : v1Headers(suite.ws.key);
     const response = await suite.t.http[method.toLowerCase() as 'post'](concretePath(template)).set(headers).send(body);
-    expect({ status: response.status, body: response.body }).toEqual({ status, body: expect.objectContaining({ error: expect.any(Object) }) });
+    expect({ status: response.status, body: response.body }).toEqual({
+      status,
+      body: expect.objectContaining({ error: expect.any(Object) }),
+    });
     expect(suite.openapi.refusesRequest(method, template, body)).toBe(true);
   });
 
   it('no schema has an object that says nothing of its members', () => {
     const vague = everySchema(document, '#')
       .filter(([, schema]) => !Array.isArray(schema.enum))
-      .filter(([, schema]) => Object.keys((schema.properties ?? {})).length === 0)
+      .filter(([, schema]) => Object.keys(schema.properties ?? {}).length === 0)
       .filter(([, schema]) => schema.additionalProperties === undefined || schema.additionalProperties === true)
       .map(([at]) => at);
     expect(vague).toEqual([]);
@@ -257,7 +306,8 @@ describe('OpenAPI: the document is as exact as the service', () => {
     for (const [name, schema] of Object.entries(document.components!.schemas!)) {
       const example = ((schema as Schema).properties as Record<string, Schema> | undefined)?.id?.example;
       const kind = kindOfSchema(name);
-      if (typeof example === 'string' && kind && !example.startsWith(`${ID_PREFIXES[kind]}_`)) wrong.push(`${name}.id: ${example}`);
+      if (typeof example === 'string' && kind && !example.startsWith(`${ID_PREFIXES[kind]}_`))
+        wrong.push(`${name}.id: ${example}`);
     }
     expect(wrong).toEqual([]);
     expect(kindOfSchema('MeetingDto')).toBe('meeting');
@@ -270,7 +320,8 @@ describe('OpenAPI: the document is as exact as the service', () => {
       const response = await suite.t.http[method.toLowerCase() as 'get'](concretePath(template));
       const needsCredentials = response.status === 401;
       const documented = operation.security === undefined ? 'none' : operation.security.length ? 'required' : 'public';
-      if (documented !== (needsCredentials ? 'required' : 'public')) wrong.push(`${route}: ${response.status}, security ${documented}`);
+      if (documented !== (needsCredentials ? 'required' : 'public'))
+        wrong.push(`${route}: ${response.status}, security ${documented}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -285,11 +336,18 @@ describe('OpenAPI: the document is as exact as the service', () => {
       const refusals = [
         await send().set('Content-Type', 'text/plain').send('x'),
         await send().set('Content-Type', 'application/json').send('{'),
-        await send().set('Content-Type', 'application/json').send(`{"x":"${'a'.repeat(1024 * 1024)}"}`),
+        await send()
+          .set('Content-Type', 'application/json')
+          .send(`{"x":"${'a'.repeat(1024 * 1024)}"}`),
       ];
       expect(refusals.map((response) => response.status)).toEqual([415, 400, 413]);
       for (const response of refusals) {
-        const problem = undocumentedError(document, { method, target, status: response.status, code: response.body.error.code });
+        const problem = undocumentedError(document, {
+          method,
+          target,
+          status: response.status,
+          code: response.body.error.code,
+        });
         if (problem) undocumented.push(problem);
       }
     }
@@ -306,7 +364,10 @@ describe('OpenAPI: the document is as exact as the service', () => {
       const { method, path } = requestOf(response);
       const route = [...operations(document)].find(([name]) => {
         const [documentedMethod, template] = name.split(' ');
-        return documentedMethod === method && new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path.split('?')[0]);
+        return (
+          documentedMethod === method &&
+          new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path.split('?')[0])
+        );
       });
       expect({ path, route: route !== undefined }).toEqual({ path, route: true });
       const [name, operation] = route!;
@@ -314,7 +375,8 @@ describe('OpenAPI: the document is as exact as the service', () => {
       for (const header of PIPELINE_HEADERS) {
         if (response.headers[header.toLowerCase()] === undefined) continue;
         seen.add(`${header} ${response.status}`);
-        if (documented?.headers?.[header]?.$ref !== `#/components/headers/${header}`) undeclared.push(`${name} ${response.status}: ${header}`);
+        if (documented?.headers?.[header]?.$ref !== `#/components/headers/${header}`)
+          undeclared.push(`${name} ${response.status}: ${header}`);
       }
     }
 
@@ -352,7 +414,9 @@ describe('OpenAPI: the document is as exact as the service', () => {
         await t.http.get(`/downloads/${exampleIdOf('file')}?expires=${expires}&signature=x`),
       ];
       expect(responses[1].headers['idempotent-replayed']).toBe('true');
-      expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 404, 400, 422, 415, 401, 400, 403, 403, 200, 401, 200, 200, 403]);
+      expect(responses.map((response) => response.status)).toEqual([
+        200, 200, 200, 404, 400, 422, 415, 401, 400, 403, 403, 200, 401, 200, 200, 403,
+      ]);
       responses.forEach(check);
     });
 
@@ -399,8 +463,17 @@ describe('OpenAPI: the document is as exact as the service', () => {
 
     it('declares each of them where it was seen', () => {
       expect(undeclared).toEqual([]);
-      for (const header of PIPELINE_HEADERS) expect([...seen].some((entry) => entry.startsWith(`${header} `))).toBe(true);
-      expect([...seen]).toEqual(expect.arrayContaining(['X-RateLimit-Limit 200', 'X-RateLimit-Limit 503', 'X-RateLimit-Limit 429', 'Retry-After 503', 'Retry-After 429']));
+      for (const header of PIPELINE_HEADERS)
+        expect([...seen].some((entry) => entry.startsWith(`${header} `))).toBe(true);
+      expect([...seen]).toEqual(
+        expect.arrayContaining([
+          'X-RateLimit-Limit 200',
+          'X-RateLimit-Limit 503',
+          'X-RateLimit-Limit 429',
+          'Retry-After 503',
+          'Retry-After 429',
+        ]),
+      );
     });
   });
 });

@@ -10,7 +10,11 @@ import { documentOperations, OpenApiValidator, resolved } from '../support/opena
 import { createIsolatedTestApp } from '../support/scratch-database';
 import { adminHeaders, TestApp, v1Headers } from '../support/test-app';
 
-type MediaType = { schema?: unknown; example?: unknown; examples?: Record<string, { summary?: string; value: unknown }> };
+type MediaType = {
+  schema?: unknown;
+  example?: unknown;
+  examples?: Record<string, { summary?: string; value: unknown }>;
+};
 type Parameter = { name: string; in: string; schema?: { example?: unknown }; style?: string; explode?: boolean };
 type Operation = { parameters?: Parameter[]; requestBody?: { content: Record<string, MediaType> } };
 
@@ -105,7 +109,9 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     }
     const { schemas, ...others } = t.document.components ?? {};
     const sampled = referencedSchemas(t.document, [t.document.paths, others], prefilledMedia);
-    const onlyPrefilled = new Set([...referencedSchemas(t.document, [...prefilledMedia], new Set())].filter((ref) => !sampled.has(ref)));
+    const onlyPrefilled = new Set(
+      [...referencedSchemas(t.document, [...prefilledMedia], new Set())].filter((ref) => !sampled.has(ref)),
+    );
     const found = openMapsWithoutExample(others, '#/components');
     for (const [name, schema] of Object.entries(schemas ?? {})) {
       const at = `#/components/schemas/${name}`;
@@ -154,7 +160,8 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     const fillPath = (route: string, template: string): string =>
       template.replace(/\{([^}]+)\}/g, (_match, name: string) => {
         if (name === 'workspaceId') return createdIds.get('/admin/v1/workspaces')!;
-        const example = operations.get(route)!.parameters?.find((p) => p.name === name && p.in === 'path')?.schema?.example;
+        const example = operations.get(route)!.parameters?.find((p) => p.name === name && p.in === 'path')
+          ?.schema?.example;
         if (typeof example === 'string') return example;
         const collection = fillPath(route, template.slice(0, template.indexOf(`/{${name}}`)));
         const id = createdIds.get(collection);
@@ -188,8 +195,12 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     /** A collection's batch routes and upsert; the update example's id is the one its create made. */
     const executeBatches = async (collection: string) => {
       const id = createdIds.get(fillPath(`POST ${collection}`, collection))!;
-      placeholders.set(exampleIdOf((Object.keys(ID_PREFIXES) as IdKind[]).find((kind) => id.startsWith(`${ID_PREFIXES[kind]}_`))!), id);
-      for (const route of ['batch/create', 'batch/update', 'batch/upsert', 'upsert']) await execute(`POST ${collection}/${route}`);
+      placeholders.set(
+        exampleIdOf((Object.keys(ID_PREFIXES) as IdKind[]).find((kind) => id.startsWith(`${ID_PREFIXES[kind]}_`))!),
+        id,
+      );
+      for (const route of ['batch/create', 'batch/update', 'batch/upsert', 'upsert'])
+        await execute(`POST ${collection}/${route}`);
     };
 
     await execute('POST /admin/v1/workspaces');
@@ -203,7 +214,14 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     headers = v1Headers((key.body as { key: string }).key);
     const account = await execute('POST /v1/accounts');
     placeholders.set(exampleIdOf('account'), (account.body as { id: string }).id);
-    for (const collection of ['/v1/accounts', '/v1/notes', '/v1/tasks', '/v1/contacts', '/v1/opportunities', '/v1/lists']) {
+    for (const collection of [
+      '/v1/accounts',
+      '/v1/notes',
+      '/v1/tasks',
+      '/v1/contacts',
+      '/v1/opportunities',
+      '/v1/lists',
+    ]) {
       if (collection !== '/v1/accounts') await execute(`POST ${collection}`);
       await execute(`POST ${collection}/{id}`);
       if (collection !== '/v1/lists') await executeBatches(collection);
@@ -221,7 +239,10 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
       sizeBytes: number;
     };
     const target = new URL(uploadUrl);
-    const put = await t.http.put(target.pathname + target.search).set(uploadHeaders).send(Buffer.alloc(sizeBytes, 'a'));
+    const put = await t.http
+      .put(target.pathname + target.search)
+      .set(uploadHeaders)
+      .send(Buffer.alloc(sizeBytes, 'a'));
     expect(put.status).toBe(200);
     await execute('POST /v1/files/{id}/complete');
     await execute('POST /v1/files');
@@ -242,9 +263,16 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     placeholders.set(exampleIdOf('event'), (deliveries.body as { data: { eventId: string }[] }).data[0].eventId);
     await execute('POST /v1/webhooks/{id}/redeliver');
     await execute('POST /v1/webhooks/{id}/rotate-secret');
-    const attempted = async () => (await t.http.get(`/v1/webhooks/${webhook.id}/deliveries`).set(headers)).body as { data: { status: string; error: string | null }[] };
-    await until('an attempt of the example endpoint', async () => (await attempted()).data.some((delivery) => delivery.status === 'FAILED'));
-    expect((await attempted()).data.find((delivery) => delivery.status === 'FAILED')?.error).toMatch(/\(WEBHOOK_ALLOWED_NETWORKS\)$/);
+    const attempted = async () =>
+      (await t.http.get(`/v1/webhooks/${webhook.id}/deliveries`).set(headers)).body as {
+        data: { status: string; error: string | null }[];
+      };
+    await until('an attempt of the example endpoint', async () =>
+      (await attempted()).data.some((delivery) => delivery.status === 'FAILED'),
+    );
+    expect((await attempted()).data.find((delivery) => delivery.status === 'FAILED')?.error).toMatch(
+      /\(WEBHOOK_ALLOWED_NETWORKS\)$/,
+    );
 
     const withBodies = [...operations].filter(([, operation]) => operation.requestBody?.content['application/json']);
     expect(withBodies.map(([route]) => route).filter((route) => !executed.has(route))).toEqual([]);
@@ -271,7 +299,11 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     for (const [route, operation] of operations) {
       const filters = operation.parameters?.find((parameter) => parameter.name === 'filters');
       if (!filters) continue;
-      expect({ route, style: filters.style, explode: filters.explode }).toEqual({ route, style: 'form', explode: true });
+      expect({ route, style: filters.style, explode: filters.explode }).toEqual({
+        route,
+        style: 'form',
+        explode: true,
+      });
       const [, template] = route.split(' ');
       const url = template.replace('{entitySlug}', 'project');
       // form + explode: each member of the object is one query parameter, the parameter's name is not sent.

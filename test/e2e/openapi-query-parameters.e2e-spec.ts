@@ -20,8 +20,12 @@ describe('OpenAPI: an operation lists query parameters exactly when its route ac
     const handlers = controllerOperations(t.app).filter(({ route }) => operations.has(route));
     expect(handlers.length).toBe(operations.size);
     const disagreeing = handlers.flatMap(({ route, takesQuery }) => {
-      const documented = (operations.get(route)!.parameters ?? []).some((parameter) => 'in' in parameter && parameter.in === 'query');
-      return documented === takesQuery ? [] : [`${route}: documents ${documented ? 'a' : 'no'} query, accepts ${takesQuery ? 'one' : 'none'}`];
+      const documented = (operations.get(route)!.parameters ?? []).some(
+        (parameter) => 'in' in parameter && parameter.in === 'query',
+      );
+      return documented === takesQuery
+        ? []
+        : [`${route}: documents ${documented ? 'a' : 'no'} query, accepts ${takesQuery ? 'one' : 'none'}`];
     });
     expect(disagreeing).toEqual([]);
   });

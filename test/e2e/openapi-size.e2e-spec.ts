@@ -47,7 +47,9 @@ describe('OpenAPI: the document writes each part once', () => {
     const seen = new Map<string, string>();
     const repeated: string[] = [];
     for (const [path, item] of Object.entries(document.paths)) {
-      for (const [method, operation] of Object.entries(item as Record<string, { responses?: Record<string, object> }>)) {
+      for (const [method, operation] of Object.entries(
+        item as Record<string, { responses?: Record<string, object> }>,
+      )) {
         for (const [status, response] of Object.entries(operation.responses ?? {})) {
           const text = JSON.stringify(response);
           if ('$ref' in response || text.length < SHAREABLE_BYTES) continue;

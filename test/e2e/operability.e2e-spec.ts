@@ -45,7 +45,11 @@ async function runService(env: Record<string, string>): Promise<{ code: number; 
     const { stderr } = await promisify(execFile)(
       process.execPath,
       ['-r', path.join(ROOT, 'test', 'support', 'register-ts.js'), path.join(ROOT, 'src', 'main.ts')],
-      { cwd: ROOT, env: { PATH: process.env.PATH, DATA_DIR: dataDir, DATABASE_URL: testDatabaseUrl(), ...env }, timeout: 30_000 },
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, DATA_DIR: dataDir, DATABASE_URL: testDatabaseUrl(), ...env },
+        timeout: 30_000,
+      },
     );
     return { code: 0, stderr };
   } catch (error) {
@@ -122,11 +126,14 @@ describe('operability: health, metrics, docs', () => {
       expect([head.status, await head.text()]).toEqual([200, '']);
     });
 
-    it.each(['GET', 'DELETE'] as const)('answers %s /metrics on the API port 404 like any unknown route', async (method) => {
-      const response = await t.http[method === 'GET' ? 'get' : 'delete']('/metrics');
-      expectError(response, 404, 'not_found');
-      expect(response.headers.allow).toBeUndefined();
-    });
+    it.each(['GET', 'DELETE'] as const)(
+      'answers %s /metrics on the API port 404 like any unknown route',
+      async (method) => {
+        const response = await t.http[method === 'GET' ? 'get' : 'delete']('/metrics');
+        expectError(response, 404, 'not_found');
+        expect(response.headers.allow).toBeUndefined();
+      },
+    );
 
     it('leaves /metrics out of the OpenAPI document', async () => {
       const served = (await t.http.get('/docs-json')).body as OpenAPIObject;
@@ -233,7 +240,9 @@ describe('operability: health, metrics, docs', () => {
 
     it('puts the right article in summaries and hints no JWT', () => {
       const summaries = [...documentOperations(t.document).values()].map((operation) => operation.summary ?? '');
-      expect(summaries).toEqual(expect.arrayContaining(['Create an account', 'Retrieve an opportunity', 'Create a note']));
+      expect(summaries).toEqual(
+        expect.arrayContaining(['Create an account', 'Retrieve an opportunity', 'Create a note']),
+      );
       expect(summaries.filter((summary) => /\ba [aeiou]/i.test(summary))).toEqual([]);
       expect(JSON.stringify(t.document.components?.securitySchemes)).not.toContain('JWT');
     });
@@ -254,7 +263,9 @@ describe('operability: health, metrics, docs', () => {
 
     it('documents every API-key operation under /v1 with bearer security, Service-Version and its errors', async () => {
       const document = t.document;
-      expect(document.components?.securitySchemes?.apiKey).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+      expect(document.components?.securitySchemes?.apiKey).toEqual(
+        expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      );
       const operations = documentOperations(document);
       const apiKeyOperations = controllerOperations(t.app).filter((operation) => operation.auth === 'apiKey');
       expect(apiKeyOperations.length).toBeGreaterThanOrEqual(3);
@@ -262,9 +273,9 @@ describe('operability: health, metrics, docs', () => {
         expect(route).toMatch(/^[A-Z]+ \/v1\//);
         const operation = operations.get(route)!;
         expect({ route, security: operation.security }).toEqual({ route, security: [{ apiKey: [] }] });
-        const version = (operation.parameters ?? []).map((parameter) => resolved<ParameterObject>(document, parameter)).find(
-          (parameter) => parameter.in === 'header' && parameter.name === 'Service-Version',
-        );
+        const version = (operation.parameters ?? [])
+          .map((parameter) => resolved<ParameterObject>(document, parameter))
+          .find((parameter) => parameter.in === 'header' && parameter.name === 'Service-Version');
         expect({ route, version }).toEqual({
           route,
           version: expect.objectContaining({ required: true, schema: { type: 'string', enum: [SERVICE_VERSION] } }),
@@ -275,7 +286,9 @@ describe('operability: health, metrics, docs', () => {
         statuses.push(413, 415);
         if (route.startsWith('POST ')) statuses.push(422);
         expectErrorResponses(document, route, operation, statuses);
-        expect(resolved<ResponseObject | undefined>(document, operation.responses['200'])?.content?.['application/json']).toBeDefined();
+        expect(
+          resolved<ResponseObject | undefined>(document, operation.responses['200'])?.content?.['application/json'],
+        ).toBeDefined();
       }
     });
 
@@ -287,7 +300,9 @@ describe('operability: health, metrics, docs', () => {
         expect(route).toMatch(/^POST \/admin\/v1\//);
         const operation = operations.get(route)!;
         expect({ route, security: operation.security }).toEqual({ route, security: [{ adminToken: [] }] });
-        const headers = (operation.parameters ?? []).map((p) => resolved<ParameterObject>(t.document, p)).filter((p) => p.in === 'header');
+        const headers = (operation.parameters ?? [])
+          .map((p) => resolved<ParameterObject>(t.document, p))
+          .filter((p) => p.in === 'header');
         expect(headers).toEqual([]);
         const statuses = [400, 401, 404, 413, 415, 500];
         if (operation.requestBody) statuses.push(422);

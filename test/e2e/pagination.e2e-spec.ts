@@ -102,7 +102,11 @@ describe('pagination of GET /v1/members (limit, offset, totalCount, order)', () 
     expectError(await t.http.get('/v1/members?limit=0'), 401, 'invalid_api_key');
   });
 
-  it.each([['foo=bar', 'foo'], ['limit=5&sort=asc', 'sort'], ['page=2', 'page']])(
+  it.each([
+    ['foo=bar', 'foo'],
+    ['limit=5&sort=asc', 'sort'],
+    ['page=2', 'page'],
+  ])(
     'answers 400 unknown_field for the unknown filter key in ?%s (members take filters, docs/api.md §8)',
     async (query, param) => {
       const response = await list(`?${query}`);

@@ -26,7 +26,8 @@ function pageProblem(page: Page, offset: number, ordered: boolean): string | und
   if (!ordered) return undefined;
   for (let index = 1; index < data.length; index += 1) {
     const [before, after] = [data[index - 1], data[index]];
-    const newer = before.createdAt! > after.createdAt! || (before.createdAt === after.createdAt && before.id > after.id);
+    const newer =
+      before.createdAt! > after.createdAt! || (before.createdAt === after.createdAt && before.id > after.id);
     if (!newer) return `offset ${offset}: ${before.id} (${before.createdAt}) before ${after.id} (${after.createdAt})`;
   }
   return undefined;
@@ -63,14 +64,18 @@ async function race(write: () => Promise<unknown>, read: (offset: number) => Pro
       if (problem) problems.push(problem);
     }
   };
-  await Promise.all([...Array.from({ length: WRITERS }, writer), ...Array.from({ length: READERS }, (_unused, index) => reader(index))]);
+  await Promise.all([
+    ...Array.from({ length: WRITERS }, writer),
+    ...Array.from({ length: READERS }, (_unused, index) => reader(index)),
+  ]);
   return { problems, writes, reads };
 }
 
 describe('paged lists take their count and page from one snapshot while others write', () => {
   const suite = apiSuite();
   let fresh: TestWorkspace;
-  const page = (path: string) => async (offset: number) => (await suite.get(`${path}?limit=${LIMIT}&offset=${offset}`, fresh.key)) as Page;
+  const page = (path: string) => async (offset: number) =>
+    (await suite.get(`${path}?limit=${LIMIT}&offset=${offset}`, fresh.key)) as Page;
   const created = async (path: string, body: unknown) => {
     const response = await suite.post(path, body, fresh.key);
     if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);
@@ -88,7 +93,13 @@ describe('paged lists take their count and page from one snapshot while others w
   };
 
   it('GET /v1/lists', async () => {
-    expectClean(await race(() => created('/v1/lists', { fields: { $name: 'L', $objectType: 'account' } }), page('/v1/lists'), true));
+    expectClean(
+      await race(
+        () => created('/v1/lists', { fields: { $name: 'L', $objectType: 'account' } }),
+        page('/v1/lists'),
+        true,
+      ),
+    );
   });
 
   it('GET /v1/files, newest first by the createdAt shown, then id', async () => {

@@ -29,7 +29,10 @@ describe('request pipeline', () => {
   let openapi: OpenApiValidator;
 
   beforeAll(async () => {
-    t = await createTestApp({ controllers: [FailureProbeController, WriteProbeController], env: { METRICS_PORT: '0' } });
+    t = await createTestApp({
+      controllers: [FailureProbeController, WriteProbeController],
+      env: { METRICS_PORT: '0' },
+    });
     await ensureProbeTable(t.app.get(DataSource));
     ws = await createWorkspace(t.http);
     openapi = new OpenApiValidator(t.document);
@@ -54,25 +57,31 @@ describe('request pipeline', () => {
       expect(await probeRows(t.app.get(DataSource), label)).toEqual([]);
     });
 
-    it.each([['an array', '[{"label":"a"}]'], ['a string', '"label"'], ['null', 'null'], ['a number', '42']])(
-      'answers 400 invalid_json when the body is %s rather than an object',
-      async (_case, body) => {
-        const response = await t.http
-          .post('/admin/v1/workspaces')
-          .set(adminHeaders())
-          .set('Content-Type', 'application/json')
-          .send(body);
-        expectError(response, 400, 'invalid_json');
-        openapi.assert(response);
-      },
-    );
+    it.each([
+      ['an array', '[{"label":"a"}]'],
+      ['a string', '"label"'],
+      ['null', 'null'],
+      ['a number', '42'],
+    ])('answers 400 invalid_json when the body is %s rather than an object', async (_case, body) => {
+      const response = await t.http
+        .post('/admin/v1/workspaces')
+        .set(adminHeaders())
+        .set('Content-Type', 'application/json')
+        .send(body);
+      expectError(response, 400, 'invalid_json');
+      openapi.assert(response);
+    });
 
     it.each([
       ['text/plain', 'name=Acme'],
       ['application/x-www-form-urlencoded', 'name=Acme'],
       ['application/xml', '<name>Acme</name>'],
     ])('answers 415 unsupported_media_type for a %s body', async (type, body) => {
-      const response = await t.http.post('/admin/v1/workspaces').set(adminHeaders()).set('Content-Type', type).send(body);
+      const response = await t.http
+        .post('/admin/v1/workspaces')
+        .set(adminHeaders())
+        .set('Content-Type', type)
+        .send(body);
       expectError(response, 415, 'unsupported_media_type');
       openapi.assert(response);
       const v1 = await t.http.post('/v1/test-probe/items').set(v1Headers(ws.key)).set('Content-Type', type).send(body);
@@ -106,16 +115,32 @@ describe('request pipeline', () => {
       openapi.assert(over);
     });
 
-    it.each(['/v1/test-probe/items', '/admin/v1/workspaces'])('answers 415 for POST %s with a Content-Type that does not parse', async (path) => {
-      const response = await t.http.post(path).set(v1Headers(ws.key)).set(adminHeaders()).set('Content-Type', 'not a type').send('{}');
-      expectError(response, 415, 'unsupported_media_type');
-      expect(response.body.error.message).toBe('Send the body as Content-Type: application/json');
-    });
+    it.each(['/v1/test-probe/items', '/admin/v1/workspaces'])(
+      'answers 415 for POST %s with a Content-Type that does not parse',
+      async (path) => {
+        const response = await t.http
+          .post(path)
+          .set(v1Headers(ws.key))
+          .set(adminHeaders())
+          .set('Content-Type', 'not a type')
+          .send('{}');
+        expectError(response, 415, 'unsupported_media_type');
+        expect(response.body.error.message).toBe('Send the body as Content-Type: application/json');
+      },
+    );
 
     it('parses a body on any method of the API: GET and DELETE bodies are refused like a POST body', async () => {
-      const get = await t.http.get('/v1/members').set(v1Headers(ws.key)).set('Content-Type', 'application/json').send('{"a":');
+      const get = await t.http
+        .get('/v1/members')
+        .set(v1Headers(ws.key))
+        .set('Content-Type', 'application/json')
+        .send('{"a":');
       expectError(get, 400, 'invalid_json');
-      const untyped = await t.http.delete('/v1/test-probe/items').set(v1Headers(ws.key)).set('Content-Type', '').send('x');
+      const untyped = await t.http
+        .delete('/v1/test-probe/items')
+        .set(v1Headers(ws.key))
+        .set('Content-Type', '')
+        .send('x');
       expectError(untyped, 415, 'unsupported_media_type');
     });
 
@@ -182,9 +207,8 @@ describe('request pipeline', () => {
     ])('answers 405 for %s %s with Allow: %s', async (method, path, allow) => {
       // Routing comes before authentication: no key needed to learn that the method is wrong.
       for (const headers of [v1Headers(ws.key), {}]) {
-        const response = await t.http[method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](path).set(
-          headers,
-        );
+        const response =
+          await t.http[method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](path).set(headers);
         expectError(response, 405, 'method_not_allowed');
         expect(response.headers.allow).toBe(allow);
         expect(response.body.error.message).toContain(allow);
@@ -203,9 +227,11 @@ describe('request pipeline', () => {
         for (const [template, item] of Object.entries(t.document.paths)) {
           const segments = templateSegments(template);
           const matches =
-            segments.length === actual.length && segments.every((segment, index) => /^\{.+\}$/.test(segment) || segment === actual[index]);
+            segments.length === actual.length &&
+            segments.every((segment, index) => /^\{.+\}$/.test(segment) || segment === actual[index]);
           if (!matches) continue;
-          for (const method of METHODS) if ((item as Record<string, unknown>)[method.toLowerCase()]) methods.add(method);
+          for (const method of METHODS)
+            if ((item as Record<string, unknown>)[method.toLowerCase()]) methods.add(method);
         }
         if (methods.has('GET')) methods.add('HEAD');
         return [...methods].sort().join(', ');
@@ -213,14 +239,21 @@ describe('request pipeline', () => {
       const paths = () => Object.keys(t.document.paths).map(concrete);
 
       it('answers HEAD on a path without GET with 405, its Allow and no body, and HEAD on a path with GET as GET', async () => {
-        expect(paths()).toEqual(expect.arrayContaining(['/v1/files/p-1/cancel', '/v1/objects/p-1/values', '/admin/v1/workspaces']));
+        expect(paths()).toEqual(
+          expect.arrayContaining(['/v1/files/p-1/cancel', '/v1/objects/p-1/values', '/admin/v1/workspaces']),
+        );
         for (const path of paths()) {
           const allow = documentedAllow(path);
           const response = await t.http.head(path);
           if (allow.includes('GET')) {
             expect([path, response.status === 405, response.headers.allow]).toEqual([path, false, undefined]);
           } else {
-            expect([path, response.status, response.headers.allow, response.text]).toEqual([path, 405, allow, undefined]);
+            expect([path, response.status, response.headers.allow, response.text]).toEqual([
+              path,
+              405,
+              allow,
+              undefined,
+            ]);
           }
         }
       });
@@ -319,7 +352,11 @@ describe('request pipeline', () => {
 
   describe('X-Request-Id', () => {
     it.each([
-      ['a success', (id: string) => t.http.get('/v1/auth/validate').set(v1Headers(ws.key)).set('X-Request-Id', id), 200],
+      [
+        'a success',
+        (id: string) => t.http.get('/v1/auth/validate').set(v1Headers(ws.key)).set('X-Request-Id', id),
+        200,
+      ],
       ['a 401', (id: string) => t.http.get('/v1/auth/validate').set('X-Request-Id', id), 401],
       ['an unknown route', (id: string) => t.http.get('/nope').set('X-Request-Id', id), 404],
       [
@@ -335,10 +372,18 @@ describe('request pipeline', () => {
       [
         'a 415',
         (id: string) =>
-          t.http.post('/admin/v1/workspaces').set(adminHeaders()).set({ 'X-Request-Id': id, 'Content-Type': 'text/plain' }).send('x'),
+          t.http
+            .post('/admin/v1/workspaces')
+            .set(adminHeaders())
+            .set({ 'X-Request-Id': id, 'Content-Type': 'text/plain' })
+            .send('x'),
         415,
       ],
-      ['a crash', (id: string) => t.http.get('/v1/test-probe/crash').set(v1Headers(ws.key)).set('X-Request-Id', id), 500],
+      [
+        'a crash',
+        (id: string) => t.http.get('/v1/test-probe/crash').set(v1Headers(ws.key)).set('X-Request-Id', id),
+        500,
+      ],
     ])('echoes a safe client id on %s', async (_case, send, status) => {
       const id = `client-${Date.now()}.req:42_A`;
       const response = await send(id);
@@ -415,7 +460,10 @@ describe('logs', () => {
         .send('{"oops"'),
     );
     await send('crash', t.http.get('/v1/test-probe/crash').set(v1Headers(ws.key)).set(id('crash')));
-    await send('admin', t.http.post('/admin/v1/workspaces').set(adminHeaders()).set(id('admin')).send({ name: 'Logged' }));
+    await send(
+      'admin',
+      t.http.post('/admin/v1/workspaces').set(adminHeaders()).set(id('admin')).send({ name: 'Logged' }),
+    );
     expect(sent.map(([, status]) => status)).toEqual([200, 400, 400, 401, 400, 500, 200]);
 
     const records = capture.records;

@@ -49,8 +49,14 @@ describe('process roles', () => {
         expect({ path: healthy, status: (await t.http.get(healthy)).status }).toEqual({ path: healthy, status: 200 });
       }
       for (const other of ['/v1/notes/note_01JZ0000000000000000000000', '/docs', '/health/other', '/metrics']) {
-        const response = await t.http.get(other).set({ Authorization: 'Bearer sk_nothing', 'Service-Version': SERVICE_VERSION });
-        expect({ path: other, status: response.status, code: response.body.error?.code }).toEqual({ path: other, status: 404, code: 'not_found' });
+        const response = await t.http
+          .get(other)
+          .set({ Authorization: 'Bearer sk_nothing', 'Service-Version': SERVICE_VERSION });
+        expect({ path: other, status: response.status, code: response.body.error?.code }).toEqual({
+          path: other,
+          status: 404,
+          code: 'not_found',
+        });
       }
     });
   });
@@ -68,7 +74,9 @@ describe('process roles', () => {
     });
 
     it('is scheduled once for every worker, each piece by its name', async () => {
-      const known = await t.app.get(DataSource).query(`SELECT identifier FROM graphile_worker._private_known_crontabs ORDER BY identifier`);
+      const known = await t.app
+        .get(DataSource)
+        .query(`SELECT identifier FROM graphile_worker._private_known_crontabs ORDER BY identifier`);
       expect(known.map((row: { identifier: string }) => row.identifier)).toEqual([
         'event_retention',
         'file_sweep',
@@ -79,18 +87,32 @@ describe('process roles', () => {
     });
 
     it('logs a run that fails, naming the work, and runs it again the next period', async () => {
-      const sweep = jest.spyOn(IdempotencyRepository.prototype, 'deleteExpired').mockRejectedValueOnce(new Error('the database went away'));
-      const failures = () => output.records.filter((record) => record.msg === 'idempotency sweep failed; it runs again next period');
+      const sweep = jest
+        .spyOn(IdempotencyRepository.prototype, 'deleteExpired')
+        .mockRejectedValueOnce(new Error('the database went away'));
+      const failures = () =>
+        output.records.filter((record) => record.msg === 'idempotency sweep failed; it runs again next period');
       try {
         // Enqueued here as its minute would enqueue it.
         await t.app.get(DataSource).query(`SELECT graphile_worker.add_job('idempotency_sweep')`);
         await until('the failure to be logged', () => failures().length === 1);
-        expect(failures()[0]).toMatchObject({ level: 50, context: 'JobQueue', err: expect.objectContaining({ message: 'the database went away' }) });
+        expect(failures()[0]).toMatchObject({
+          level: 50,
+          context: 'JobQueue',
+          err: expect.objectContaining({ message: 'the database went away' }),
+        });
         await t.app.get(DataSource).query(`SELECT graphile_worker.add_job('idempotency_sweep')`);
         const jobsLeft = async () =>
-          (await t.app.get(DataSource).query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'idempotency_sweep'`))[0].n;
+          (
+            await t.app
+              .get(DataSource)
+              .query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'idempotency_sweep'`)
+          )[0].n;
         // Both jobs ended (the failed run's too: it is not retried by the queue, the next period is its retry).
-        await until('the next run to sweep, and both jobs to end', async () => sweep.mock.calls.length === 2 && (await jobsLeft()) === 0);
+        await until(
+          'the next run to sweep, and both jobs to end',
+          async () => sweep.mock.calls.length === 2 && (await jobsLeft()) === 0,
+        );
         expect(failures()).toHaveLength(1);
       } finally {
         sweep.mockRestore();
@@ -137,7 +159,14 @@ describe('process roles', () => {
       folders.push(dataDir);
       const child = spawn(
         process.execPath,
-        ['-r', path.join(ROOT, 'test', 'support', 'register-ts.js'), path.join(ROOT, 'src', 'cli', 'main.ts'), 'workspace:create', '--name', 'Roles'],
+        [
+          '-r',
+          path.join(ROOT, 'test', 'support', 'register-ts.js'),
+          path.join(ROOT, 'src', 'cli', 'main.ts'),
+          'workspace:create',
+          '--name',
+          'Roles',
+        ],
         { cwd: ROOT, env: { PATH: process.env.PATH, DATA_DIR: dataDir, DATABASE_URL: database.url }, stdio: 'ignore' },
       );
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -167,7 +196,9 @@ describe('process roles', () => {
       });
       expect(note.status).toBe(200);
       // The write's one fan-out job, waiting for a worker: the attempts are the worker's to make.
-      const { rows: jobs } = await db.query(`SELECT task_identifier, locked_at FROM graphile_worker.jobs WHERE task_identifier LIKE 'webhook%'`);
+      const { rows: jobs } = await db.query(
+        `SELECT task_identifier, locked_at FROM graphile_worker.jobs WHERE task_identifier LIKE 'webhook%'`,
+      );
       expect(jobs).toEqual([{ task_identifier: FAN_OUT_TASK, locked_at: null }]);
       const apiPurposes = await purposesOf(db, api.pid);
       expect(apiPurposes).toContain('app');

@@ -48,33 +48,59 @@ describe('statements per request', () => {
       fields: { $name: { firstName: `Counted ${batchRound}` }, $email: [`counted-${batchRound}-${index}@example.com`] },
     }));
   };
-  const noteInputs = (count: number) => Array.from({ length: count }, (_unused, index) => ({ fields: { $title: `Batch ${index}` }, relationships: { $account: accounts[index % 3] } }));
+  const noteInputs = (count: number) =>
+    Array.from({ length: count }, (_unused, index) => ({
+      fields: { $title: `Batch ${index}` },
+      relationships: { $account: accounts[index % 3] },
+    }));
   const batchCases: [string, (inputs: number) => Request][] = [
-    ['POST /v1/contacts/batch/create', (n) => () => suite.post('/v1/contacts/batch/create', { inputs: contactInputs(n).map(({ fields }) => ({ fields })) })],
-    ['POST /v1/notes/batch/create, each note linking an account', (n) => () => suite.post('/v1/notes/batch/create', { inputs: noteInputs(n) })],
+    [
+      'POST /v1/contacts/batch/create',
+      (n) => () =>
+        suite.post('/v1/contacts/batch/create', { inputs: contactInputs(n).map(({ fields }) => ({ fields })) }),
+    ],
+    [
+      'POST /v1/notes/batch/create, each note linking an account',
+      (n) => () => suite.post('/v1/notes/batch/create', { inputs: noteInputs(n) }),
+    ],
     [
       'POST /v1/contacts/batch/update',
-      (n) => () => suite.post('/v1/contacts/batch/update', { inputs: contactInputs(n).map(({ fields }, index) => ({ id: contacts[index], fields })) }),
+      (n) => () =>
+        suite.post('/v1/contacts/batch/update', {
+          inputs: contactInputs(n).map(({ fields }, index) => ({ id: contacts[index], fields })),
+        }),
     ],
-    ['POST /v1/contacts/batch/upsert on externalId, half existing', (n) => () => suite.post('/v1/contacts/batch/upsert', { matchOn: 'externalId', inputs: contactInputs(n, n / 2) })],
+    [
+      'POST /v1/contacts/batch/upsert on externalId, half existing',
+      (n) => () => suite.post('/v1/contacts/batch/upsert', { matchOn: 'externalId', inputs: contactInputs(n, n / 2) }),
+    ],
   ];
 
   beforeAll(async () => {
     api = new RecordsApi(suite.t, suite.openapi, suite.ws.key, suite.ws.workspaceId);
     const made = await suite.post('/v1/contacts/batch/create', {
-      inputs: Array.from({ length: 100 }, (_unused, index) => ({ externalId: `counted-${index}`, fields: { $name: { firstName: 'Counted' } } })),
+      inputs: Array.from({ length: 100 }, (_unused, index) => ({
+        externalId: `counted-${index}`,
+        fields: { $name: { firstName: 'Counted' } },
+      })),
     });
     contacts = (made.body as { results: { data: { id: string } }[] }).results.map((result) => result.data.id);
     account = (await api.account('Counted')).id;
     accounts = [account, (await api.account('Counted too')).id, (await api.account('Counted three')).id];
     note = (await api.create('note', { fields: { $title: 'Counted' }, relationships: { $account: account } })).id;
-    const created = await suite.post('/v1/lists', { fields: { $name: 'Counted', $objectType: 'account' }, relationships: { $accounts: account } });
+    const created = await suite.post('/v1/lists', {
+      fields: { $name: 'Counted', $objectType: 'account' },
+      relationships: { $accounts: account },
+    });
     list = created.body.id;
     meeting = (await suite.post('/v1/meetings', { fields: meetingFields() })).body.id;
     transcripts = [await uploadFile(suite.t.http, suite.ws.key), await uploadFile(suite.t.http, suite.ws.key)];
     await api.create('note', { fields: { $title: 'Counted too' }, relationships: { $account: account } });
     await suite.post('/v1/meetings', { fields: meetingFields() });
-    const members = await suite.post('/v1/lists', { fields: { $name: 'Paged', $objectType: 'account' }, relationships: { $accounts: accounts } });
+    const members = await suite.post('/v1/lists', {
+      fields: { $name: 'Paged', $objectType: 'account' },
+      relationships: { $accounts: accounts },
+    });
     await createMember(suite.t.http, suite.ws.workspaceId);
     paged.set('notes', { path: '/v1/notes' });
     paged.set('notes filtered', { path: `/v1/notes?$account=${account}` });
@@ -85,7 +111,8 @@ describe('statements per request', () => {
     paged.set('members', { path: '/v1/members' });
     for (const [name, list] of paged) {
       const first = await suite.get(`${list.path}${list.path.includes('?') ? '&' : '?'}limit=1`);
-      if (typeof first.body.nextCursor !== 'string') throw new Error(`${name}: no nextCursor: ${JSON.stringify(first.body)}`);
+      if (typeof first.body.nextCursor !== 'string')
+        throw new Error(`${name}: no nextCursor: ${JSON.stringify(first.body)}`);
       // The cursor carries the filters: sent alone, on the list's path.
       paged.set(name, { path: list.path.replace(/\?.*$/, ''), cursor: first.body.nextCursor });
     }
@@ -97,20 +124,60 @@ describe('statements per request', () => {
     // The key lookup, then the record, its counter and its `$createdBy` link in one statement.
     ['POST /v1/notes', 2, () => api.createRaw('note', { fields: { $title: 'More' } })],
     // The account it links changes too (its updatedAt, its event), and the events are appended before COMMIT.
-    ['POST /v1/notes with a relationship', 7, () => api.createRaw('note', { fields: { $title: 'More' }, relationships: { $account: account } })],
+    [
+      'POST /v1/notes with a relationship',
+      7,
+      () => api.createRaw('note', { fields: { $title: 'More' }, relationships: { $account: account } }),
+    ],
     // BEGIN, the patch (which writes only a change), the event, COMMIT: the event must commit with the change.
     ['POST /v1/notes/{id}', 5, () => api.updateRaw('note', note, { fields: { $content: 'Edited' } })],
-    ['POST /v1/notes/{id} with links', 8, () => api.updateRaw('note', note, { relationships: { $account: { remove: account, add: account } } })],
-    ['POST /v1/lists', 7, () => suite.post('/v1/lists', { fields: { $name: 'More', $objectType: 'account' }, relationships: { $accounts: account } })],
+    [
+      'POST /v1/notes/{id} with links',
+      8,
+      () => api.updateRaw('note', note, { relationships: { $account: { remove: account, add: account } } }),
+    ],
+    [
+      'POST /v1/lists',
+      7,
+      () =>
+        suite.post('/v1/lists', {
+          fields: { $name: 'More', $objectType: 'account' },
+          relationships: { $accounts: account },
+        }),
+    ],
     // The members are added in one statement, however many.
-    ['POST /v1/lists with three members', 7, () => suite.post('/v1/lists', { fields: { $name: 'More', $objectType: 'account' }, relationships: { $accounts: accounts } })],
-    ['POST /v1/lists/{id}', 7, () => suite.post(`/v1/lists/${list}`, { fields: { $name: 'Renamed' }, relationships: { $accounts: { add: account } } })],
+    [
+      'POST /v1/lists with three members',
+      7,
+      () =>
+        suite.post('/v1/lists', {
+          fields: { $name: 'More', $objectType: 'account' },
+          relationships: { $accounts: accounts },
+        }),
+    ],
+    [
+      'POST /v1/lists/{id}',
+      7,
+      () =>
+        suite.post(`/v1/lists/${list}`, {
+          fields: { $name: 'Renamed' },
+          relationships: { $accounts: { add: account } },
+        }),
+    ],
     ['GET /v1/lists/{id}', 2, () => suite.get(`/v1/lists/${list}`)],
     ['GET /v1/lists/{id}/accounts', 3, () => suite.get(`/v1/lists/${list}/accounts`)],
     ['GET /v1/meetings/{id}', 3, () => suite.get(`/v1/meetings/${meeting}`)],
     ['GET /v1/meetings', 3, () => suite.get('/v1/meetings?limit=25')],
-    ['GET /v1/meetings filtered on a hidden relationship', 3, () => suite.get(`/v1/meetings?limit=25&$transcript=${transcripts[0]}`)],
-    ['POST /v1/meetings/{id}', 9, () => suite.post(`/v1/meetings/${meeting}`, { fields: { $privacySetting: 'METADATA' } })],
+    [
+      'GET /v1/meetings filtered on a hidden relationship',
+      3,
+      () => suite.get(`/v1/meetings?limit=25&$transcript=${transcripts[0]}`),
+    ],
+    [
+      'POST /v1/meetings/{id}',
+      9,
+      () => suite.post(`/v1/meetings/${meeting}`, { fields: { $privacySetting: 'METADATA' } }),
+    ],
     // A transcript adds two: its file's text read before the transaction (file storage is not read
     // under a lock) and its words written into the meeting's search document in it.
     [
@@ -118,7 +185,11 @@ describe('statements per request', () => {
       16,
       () => suite.post(`/v1/meetings/${meeting}`, { relationships: { $transcript: { replace: transcripts[0] } } }),
     ],
-    ['POST /v1/meetings with a transcript', 11, () => suite.post('/v1/meetings', { fields: meetingFields(), relationships: { $transcript: transcripts[1] } })],
+    [
+      'POST /v1/meetings with a transcript',
+      11,
+      () => suite.post('/v1/meetings', { fields: meetingFields(), relationships: { $transcript: transcripts[1] } }),
+    ],
     ['GET /v1/files', 2, () => suite.get('/v1/files?limit=25')],
     ['GET /v1/members', 2, () => suite.get('/v1/members?limit=25')],
     // A cursor's page is one statement, as an offset's is.
@@ -148,7 +219,10 @@ describe('statements per request', () => {
 
   it.each(cases)('%s: at most %d', async (_name, bound, request) => {
     const { result, queries } = await countQueries(request);
-    expect({ status: result.status, body: result.status === 200 ? undefined : result.body }).toEqual({ status: 200, body: undefined });
+    expect({ status: result.status, body: result.status === 200 ? undefined : result.body }).toEqual({
+      status: 200,
+      body: undefined,
+    });
     expect({ count: queries.length, queries }).toEqual({ count: Math.min(queries.length, bound), queries });
   });
 });
@@ -180,7 +254,11 @@ describe('statements of a create, whatever the number of subscribed endpoints', 
   it('sends the same statements with 10 endpoints as with 1, the events and their one fan-out job in the create', async () => {
     await subscribe(suite.ws, 1);
     await subscribe(suite.other, 10);
-    const create = (ws: typeof suite.ws) => () => suite.t.http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: 'Fanned out' } });
+    const create = (ws: typeof suite.ws) => () =>
+      suite.t.http
+        .post('/v1/notes')
+        .set(v1Headers(ws.key))
+        .send({ fields: { $title: 'Fanned out' } });
     // Once each first: the statements are then the ones a create sends each time (prepared once per connection).
     await create(suite.ws)();
     await create(suite.other)();

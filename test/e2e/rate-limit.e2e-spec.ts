@@ -36,8 +36,7 @@ describe('rate limits per workspace and category', () => {
   const send: Record<RateCategory, (key: string, label?: string) => Promise<Response>> = {
     read: async (key) => t.http.get('/v1/auth/validate').set(v1Headers(key)),
     search: async (key) => t.http.get('/v1/members').set(v1Headers(key)),
-    write: async (key, label = 'rate-limit') =>
-      t.http.post('/v1/test-probe/items').set(v1Headers(key)).send({ label }),
+    write: async (key, label = 'rate-limit') => t.http.post('/v1/test-probe/items').set(v1Headers(key)).send({ label }),
   };
 
   beforeAll(async () => {
@@ -69,7 +68,12 @@ describe('rate limits per workspace and category', () => {
     expect(globalGuards.filter((guard) => guard instanceof ThrottlerGuard)).toHaveLength(1);
     const options = t.app.get<ThrottlerModuleOptions>(getOptionsToken());
     expect(Array.isArray(options) ? options : options.throttlers).toEqual([
-      ...(['read', 'write', 'search'] as const).map((name) => ({ name, limit: LIMITS[name], ttl: 1000, blockDuration: 1000 })),
+      ...(['read', 'write', 'search'] as const).map((name) => ({
+        name,
+        limit: LIMITS[name],
+        ttl: 1000,
+        blockDuration: 1000,
+      })),
       { name: 'batch-items', limit: 1_000_000, ttl: 1000, blockDuration: 1000 },
     ]);
     // Without REDIS_URL, the counters are this process's.
@@ -199,7 +203,11 @@ describe('failed authentication limited per client address', () => {
     () => http.get('/v1/auth/validate').set(headers),
     () => http.get('/v1/auth/validate').set({ ...v1Headers(unknownKey), ...headers }),
     () => http.get('/v1/members').set({ Authorization: 'Bearer nope', ...headers }),
-    () => http.post('/admin/v1/workspaces').set({ Authorization: 'Bearer wrong-admin-token-123456', ...headers }).send({ name: 'x' }),
+    () =>
+      http
+        .post('/admin/v1/workspaces')
+        .set({ Authorization: 'Bearer wrong-admin-token-123456', ...headers })
+        .send({ name: 'x' }),
   ];
 
   describe('behind a trusted proxy (TRUST_PROXY=true: the address is X-Forwarded-For)', () => {
@@ -225,7 +233,10 @@ describe('failed authentication limited per client address', () => {
 
       const valid = await t.http.get('/v1/auth/validate').set({ ...v1Headers(ws.key), ...address });
       expect(valid.status).toBe(200);
-      const admin = await t.http.post('/admin/v1/workspaces').set({ ...adminHeaders(), ...address }).send({ name: 'ok' });
+      const admin = await t.http
+        .post('/admin/v1/workspaces')
+        .set({ ...adminHeaders(), ...address })
+        .send({ name: 'ok' });
       expect(admin.status).toBe(200);
     });
 

@@ -31,8 +31,26 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
     ['emails', 'EMAIL', { multipleValues: true }],
     ['url', 'URL'],
     ['tel', 'TELEPHONE'],
-    ['sel', 'SINGLE_SELECT', { options: [{ id: 'opt_a', label: 'Alpha' }, { id: 'opt_b', label: 'Beta' }] }],
-    ['multi', 'MULTI_SELECT', { options: [{ id: 'opt_red', label: 'Red' }, { id: 'opt_blue', label: 'Blue' }] }],
+    [
+      'sel',
+      'SINGLE_SELECT',
+      {
+        options: [
+          { id: 'opt_a', label: 'Alpha' },
+          { id: 'opt_b', label: 'Beta' },
+        ],
+      },
+    ],
+    [
+      'multi',
+      'MULTI_SELECT',
+      {
+        options: [
+          { id: 'opt_red', label: 'Red' },
+          { id: 'opt_blue', label: 'Blue' },
+        ],
+      },
+    ],
     ['handle', 'SOCIAL_HANDLE', { handleService: 'INSTAGRAM' }],
     ['addr', 'ADDRESS'],
     ['person', 'FULL_NAME'],
@@ -45,7 +63,13 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
     for (const [key, valueType, typeConfiguration] of fields) {
       await api.addField('account', { key, label: key, valueType, ...(typeConfiguration && { typeConfiguration }) });
     }
-    await api.addRelationship('account', { key: 'partners', label: 'Partners', cardinality: 'HAS_MANY', objectType: 'contact', inverseKey: 'partnerOf' });
+    await api.addRelationship('account', {
+      key: 'partners',
+      label: 'Partners',
+      cardinality: 'HAS_MANY',
+      objectType: 'contact',
+      inverseKey: 'partnerOf',
+    });
     refs.m1 = ws.memberId;
     refs.m2 = (await createMember(t.http, ws.workspaceId)).id;
     refs.c1 = (await api.contact('Cee one')).id;
@@ -124,11 +148,20 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
   afterAll(() => t.close());
 
   /** Lists with the filters: the letters matched, newest first, and the count. */
-  async function matched(pairs: Pairs): Promise<{ pairs: Pairs; status: number; matched: string[]; totalCount: number }> {
-    const resolved = pairs.map(([key, value]) => [key, value.replace(/^ref:(\w+)$/, (_, name: string) => refs[name])] as [string, string]);
+  async function matched(
+    pairs: Pairs,
+  ): Promise<{ pairs: Pairs; status: number; matched: string[]; totalCount: number }> {
+    const resolved = pairs.map(
+      ([key, value]) => [key, value.replace(/^ref:(\w+)$/, (_, name: string) => refs[name])] as [string, string],
+    );
     const response = await api.list('account', resolved);
     const byId = Object.fromEntries(Object.entries(ids).map(([letter, id]) => [id, letter]));
-    return { pairs, status: response.status, matched: idsOf(response).map((id) => byId[id] ?? id), totalCount: response.body.totalCount };
+    return {
+      pairs,
+      status: response.status,
+      matched: idsOf(response).map((id) => byId[id] ?? id),
+      totalCount: response.body.totalCount,
+    };
   }
 
   /** Lists with the filters and expects exactly `letters`, newest first, and their count. */
@@ -163,7 +196,14 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
     ['NUMBER lessThan', [['num[lessThan]', '0']], ['C']],
     ['NUMBER lessThanOrEqual a negative decimal', [['num[lessThanOrEqual]', '-5.5']], ['C']],
     ['NUMBER negated greaterThan matches unset', [['num[-greaterThan]', '10']], ['A', 'C', 'D']],
-    ['NUMBER range as two filters', [['num[greaterThan]', '0'], ['num[lessThan]', '15']], ['A']],
+    [
+      'NUMBER range as two filters',
+      [
+        ['num[greaterThan]', '0'],
+        ['num[lessThan]', '15'],
+      ],
+      ['A'],
+    ],
     ['TEXT multiple: any element equal', [['tags', 'blue']], ['A']],
     ['TEXT multiple: a single value written', [['tags[equal]', 'green']], ['B']],
     ['TEXT multiple: any element startsWith', [['tags[startsWith]', 'b']], ['A']],
@@ -246,12 +286,55 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
     ['custom relationship negated', [['partners[-equal]', 'ref:c1']], ['B', 'D']],
     ['relationship to an id nothing links to', [['partners', 'ref:k1']], []],
     // AND
-    ['AND of TEXT and NUMBER', [['txt[startsWith]', 'ap'], ['num[greaterThan]', '10']], ['B']],
-    ['AND of three filters', [['sel', 'Alpha'], ['chk', 'true'], ['addr', 'Paris']], ['A', 'C']],
-    ['AND of select and number', [['sel', 'Alpha'], ['num[lessThan]', '0']], ['C']],
-    ['AND of a relationship and a relationship', [['partners', 'ref:c1'], ['$owner', 'ref:m1']], ['A']],
-    ['AND of two negations', [['txt[-equal]', 'apple pie'], ['chk[-equal]', 'false']], ['C', 'D']],
-    ['AND with no match', [['sel', 'Beta'], ['chk', 'true']], []],
+    [
+      'AND of TEXT and NUMBER',
+      [
+        ['txt[startsWith]', 'ap'],
+        ['num[greaterThan]', '10'],
+      ],
+      ['B'],
+    ],
+    [
+      'AND of three filters',
+      [
+        ['sel', 'Alpha'],
+        ['chk', 'true'],
+        ['addr', 'Paris'],
+      ],
+      ['A', 'C'],
+    ],
+    [
+      'AND of select and number',
+      [
+        ['sel', 'Alpha'],
+        ['num[lessThan]', '0'],
+      ],
+      ['C'],
+    ],
+    [
+      'AND of a relationship and a relationship',
+      [
+        ['partners', 'ref:c1'],
+        ['$owner', 'ref:m1'],
+      ],
+      ['A'],
+    ],
+    [
+      'AND of two negations',
+      [
+        ['txt[-equal]', 'apple pie'],
+        ['chk[-equal]', 'false'],
+      ],
+      ['C', 'D'],
+    ],
+    [
+      'AND with no match',
+      [
+        ['sel', 'Beta'],
+        ['chk', 'true'],
+      ],
+      [],
+    ],
   ];
 
   it.each(MATCHES)('%s', async (_name, pairs, letters) => {
@@ -269,11 +352,13 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
     ['tags', 'startsWith', 'b'],
     ['$name', 'equal', 'Gamma'],
     ['$name', 'startsWith', 'Al'],
-    ...['equal', 'greaterThan', 'greaterThanOrEqual', 'lessThan', 'lessThanOrEqual'].flatMap((operator): [string, string, string][] => [
-      ['num', operator, '10'],
-      ['cur', operator, '100.5'],
-      ['dt', operator, '2026-06-01T10:00:00Z'],
-    ]),
+    ...['equal', 'greaterThan', 'greaterThanOrEqual', 'lessThan', 'lessThanOrEqual'].flatMap(
+      (operator): [string, string, string][] => [
+        ['num', operator, '10'],
+        ['cur', operator, '100.5'],
+        ['dt', operator, '2026-06-01T10:00:00Z'],
+      ],
+    ),
     ['chk', 'equal', 'false'],
     ['email', 'contains', 'alpha'],
     ['emails', 'contains', 'one.io'],
@@ -294,15 +379,18 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
     ['$note', 'equal', 'ref:n1'],
   ];
 
-  it.each(OPERATOR_PROBES)('%s[%s]=%s: the negation is the exact complement, unset values and no links included', async (key, operator, raw) => {
-    const positive = await matched([[`${key}[${operator}]`, raw]]);
-    const negated = await matched([[`${key}[-${operator}]`, raw]]);
-    expect([positive.status, negated.status]).toEqual([200, 200]);
-    expect(positive.matched.length).toBeGreaterThan(0);
-    expect(negated.matched).toContain('D');
-    expect([...positive.matched, ...negated.matched].sort()).toEqual(['A', 'B', 'C', 'D']);
-    expect(positive.totalCount + negated.totalCount).toBe(4);
-  });
+  it.each(OPERATOR_PROBES)(
+    '%s[%s]=%s: the negation is the exact complement, unset values and no links included',
+    async (key, operator, raw) => {
+      const positive = await matched([[`${key}[${operator}]`, raw]]);
+      const negated = await matched([[`${key}[-${operator}]`, raw]]);
+      expect([positive.status, negated.status]).toEqual([200, 200]);
+      expect(positive.matched.length).toBeGreaterThan(0);
+      expect(negated.matched).toContain('D');
+      expect([...positive.matched, ...negated.matched].sort()).toEqual(['A', 'B', 'C', 'D']);
+      expect(positive.totalCount + negated.totalCount).toBe(4);
+    },
+  );
 
   it('lists everything without filters', async () => {
     await expectMatches([], ['A', 'B', 'C', 'D']);
@@ -357,9 +445,33 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
     ['a DATETIME that is a word', [['dt[lessThan]', 'yesterday']], 'invalid_filter', 'dt[lessThan]'],
     ['a SINGLE_SELECT option not in the set', [['sel', 'Gamma']], 'invalid_filter', 'sel'],
     ['a TELEPHONE without digits', [['tel[contains]', 'abc']], 'invalid_filter', 'tel[contains]'],
-    ['a filter given twice', [['txt', 'a'], ['txt', 'b']], 'invalid_filter', 'txt'],
-    ['a filter with an operator given twice', [['num[greaterThan]', '1'], ['num[greaterThan]', '2']], 'invalid_filter', 'num[greaterThan]'],
-    ['a relationship filter given twice', [['$owner', 'x'], ['$owner', 'y']], 'invalid_filter', '$owner'],
+    [
+      'a filter given twice',
+      [
+        ['txt', 'a'],
+        ['txt', 'b'],
+      ],
+      'invalid_filter',
+      'txt',
+    ],
+    [
+      'a filter with an operator given twice',
+      [
+        ['num[greaterThan]', '1'],
+        ['num[greaterThan]', '2'],
+      ],
+      'invalid_filter',
+      'num[greaterThan]',
+    ],
+    [
+      'a relationship filter given twice',
+      [
+        ['$owner', 'x'],
+        ['$owner', 'y'],
+      ],
+      'invalid_filter',
+      '$owner',
+    ],
   ];
 
   it.each(REFUSALS)('refuses %s with 400', async (_name, pairs, code, param) => {
@@ -367,8 +479,24 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
   });
 
   it('refuses a bad filter even next to good ones', async () => {
-    expectError(await api.list('account', [['txt', 'apple pie'], ['multi', 'Red']]), 400, 'invalid_filter', 'multi');
-    expectError(await api.list('account', [['sel', 'Alpha'], ['nope', '1']]), 400, 'unknown_field', 'nope');
+    expectError(
+      await api.list('account', [
+        ['txt', 'apple pie'],
+        ['multi', 'Red'],
+      ]),
+      400,
+      'invalid_filter',
+      'multi',
+    );
+    expectError(
+      await api.list('account', [
+        ['sel', 'Alpha'],
+        ['nope', '1'],
+      ]),
+      400,
+      'unknown_field',
+      'nope',
+    );
   });
 
   it('filters contacts and opportunities by their system fields and relationships', async () => {
@@ -383,11 +511,19 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
     expect(await contacts([['$phone[contains]', '2025550147']])).toEqual([ada.id]);
     expect(await contacts([['$name', 'Bob']])).toEqual([bob.id]);
     expect(await contacts([['$account', account.id]])).toEqual([ada.id]);
-    expect(await contacts([['$account[-equal]', account.id], ['$email[contains]', 'example']])).toEqual([bob.id]);
+    expect(
+      await contacts([
+        ['$account[-equal]', account.id],
+        ['$email[contains]', 'example'],
+      ]),
+    ).toEqual([bob.id]);
 
-    const won = await api.opportunity(account.id, 'Won', { fields: { $stage: 'WON', $amount: 5000, $closeDate: '2026-03-01T00:00:00Z' } });
+    const won = await api.opportunity(account.id, 'Won', {
+      fields: { $stage: 'WON', $amount: 5000, $closeDate: '2026-03-01T00:00:00Z' },
+    });
     const lost = await api.opportunity(account.id, 'Lost', { fields: { $stage: 'LOST', $amount: 10 } });
-    const opportunities = async (pairs: Pairs) => idsOf(await api.list('opportunity', [...pairs, ['$account', account.id]]));
+    const opportunities = async (pairs: Pairs) =>
+      idsOf(await api.list('opportunity', [...pairs, ['$account', account.id]]));
     expect(await opportunities([['$stage', 'WON']])).toEqual([won.id]);
     expect(await opportunities([['$amount[greaterThan]', '100']])).toEqual([won.id]);
     expect(await opportunities([['$closeDate[lessThan]', '2027-01-01T00:00:00Z']])).toEqual([won.id]);
@@ -411,7 +547,11 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
       const expected = created.filter((_, i) => i % 3 === 0).reverse();
       const pages: string[][] = [];
       for (const offset of [0, 4, 8, 12]) {
-        const response = await paging.list('account', [['grp', '0'], ['limit', '4'], ['offset', String(offset)]]);
+        const response = await paging.list('account', [
+          ['grp', '0'],
+          ['limit', '4'],
+          ['offset', String(offset)],
+        ]);
         expect(response.status).toBe(200);
         expect(response.body.totalCount).toBe(10);
         pages.push(idsOf(response));
@@ -421,10 +561,17 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
     });
 
     it('counts negated, ranged and unfiltered lists', async () => {
-      const negated = await paging.list('account', [['grp[-equal]', '0'], ['limit', '1']]);
+      const negated = await paging.list('account', [
+        ['grp[-equal]', '0'],
+        ['limit', '1'],
+      ]);
       expect(negated.body.totalCount).toBe(20);
       expect(idsOf(negated)).toEqual([created[29]]);
-      const ranged = await paging.list('account', [['grp[greaterThanOrEqual]', '1'], ['$name[startsWith]', 'paged 2'], ['limit', '25']]);
+      const ranged = await paging.list('account', [
+        ['grp[greaterThanOrEqual]', '1'],
+        ['$name[startsWith]', 'paged 2'],
+        ['limit', '25'],
+      ]);
       // Names "paged 2" and "paged 20" … "paged 29", of which grp ≥ 1: 2, 20, 22, 23, 25, 26, 28, 29.
       const expected = created.filter((_, i) => i % 3 !== 0 && String(i).startsWith('2')).reverse();
       expect(idsOf(ranged)).toEqual(expected);
@@ -439,7 +586,8 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
       const linking = api.as(ws.key, ws.workspaceId);
       const [x, y] = [await linking.account('Link home X'), await linking.account('Link home Y')];
       const contacts: string[] = [];
-      for (let i = 0; i < 5; i += 1) contacts.push((await linking.contact(`Linked ${i}`, { relationships: { $account: x.id } })).id);
+      for (let i = 0; i < 5; i += 1)
+        contacts.push((await linking.contact(`Linked ${i}`, { relationships: { $account: x.id } })).id);
       await linking.contact('Newest, unlinked');
       const counted = async (pairs: Pairs) => {
         const response = await linking.list('contact', [...pairs, ['limit', '2']]);
@@ -449,7 +597,16 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
       expect(await counted([['$account', x.id]])).toEqual({ total: 5, first: [contacts[4], contacts[3]] });
       // Every page, whether the records are walked newest first (few pages in) or the links fetched.
       const pages = [];
-      for (const offset of ['2', '4', '6']) pages.push(idsOf(await linking.list('contact', [['$account', x.id], ['limit', '2'], ['offset', offset]])));
+      for (const offset of ['2', '4', '6'])
+        pages.push(
+          idsOf(
+            await linking.list('contact', [
+              ['$account', x.id],
+              ['limit', '2'],
+              ['offset', offset],
+            ]),
+          ),
+        );
       expect(pages).toEqual([[contacts[2], contacts[1]], [contacts[0]], []]);
 
       // Moved from the contact's end, removed, then moved from the account's end (which unlinks it from X).
@@ -465,7 +622,14 @@ describe('record filters (GET /v1/accounts?key[op]=value)', () => {
       const accounts = await linking.list('account', [['$contact', contacts[3]]]);
       expect([accounts.body.totalCount, idsOf(accounts)]).toEqual([1, [x.id]]);
       expect((await counted([['$account[-equal]', x.id]])).total).toBe(4);
-      expect((await counted([['$account', x.id], ['$name[startsWith]', 'Linked 4']])).total).toBe(1);
+      expect(
+        (
+          await counted([
+            ['$account', x.id],
+            ['$name[startsWith]', 'Linked 4'],
+          ])
+        ).total,
+      ).toBe(1);
 
       // An account of another workspace, linked to from there, counts nothing here.
       const elsewhere = await api.account('Elsewhere');

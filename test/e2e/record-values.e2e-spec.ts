@@ -142,7 +142,10 @@ const CASES: ValueCase[] = [
     key: 'emailList',
     typeConfiguration: { multipleValues: true },
     good: [
-      [['a@one.example', 'B@Two.example'], ['a@one.example', 'b@two.example']],
+      [
+        ['a@one.example', 'B@Two.example'],
+        ['a@one.example', 'b@two.example'],
+      ],
       ['c@three.example', ['c@three.example']],
       [[], []],
     ],
@@ -219,8 +222,14 @@ const CASES: ValueCase[] = [
       ],
     },
     good: [
-      [['Red', 'opt_green'], ['opt_red', 'opt_green']],
-      [['Blue', 'opt_blue', 'Red'], ['opt_blue', 'opt_red']],
+      [
+        ['Red', 'opt_green'],
+        ['opt_red', 'opt_green'],
+      ],
+      [
+        ['Blue', 'opt_blue', 'Red'],
+        ['opt_blue', 'opt_red'],
+      ],
       [[], []],
     ],
     bad: [
@@ -249,11 +258,32 @@ const CASES: ValueCase[] = [
     key: 'office',
     good: [
       [
-        { street: '1 Main St', street2: 'Floor 2', city: 'Springfield', state: 'OR', postalCode: '97477', country: 'us', latitude: 45.5, longitude: -122.6 },
-        { street: '1 Main St', street2: 'Floor 2', city: 'Springfield', state: 'OR', postalCode: '97477', country: 'US', latitude: 45.5, longitude: -122.6 },
+        {
+          street: '1 Main St',
+          street2: 'Floor 2',
+          city: 'Springfield',
+          state: 'OR',
+          postalCode: '97477',
+          country: 'us',
+          latitude: 45.5,
+          longitude: -122.6,
+        },
+        {
+          street: '1 Main St',
+          street2: 'Floor 2',
+          city: 'Springfield',
+          state: 'OR',
+          postalCode: '97477',
+          country: 'US',
+          latitude: 45.5,
+          longitude: -122.6,
+        },
       ],
       [{ city: 'Paris', street: null }, { city: 'Paris' }],
-      [{ latitude: -90, longitude: 180 }, { latitude: -90, longitude: 180 }],
+      [
+        { latitude: -90, longitude: 180 },
+        { latitude: -90, longitude: 180 },
+      ],
       [{}, {}],
     ],
     bad: [
@@ -272,7 +302,10 @@ const CASES: ValueCase[] = [
     valueType: 'FULL_NAME',
     key: 'fullName',
     good: [
-      [{ firstName: 'Ada', lastName: 'Lovelace' }, { firstName: 'Ada', lastName: 'Lovelace' }],
+      [
+        { firstName: 'Ada', lastName: 'Lovelace' },
+        { firstName: 'Ada', lastName: 'Lovelace' },
+      ],
       [{ firstName: 'Ada' }, { firstName: 'Ada' }],
       [{ lastName: 'Hopper', firstName: null }, { lastName: 'Hopper' }],
     ],
@@ -336,10 +369,12 @@ describe('record values: the 14 value types as custom fields', () => {
       const expectedConfiguration = c.typeConfiguration?.options
         ? {
             ...c.typeConfiguration,
-            options: (c.typeConfiguration.options as { id: string; label: string; description?: string }[]).map((option) => ({
-              description: null,
-              ...option,
-            })),
+            options: (c.typeConfiguration.options as { id: string; label: string; description?: string }[]).map(
+              (option) => ({
+                description: null,
+                ...option,
+              }),
+            ),
           }
         : (c.typeConfiguration ?? {});
       const expected = {
@@ -368,7 +403,10 @@ describe('record values: the 14 value types as custom fields', () => {
           status: 200,
           body: { value: read, valueType: c.valueType },
         });
-        expect((await api.retrieve('account', created.body.id)).fields[c.key]).toEqual({ value: read, valueType: c.valueType });
+        expect((await api.retrieve('account', created.body.id)).fields[c.key]).toEqual({
+          value: read,
+          valueType: c.valueType,
+        });
         // Update an earlier record to this value: only this field changes.
         if (previous) {
           const updated = await api.update('account', previous, { fields: { [c.key]: written } });
@@ -394,13 +432,16 @@ describe('record values: the 14 value types as custom fields', () => {
       expect(createdNull.fields[c.key].value).toBeNull();
     });
 
-    it.each(c.bad)('refuses %s with the code of docs/api.md §2, on create and update', async (_label, value, status, code, suffix = '') => {
-      const param = `fields.${c.key}${suffix}`;
-      expectError(await api.createRaw('account', { fields: { $name: 'bad', [c.key]: value } }), status, code, param);
-      const existing = await api.account(`${c.key} kept`, { fields: { [c.key]: c.good[0][0] } });
-      expectError(await api.updateRaw('account', existing.id, { fields: { [c.key]: value } }), status, code, param);
-      expect((await api.retrieve('account', existing.id)).fields[c.key].value).toEqual(c.good[0][1]);
-    });
+    it.each(c.bad)(
+      'refuses %s with the code of docs/api.md §2, on create and update',
+      async (_label, value, status, code, suffix = '') => {
+        const param = `fields.${c.key}${suffix}`;
+        expectError(await api.createRaw('account', { fields: { $name: 'bad', [c.key]: value } }), status, code, param);
+        const existing = await api.account(`${c.key} kept`, { fields: { [c.key]: c.good[0][0] } });
+        expectError(await api.updateRaw('account', existing.id, { fields: { [c.key]: value } }), status, code, param);
+        expect((await api.retrieve('account', existing.id)).fields[c.key].value).toEqual(c.good[0][1]);
+      },
+    );
   });
 
   it('generates option ids when the operator gives none, and reads the option id back', async () => {
@@ -410,7 +451,11 @@ describe('record values: the 14 value types as custom fields', () => {
       valueType: 'SINGLE_SELECT',
       typeConfiguration: { options: [{ label: 'Gold' }, { label: 'Silver', description: 'Second' }] },
     });
-    const options = definitions.fieldDefinitions.tier.typeConfiguration.options as { id: string; label: string; description: string | null }[];
+    const options = definitions.fieldDefinitions.tier.typeConfiguration.options as {
+      id: string;
+      label: string;
+      description: string | null;
+    }[];
     expect(options).toEqual([
       { id: expect.stringMatching(/^opt_[0-9A-Z]{26}$/), label: 'Gold', description: null },
       { id: expect.stringMatching(/^opt_[0-9A-Z]{26}$/), label: 'Silver', description: 'Second' },
@@ -457,18 +502,32 @@ describe('record values: the 14 value types as custom fields', () => {
 
     it('is defined as required', async () => {
       const definitions = await required.definitions('account');
-      expect(definitions.body.fieldDefinitions.region).toMatchObject({ required: true, readOnly: false, valueType: 'TEXT' });
+      expect(definitions.body.fieldDefinitions.region).toMatchObject({
+        required: true,
+        readOnly: false,
+        valueType: 'TEXT',
+      });
     });
 
     it('answers 422 parameter_missing on a create without it, or with null', async () => {
-      expectError(await required.createRaw('account', { fields: { $name: 'x' } }), 422, 'parameter_missing', 'fields.region');
+      expectError(
+        await required.createRaw('account', { fields: { $name: 'x' } }),
+        422,
+        'parameter_missing',
+        'fields.region',
+      );
       expectError(
         await required.createRaw('account', { fields: { $name: 'x', region: null } }),
         422,
         'parameter_missing',
         'fields.region',
       );
-      expectError(await required.createRaw('account', { fields: { $name: 'x', region: 5 } }), 400, 'invalid_type', 'fields.region');
+      expectError(
+        await required.createRaw('account', { fields: { $name: 'x', region: 5 } }),
+        400,
+        'invalid_type',
+        'fields.region',
+      );
     });
 
     it('is kept on update: omitted stays, null is refused', async () => {
@@ -491,7 +550,12 @@ describe('record values: the 14 value types as custom fields', () => {
       const fresh = await createWorkspace(t.http);
       unique = api.as(fresh.key, fresh.workspaceId);
       await unique.addField('account', { key: 'taxId', label: 'Tax id', valueType: 'TEXT', unique: true });
-      await unique.addField('account', { key: 'ledger', label: 'Ledger', valueType: 'NUMBER', typeConfiguration: { unique: true } });
+      await unique.addField('account', {
+        key: 'ledger',
+        label: 'Ledger',
+        valueType: 'NUMBER',
+        typeConfiguration: { unique: true },
+      });
       await unique.addField('contact', { key: 'taxId', label: 'Tax id', valueType: 'TEXT', unique: true });
     });
 
@@ -503,13 +567,30 @@ describe('record values: the 14 value types as custom fields', () => {
 
     it('answers 409 duplicate_value for a value another record of the type has', async () => {
       const first = await unique.account('First', { fields: { taxId: 'T-1', ledger: 1 } });
-      expectError(await unique.createRaw('account', { fields: { $name: 'Second', taxId: 'T-1' } }), 409, 'duplicate_value', 'fields.taxId');
-      expectError(await unique.createRaw('account', { fields: { $name: 'Second', ledger: 1 } }), 409, 'duplicate_value', 'fields.ledger');
+      expectError(
+        await unique.createRaw('account', { fields: { $name: 'Second', taxId: 'T-1' } }),
+        409,
+        'duplicate_value',
+        'fields.taxId',
+      );
+      expectError(
+        await unique.createRaw('account', { fields: { $name: 'Second', ledger: 1 } }),
+        409,
+        'duplicate_value',
+        'fields.ledger',
+      );
       const second = await unique.account('Second', { fields: { taxId: 'T-2', ledger: 2 } });
-      expectError(await unique.updateRaw('account', second.id, { fields: { taxId: 'T-1' } }), 409, 'duplicate_value', 'fields.taxId');
+      expectError(
+        await unique.updateRaw('account', second.id, { fields: { taxId: 'T-1' } }),
+        409,
+        'duplicate_value',
+        'fields.taxId',
+      );
       expect((await unique.retrieve('account', second.id)).fields.taxId.value).toBe('T-2');
       // Its own value is no conflict; other values, other types and unset values are free.
-      expect((await unique.update('account', first.id, { fields: { taxId: 'T-1', ledger: 1 } })).fields.taxId.value).toBe('T-1');
+      expect(
+        (await unique.update('account', first.id, { fields: { taxId: 'T-1', ledger: 1 } })).fields.taxId.value,
+      ).toBe('T-1');
       expect((await unique.create('contact', { fields: { taxId: 'T-1' } })).fields.taxId.value).toBe('T-1');
       await unique.account('Unset one');
       await unique.account('Unset two');
@@ -522,11 +603,17 @@ describe('record values: the 14 value types as custom fields', () => {
     });
 
     it('lets exactly one of concurrent creates with the same value succeed', async () => {
-      for (const [round, count] of [[1, 2], [2, 6]] as const) {
+      for (const [round, count] of [
+        [1, 2],
+        [2, 6],
+      ] as const) {
         const value = `RACE-${round}-${Date.now()}`;
-        const responses = await concurrently(count, (i) => unique.createRaw('account', { fields: { $name: `racer ${i}`, taxId: value } }));
+        const responses = await concurrently(count, (i) =>
+          unique.createRaw('account', { fields: { $name: `racer ${i}`, taxId: value } }),
+        );
         expect(responses.map((r) => r.status).sort()).toEqual([200, ...Array(count - 1).fill(409)]);
-        for (const response of responses.filter((r) => r.status !== 200)) expectError(response, 409, 'duplicate_value', 'fields.taxId');
+        for (const response of responses.filter((r) => r.status !== 200))
+          expectError(response, 409, 'duplicate_value', 'fields.taxId');
         const matching = await unique.list('account', { taxId: value });
         expect(matching.body.totalCount).toBe(1);
       }
@@ -535,7 +622,9 @@ describe('record values: the 14 value types as custom fields', () => {
     it('lets exactly one of concurrent updates to the same value succeed', async () => {
       const value = `UPD-${Date.now()}`;
       const records = await Promise.all([unique.account('u1'), unique.account('u2'), unique.account('u3')]);
-      const responses = await Promise.all(records.map((r) => unique.updateRaw('account', r.id, { fields: { taxId: value } })));
+      const responses = await Promise.all(
+        records.map((r) => unique.updateRaw('account', r.id, { fields: { taxId: value } })),
+      );
       expect(responses.map((r) => r.status).sort()).toEqual([200, 409, 409]);
       expect((await unique.list('account', { taxId: value })).body.totalCount).toBe(1);
     });
@@ -549,7 +638,13 @@ describe('record values: the 14 value types as custom fields', () => {
       ['no key', { label: 'L', valueType: 'TEXT' }, 422, 'parameter_missing', 'key'],
       ['a key with $', { key: '$mine', label: 'L', valueType: 'TEXT' }, 422, 'invalid_value', 'key'],
       ['a key starting upper-case', { key: 'Mine', label: 'L', valueType: 'TEXT' }, 422, 'invalid_value', 'key'],
-      ['a key of 64 characters', { key: `k${'x'.repeat(63)}`, label: 'L', valueType: 'TEXT' }, 422, 'invalid_value', 'key'],
+      [
+        'a key of 64 characters',
+        { key: `k${'x'.repeat(63)}`, label: 'L', valueType: 'TEXT' },
+        422,
+        'invalid_value',
+        'key',
+      ],
       ['the reserved key limit', { key: 'limit', label: 'L', valueType: 'TEXT' }, 422, 'invalid_value', 'key'],
       ['the reserved key offset', { key: 'offset', label: 'L', valueType: 'TEXT' }, 422, 'invalid_value', 'key'],
       ['a numeric key', { key: 5, label: 'L', valueType: 'TEXT' }, 400, 'invalid_type', 'key'],
@@ -557,34 +652,175 @@ describe('record values: the 14 value types as custom fields', () => {
       ['an empty label', { key: 'k1', label: '', valueType: 'TEXT' }, 422, 'invalid_value', 'label'],
       ['no valueType', { key: 'k1', label: 'L' }, 422, 'parameter_missing', 'valueType'],
       ['an unknown valueType', { key: 'k1', label: 'L', valueType: 'STRING' }, 400, 'invalid_type', 'valueType'],
-      ['required not a boolean', { key: 'k1', label: 'L', valueType: 'TEXT', required: 'yes' }, 400, 'invalid_type', 'required'],
-      ['an unknown member', { key: 'k1', label: 'L', valueType: 'TEXT', colour: 'red' }, 400, 'unknown_field', 'colour'],
-      ['a select without options', { key: 'k1', label: 'L', valueType: 'SINGLE_SELECT' }, 422, 'parameter_missing', 'typeConfiguration.options'],
-      ['a multi-select with empty options', { key: 'k1', label: 'L', valueType: 'MULTI_SELECT', typeConfiguration: { options: [] } }, 422, 'invalid_value', 'typeConfiguration.options'],
-      ['options on a TEXT field', { key: 'k1', label: 'L', valueType: 'TEXT', typeConfiguration: { options: [{ label: 'a' }] } }, 422, 'invalid_value', 'typeConfiguration.options'],
-      ['duplicate option labels', { key: 'k1', label: 'L', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ label: 'a' }, { label: 'a' }] } }, 422, 'invalid_value', 'typeConfiguration.options.1'],
-      ['duplicate option ids', { key: 'k1', label: 'L', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ id: 'x', label: 'a' }, { id: 'x', label: 'b' }] } }, 422, 'invalid_value', 'typeConfiguration.options.1'],
-      ['an option without label', { key: 'k1', label: 'L', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ id: 'x' }] } }, 422, 'parameter_missing', 'typeConfiguration.options.0.label'],
-      ['a currency that is not ISO 4217', { key: 'k1', label: 'L', valueType: 'CURRENCY', typeConfiguration: { currency: 'euro' } }, 422, 'invalid_value', 'typeConfiguration.currency'],
-      ['an unknown handleService', { key: 'k1', label: 'L', valueType: 'SOCIAL_HANDLE', typeConfiguration: { handleService: 'MYSPACE' } }, 400, 'invalid_type', 'typeConfiguration.handleService'],
-      ['multipleValues not a boolean', { key: 'k1', label: 'L', valueType: 'EMAIL', typeConfiguration: { multipleValues: 'yes' } }, 400, 'invalid_type', 'typeConfiguration.multipleValues'],
-      ['multipleValues on NUMBER', { key: 'k1', label: 'L', valueType: 'NUMBER', typeConfiguration: { multipleValues: true } }, 422, 'invalid_value', 'typeConfiguration.multipleValues'],
-      ['multipleValues on CURRENCY', { key: 'k1', label: 'L', valueType: 'CURRENCY', typeConfiguration: { multipleValues: true } }, 422, 'invalid_value', 'typeConfiguration.multipleValues'],
-      ['multipleValues on CHECKBOX', { key: 'k1', label: 'L', valueType: 'CHECKBOX', typeConfiguration: { multipleValues: true } }, 422, 'invalid_value', 'typeConfiguration.multipleValues'],
-      ['an unknown typeConfiguration member', { key: 'k1', label: 'L', valueType: 'TEXT', typeConfiguration: { colour: 'red' } }, 400, 'unknown_field', 'typeConfiguration.colour'],
+      [
+        'required not a boolean',
+        { key: 'k1', label: 'L', valueType: 'TEXT', required: 'yes' },
+        400,
+        'invalid_type',
+        'required',
+      ],
+      [
+        'an unknown member',
+        { key: 'k1', label: 'L', valueType: 'TEXT', colour: 'red' },
+        400,
+        'unknown_field',
+        'colour',
+      ],
+      [
+        'a select without options',
+        { key: 'k1', label: 'L', valueType: 'SINGLE_SELECT' },
+        422,
+        'parameter_missing',
+        'typeConfiguration.options',
+      ],
+      [
+        'a multi-select with empty options',
+        { key: 'k1', label: 'L', valueType: 'MULTI_SELECT', typeConfiguration: { options: [] } },
+        422,
+        'invalid_value',
+        'typeConfiguration.options',
+      ],
+      [
+        'options on a TEXT field',
+        { key: 'k1', label: 'L', valueType: 'TEXT', typeConfiguration: { options: [{ label: 'a' }] } },
+        422,
+        'invalid_value',
+        'typeConfiguration.options',
+      ],
+      [
+        'duplicate option labels',
+        {
+          key: 'k1',
+          label: 'L',
+          valueType: 'SINGLE_SELECT',
+          typeConfiguration: { options: [{ label: 'a' }, { label: 'a' }] },
+        },
+        422,
+        'invalid_value',
+        'typeConfiguration.options.1',
+      ],
+      [
+        'duplicate option ids',
+        {
+          key: 'k1',
+          label: 'L',
+          valueType: 'SINGLE_SELECT',
+          typeConfiguration: {
+            options: [
+              { id: 'x', label: 'a' },
+              { id: 'x', label: 'b' },
+            ],
+          },
+        },
+        422,
+        'invalid_value',
+        'typeConfiguration.options.1',
+      ],
+      [
+        'an option without label',
+        { key: 'k1', label: 'L', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ id: 'x' }] } },
+        422,
+        'parameter_missing',
+        'typeConfiguration.options.0.label',
+      ],
+      [
+        'a currency that is not ISO 4217',
+        { key: 'k1', label: 'L', valueType: 'CURRENCY', typeConfiguration: { currency: 'euro' } },
+        422,
+        'invalid_value',
+        'typeConfiguration.currency',
+      ],
+      [
+        'an unknown handleService',
+        { key: 'k1', label: 'L', valueType: 'SOCIAL_HANDLE', typeConfiguration: { handleService: 'MYSPACE' } },
+        400,
+        'invalid_type',
+        'typeConfiguration.handleService',
+      ],
+      [
+        'multipleValues not a boolean',
+        { key: 'k1', label: 'L', valueType: 'EMAIL', typeConfiguration: { multipleValues: 'yes' } },
+        400,
+        'invalid_type',
+        'typeConfiguration.multipleValues',
+      ],
+      [
+        'multipleValues on NUMBER',
+        { key: 'k1', label: 'L', valueType: 'NUMBER', typeConfiguration: { multipleValues: true } },
+        422,
+        'invalid_value',
+        'typeConfiguration.multipleValues',
+      ],
+      [
+        'multipleValues on CURRENCY',
+        { key: 'k1', label: 'L', valueType: 'CURRENCY', typeConfiguration: { multipleValues: true } },
+        422,
+        'invalid_value',
+        'typeConfiguration.multipleValues',
+      ],
+      [
+        'multipleValues on CHECKBOX',
+        { key: 'k1', label: 'L', valueType: 'CHECKBOX', typeConfiguration: { multipleValues: true } },
+        422,
+        'invalid_value',
+        'typeConfiguration.multipleValues',
+      ],
+      [
+        'an unknown typeConfiguration member',
+        { key: 'k1', label: 'L', valueType: 'TEXT', typeConfiguration: { colour: 'red' } },
+        400,
+        'unknown_field',
+        'typeConfiguration.colour',
+      ],
     ])('refuses a field with %s', async (_case, body, status, code, param) => {
       expectError(await api.addFieldRaw('account', body), status, code, param);
     });
 
     it.each([
       ['no cardinality', { key: 'r1', label: 'L', objectType: 'contact' }, 422, 'parameter_missing', 'cardinality'],
-      ['an unknown cardinality', { key: 'r1', label: 'L', cardinality: 'ONE', objectType: 'contact' }, 400, 'invalid_type', 'cardinality'],
+      [
+        'an unknown cardinality',
+        { key: 'r1', label: 'L', cardinality: 'ONE', objectType: 'contact' },
+        400,
+        'invalid_type',
+        'cardinality',
+      ],
       ['no objectType', { key: 'r1', label: 'L', cardinality: 'HAS_ONE' }, 422, 'parameter_missing', 'objectType'],
-      ['an unknown target type', { key: 'r1', label: 'L', cardinality: 'HAS_ONE', objectType: 'widget' }, 422, 'invalid_value', 'objectType'],
-      ['a target type that is not an object type', { key: 'r1', label: 'L', cardinality: 'HAS_ONE', objectType: 'workspace' }, 422, 'invalid_value', 'objectType'],
-      ['a key with $', { key: '$r', label: 'L', cardinality: 'HAS_ONE', objectType: 'contact' }, 422, 'invalid_value', 'key'],
-      ['an inverseKey with $', { key: 'r1', label: 'L', cardinality: 'HAS_ONE', objectType: 'contact', inverseKey: '$x' }, 422, 'invalid_value', 'inverseKey'],
-      ['an unknown member', { key: 'r1', label: 'L', cardinality: 'HAS_ONE', objectType: 'contact', required: true }, 400, 'unknown_field', 'required'],
+      [
+        'an unknown target type',
+        { key: 'r1', label: 'L', cardinality: 'HAS_ONE', objectType: 'widget' },
+        422,
+        'invalid_value',
+        'objectType',
+      ],
+      [
+        'a target type that is not an object type',
+        { key: 'r1', label: 'L', cardinality: 'HAS_ONE', objectType: 'workspace' },
+        422,
+        'invalid_value',
+        'objectType',
+      ],
+      [
+        'a key with $',
+        { key: '$r', label: 'L', cardinality: 'HAS_ONE', objectType: 'contact' },
+        422,
+        'invalid_value',
+        'key',
+      ],
+      [
+        'an inverseKey with $',
+        { key: 'r1', label: 'L', cardinality: 'HAS_ONE', objectType: 'contact', inverseKey: '$x' },
+        422,
+        'invalid_value',
+        'inverseKey',
+      ],
+      [
+        'an unknown member',
+        { key: 'r1', label: 'L', cardinality: 'HAS_ONE', objectType: 'contact', required: true },
+        400,
+        'unknown_field',
+        'required',
+      ],
     ])('refuses a relationship with %s', async (_case, body, status, code, param) => {
       expectError(await api.addRelationshipRaw('account', body), status, code, param);
     });
@@ -598,7 +834,11 @@ describe('record values: the 14 value types as custom fields', () => {
         ...nulls,
         typeConfiguration: { currency: null, handleService: null, multipleValues: null, unique: null, options: null },
       });
-      expect(definitions.fieldDefinitions.nullish).toMatchObject({ description: null, required: false, typeConfiguration: {} });
+      expect(definitions.fieldDefinitions.nullish).toMatchObject({
+        description: null,
+        required: false,
+        typeConfiguration: {},
+      });
       const picked = await api.addField('account', {
         key: 'nullishPick',
         label: 'P',
@@ -630,23 +870,53 @@ describe('record values: the 14 value types as custom fields', () => {
 
     it('answers 409 duplicate_slug for a key the type already has, field or relationship', async () => {
       await api.addField('account', { key: 'dupField', label: 'D', valueType: 'TEXT' });
-      await api.addRelationship('account', { key: 'dupRel', label: 'D', cardinality: 'HAS_ONE', objectType: 'contact' });
-      expectError(await api.addFieldRaw('account', { key: 'dupField', label: 'D', valueType: 'NUMBER' }), 409, 'duplicate_slug', 'key');
-      expectError(await api.addFieldRaw('account', { key: 'dupRel', label: 'D', valueType: 'TEXT' }), 409, 'duplicate_slug', 'key');
+      await api.addRelationship('account', {
+        key: 'dupRel',
+        label: 'D',
+        cardinality: 'HAS_ONE',
+        objectType: 'contact',
+      });
       expectError(
-        await api.addRelationshipRaw('account', { key: 'dupField', label: 'D', cardinality: 'HAS_ONE', objectType: 'contact' }),
+        await api.addFieldRaw('account', { key: 'dupField', label: 'D', valueType: 'NUMBER' }),
         409,
         'duplicate_slug',
         'key',
       );
       expectError(
-        await api.addRelationshipRaw('account', { key: 'dupRel', label: 'D', cardinality: 'HAS_MANY', objectType: 'note' }),
+        await api.addFieldRaw('account', { key: 'dupRel', label: 'D', valueType: 'TEXT' }),
+        409,
+        'duplicate_slug',
+        'key',
+      );
+      expectError(
+        await api.addRelationshipRaw('account', {
+          key: 'dupField',
+          label: 'D',
+          cardinality: 'HAS_ONE',
+          objectType: 'contact',
+        }),
+        409,
+        'duplicate_slug',
+        'key',
+      );
+      expectError(
+        await api.addRelationshipRaw('account', {
+          key: 'dupRel',
+          label: 'D',
+          cardinality: 'HAS_MANY',
+          objectType: 'note',
+        }),
         409,
         'duplicate_slug',
         'key',
       );
       // The default inverse key of dupRel (account_dupRel) is now taken on contact.
-      expectError(await api.addFieldRaw('contact', { key: 'account_dupRel', label: 'D', valueType: 'TEXT' }), 409, 'duplicate_slug', 'key');
+      expectError(
+        await api.addFieldRaw('contact', { key: 'account_dupRel', label: 'D', valueType: 'TEXT' }),
+        409,
+        'duplicate_slug',
+        'key',
+      );
       expectError(
         await api.addRelationshipRaw('opportunity', {
           key: 'other',
@@ -662,12 +932,21 @@ describe('record values: the 14 value types as custom fields', () => {
       // The same key on another type, or in another workspace, is free.
       expect((await api.addFieldRaw('contact', { key: 'dupField', label: 'D', valueType: 'TEXT' })).status).toBe(200);
       const fresh = await createWorkspace(t.http);
-      expect((await api.addFieldRaw('account', { key: 'dupField', label: 'D', valueType: 'TEXT' }, fresh.workspaceId)).status).toBe(200);
+      expect(
+        (await api.addFieldRaw('account', { key: 'dupField', label: 'D', valueType: 'TEXT' }, fresh.workspaceId))
+          .status,
+      ).toBe(200);
     });
 
     it('refuses a self-relationship whose inverse key is its own key', async () => {
       expectError(
-        await api.addRelationshipRaw('account', { key: 'peer', label: 'Peer', cardinality: 'HAS_MANY', objectType: 'account', inverseKey: 'peer' }),
+        await api.addRelationshipRaw('account', {
+          key: 'peer',
+          label: 'Peer',
+          cardinality: 'HAS_MANY',
+          objectType: 'account',
+          inverseKey: 'peer',
+        }),
         409,
         'duplicate_slug',
         'inverseKey',
@@ -677,14 +956,24 @@ describe('record values: the 14 value types as custom fields', () => {
     });
 
     it('adds one of two concurrent definitions of the same key, and 409 for the other', async () => {
-      const responses = await concurrently(2, () => api.addFieldRaw('account', { key: 'racedKey', label: 'R', valueType: 'TEXT' }));
+      const responses = await concurrently(2, () =>
+        api.addFieldRaw('account', { key: 'racedKey', label: 'R', valueType: 'TEXT' }),
+      );
       expect(responses.map((r) => r.status).sort()).toEqual([200, 409]);
-      expectError(responses.find((r) => r.status === 409)!, 409, 'duplicate_slug', 'key');
+      expectError(
+        responses.find((r) => r.status === 409)!,
+        409,
+        'duplicate_slug',
+        'key',
+      );
     });
 
     it('answers 404 for an unknown type, an unknown or malformed workspace', async () => {
       for (const kind of ['fields', 'relationships'] as const) {
-        const body = kind === 'fields' ? { key: 'k2', label: 'L', valueType: 'TEXT' } : { key: 'k2', label: 'L', cardinality: 'HAS_ONE', objectType: 'contact' };
+        const body =
+          kind === 'fields'
+            ? { key: 'k2', label: 'L', valueType: 'TEXT' }
+            : { key: 'k2', label: 'L', cardinality: 'HAS_ONE', objectType: 'contact' };
         for (const target of [
           path(kind, 'widget'),
           path(kind, 'member'),
@@ -699,7 +988,10 @@ describe('record values: the 14 value types as custom fields', () => {
     });
 
     it('answers 401 without the operator token', async () => {
-      const response = await t.http.post(path('fields')).set({ Authorization: `Bearer ${ws.key}` }).send({ key: 'k3', label: 'L', valueType: 'TEXT' });
+      const response = await t.http
+        .post(path('fields'))
+        .set({ Authorization: `Bearer ${ws.key}` })
+        .send({ key: 'k3', label: 'L', valueType: 'TEXT' });
       openapi.assert(response);
       expectError(response, 401, 'invalid_api_key');
     });
@@ -751,9 +1043,19 @@ describe('record values: the 14 value types as custom fields', () => {
 
       // And the other way round, for a relationship and its inverse.
       const contact = await one.contact('Linked');
-      await two.addRelationship('account', { key: 'advisor', label: 'Advisor', cardinality: 'HAS_ONE', objectType: 'contact', inverseKey: 'advises' });
+      await two.addRelationship('account', {
+        key: 'advisor',
+        label: 'Advisor',
+        cardinality: 'HAS_ONE',
+        objectType: 'contact',
+        inverseKey: 'advises',
+      });
       const linked = await one.update('account', created.id, { relationships: { advisor: { add: contact.id } } });
-      expect(linked.relationships.advisor).toEqual({ cardinality: 'has_one', objectType: 'contact', values: [contact.id] });
+      expect(linked.relationships.advisor).toEqual({
+        cardinality: 'has_one',
+        objectType: 'contact',
+        values: [contact.id],
+      });
       expect((await one.retrieve('contact', contact.id)).relationships.advises.values).toEqual([created.id]);
       expect((await two.retrieve('contact', contact.id)).relationships.advises.values).toEqual([created.id]);
     });

@@ -27,11 +27,16 @@ describe('relationships', () => {
 
   describe('at most 25 ids per request, counted over all relationships', () => {
     it('takes 25 ids on create, over two relationships, and refuses 26', async () => {
-      const ok = await api.account('Twenty-five', { relationships: { $owner: ws.memberId, $contact: contacts.slice(0, 24) } });
+      const ok = await api.account('Twenty-five', {
+        relationships: { $owner: ws.memberId, $contact: contacts.slice(0, 24) },
+      });
       expect(ok.relationships.$contact.values).toHaveLength(24);
       expect(ok.relationships.$owner.values).toEqual([ws.memberId]);
       expectError(
-        await api.createRaw('account', { fields: { $name: 'x' }, relationships: { $owner: ws.memberId, $contact: contacts.slice(0, 25) } }),
+        await api.createRaw('account', {
+          fields: { $name: 'x' },
+          relationships: { $owner: ws.memberId, $contact: contacts.slice(0, 25) },
+        }),
         422,
         'relationship_write_limit_exceeded',
         'relationships',
@@ -56,14 +61,20 @@ describe('relationships', () => {
       expect(ok.relationships.$account.values).toHaveLength(12);
       expect(ok.relationships.$opportunity.values).toHaveLength(13);
       expectError(
-        await api.createRaw('note', { fields: { $title: '26 links' }, relationships: { $account: accounts, $opportunity: opportunities } }),
+        await api.createRaw('note', {
+          fields: { $title: '26 links' },
+          relationships: { $account: accounts, $opportunity: opportunities },
+        }),
         422,
         'relationship_write_limit_exceeded',
         'relationships',
       );
       expectError(
         await api.updateRaw('note', ok.id, {
-          relationships: { $account: { add: accounts[12], remove: accounts.slice(0, 12) }, $opportunity: { remove: opportunities } },
+          relationships: {
+            $account: { add: accounts[12], remove: accounts.slice(0, 12) },
+            $opportunity: { remove: opportunities },
+          },
         }),
         422,
         'relationship_write_limit_exceeded',
@@ -75,19 +86,25 @@ describe('relationships', () => {
     it('counts add, remove and replace on update, and writes nothing when over', async () => {
       const account = await api.account('Updated links', { relationships: { $contact: contacts.slice(0, 5) } });
       expectError(
-        await api.updateRaw('account', account.id, { relationships: { $contact: { add: contacts.slice(5, 25), remove: contacts.slice(0, 6) } } }),
+        await api.updateRaw('account', account.id, {
+          relationships: { $contact: { add: contacts.slice(5, 25), remove: contacts.slice(0, 6) } },
+        }),
         422,
         'relationship_write_limit_exceeded',
         'relationships',
       );
       expectError(
-        await api.updateRaw('account', account.id, { relationships: { $contact: { replace: contacts.slice(0, 25) }, $owner: { add: ws.memberId } } }),
+        await api.updateRaw('account', account.id, {
+          relationships: { $contact: { replace: contacts.slice(0, 25) }, $owner: { add: ws.memberId } },
+        }),
         422,
         'relationship_write_limit_exceeded',
         'relationships',
       );
       expect((await api.retrieve('account', account.id)).relationships.$contact.values).toEqual(contacts.slice(0, 5));
-      const ok = await api.update('account', account.id, { relationships: { $contact: { add: contacts.slice(5, 25), remove: contacts.slice(0, 5) } } });
+      const ok = await api.update('account', account.id, {
+        relationships: { $contact: { add: contacts.slice(5, 25), remove: contacts.slice(0, 5) } },
+      });
       expect(ok.relationships.$contact.values).toEqual(contacts.slice(5, 25));
     });
 
@@ -105,19 +122,27 @@ describe('relationships', () => {
   describe('add and remove', () => {
     it('treats removing an id that is not linked as a no-op', async () => {
       const account = await api.account('No-op', { relationships: { $contact: [contacts[0]] } });
-      const updated = await api.update('account', account.id, { relationships: { $contact: { remove: [contacts[1], contacts[2]] } } });
+      const updated = await api.update('account', account.id, {
+        relationships: { $contact: { remove: [contacts[1], contacts[2]] } },
+      });
       expect(updated.relationships.$contact.values).toEqual([contacts[0]]);
       const empty = await api.account('Empty');
-      const stillEmpty = await api.update('account', empty.id, { relationships: { $contact: { remove: contacts[0] }, $owner: { remove: ws.memberId } } });
+      const stillEmpty = await api.update('account', empty.id, {
+        relationships: { $contact: { remove: contacts[0] }, $owner: { remove: ws.memberId } },
+      });
       expect(stillEmpty.relationships.$contact.values).toEqual([]);
       expect(stillEmpty.relationships.$owner.values).toEqual([]);
     });
 
     it('applies remove before add', async () => {
       const account = await api.account('Order', { relationships: { $contact: [contacts[3]] } });
-      const kept = await api.update('account', account.id, { relationships: { $contact: { add: contacts[3], remove: contacts[3] } } });
+      const kept = await api.update('account', account.id, {
+        relationships: { $contact: { add: contacts[3], remove: contacts[3] } },
+      });
       expect(kept.relationships.$contact.values).toEqual([contacts[3]]);
-      const swapped = await api.update('account', account.id, { relationships: { $contact: { remove: contacts[3], add: contacts[4] } } });
+      const swapped = await api.update('account', account.id, {
+        relationships: { $contact: { remove: contacts[3], add: contacts[4] } },
+      });
       expect(swapped.relationships.$contact.values).toEqual([contacts[4]]);
       expect((await api.retrieve('contact', contacts[3])).relationships.$account.values).toEqual([]);
       expect((await api.retrieve('contact', contacts[4])).relationships.$account.values).toEqual([account.id]);
@@ -125,22 +150,32 @@ describe('relationships', () => {
       // On a HAS_ONE relationship, remove-then-add swaps without ever holding two ids.
       const [a1, a2] = [await api.account('One'), await api.account('Two')];
       const contact = await api.contact('Swapper', { relationships: { $account: a1.id } });
-      const moved = await api.update('contact', contact.id, { relationships: { $account: { add: a2.id, remove: a1.id } } });
+      const moved = await api.update('contact', contact.id, {
+        relationships: { $account: { add: a2.id, remove: a1.id } },
+      });
       expect(moved.relationships.$account.values).toEqual([a2.id]);
-      const same = await api.update('contact', contact.id, { relationships: { $account: { add: a2.id, remove: a2.id } } });
+      const same = await api.update('contact', contact.id, {
+        relationships: { $account: { add: a2.id, remove: a2.id } },
+      });
       expect(same.relationships.$account.values).toEqual([a2.id]);
     });
 
     it('adds an id already linked once only', async () => {
       const account = await api.account('Twice', { relationships: { $contact: [contacts[5], contacts[5]] } });
       expect(account.relationships.$contact.values).toEqual([contacts[5]]);
-      const again = await api.update('account', account.id, { relationships: { $contact: { add: [contacts[5], contacts[5]] } } });
+      const again = await api.update('account', account.id, {
+        relationships: { $contact: { add: [contacts[5], contacts[5]] } },
+      });
       expect(again.relationships.$contact.values).toEqual([contacts[5]]);
     });
 
     it('refuses operations the route does not allow, and bad operation shapes', async () => {
       const note = await api.create('note', { fields: { $title: 'ops' } });
-      expectError(await api.updateRaw('note', note.id, { relationships: { $account: { replace: [] } } }), 400, 'invalid_operation');
+      expectError(
+        await api.updateRaw('note', note.id, { relationships: { $account: { replace: [] } } }),
+        400,
+        'invalid_operation',
+      );
       const account = await api.account('Ops');
       expectError(
         await api.updateRaw('account', account.id, { relationships: { $contact: { replace: [], remove: [] } } }),
@@ -154,9 +189,24 @@ describe('relationships', () => {
         'invalid_operation',
         'relationships.$contact.move',
       );
-      expectError(await api.updateRaw('account', account.id, { relationships: { $contact: contacts[0] } }), 400, 'invalid_type', 'relationships.$contact');
-      expectError(await api.updateRaw('account', account.id, { relationships: { $contact: { add: 5 } } }), 400, 'invalid_type', 'relationships.$contact.add');
-      expectError(await api.updateRaw('account', account.id, { relationships: [] }), 400, 'invalid_type', 'relationships');
+      expectError(
+        await api.updateRaw('account', account.id, { relationships: { $contact: contacts[0] } }),
+        400,
+        'invalid_type',
+        'relationships.$contact',
+      );
+      expectError(
+        await api.updateRaw('account', account.id, { relationships: { $contact: { add: 5 } } }),
+        400,
+        'invalid_type',
+        'relationships.$contact.add',
+      );
+      expectError(
+        await api.updateRaw('account', account.id, { relationships: [] }),
+        400,
+        'invalid_type',
+        'relationships',
+      );
     });
   });
 
@@ -195,7 +245,10 @@ describe('relationships', () => {
         'relationships.$owner',
       );
       expectError(
-        await api.createRaw('opportunity', { fields: { $name: 'o', $stage: 'LEAD' }, relationships: { $account: [a1.id, a2.id] } }),
+        await api.createRaw('opportunity', {
+          fields: { $name: 'o', $stage: 'LEAD' },
+          relationships: { $account: [a1.id, a2.id] },
+        }),
         422,
         'invalid_value',
         'relationships.$account',
@@ -204,7 +257,10 @@ describe('relationships', () => {
 
     it('answers 422 parameter_missing for a required relationship given as null', async () => {
       expectError(
-        await api.createRaw('opportunity', { fields: { $name: 'o', $stage: 'LEAD' }, relationships: { $account: null } }),
+        await api.createRaw('opportunity', {
+          fields: { $name: 'o', $stage: 'LEAD' },
+          relationships: { $account: null },
+        }),
         422,
         'parameter_missing',
         'relationships.$account',
@@ -245,19 +301,30 @@ describe('relationships', () => {
       const contact = await api.create('contact', { fields: {}, relationships: null });
       expect(contact.relationships.$account.values).toEqual([]);
       const linked = await api.update('contact', contact.id, { relationships: { $account: { add: account.id } } });
-      expect(await api.update('contact', contact.id, { relationships: null })).toEqual({ ...linked, updatedAt: expect.any(String) });
+      expect(await api.update('contact', contact.id, { relationships: null })).toEqual({
+        ...linked,
+        updatedAt: expect.any(String),
+      });
     });
   });
 
   describe('a required relationship cannot be emptied by an update', () => {
-    const requiredCases: [string, 'task' | 'opportunity', string, () => Promise<{ id: string; linked: string; other: string }>][] = [
+    const requiredCases: [
+      string,
+      'task' | 'opportunity',
+      string,
+      () => Promise<{ id: string; linked: string; other: string }>,
+    ][] = [
       [
         'task $assignedTo',
         'task',
         '$assignedTo',
         async () => {
           const other = (await createMember(t.http, ws.workspaceId)).id;
-          const task = await api.create('task', { fields: { $title: 't', $status: 'TODO' }, relationships: { $assignedTo: ws.memberId } });
+          const task = await api.create('task', {
+            fields: { $title: 't', $status: 'TODO' },
+            relationships: { $assignedTo: ws.memberId },
+          });
           return { id: task.id, linked: ws.memberId, other };
         },
       ],
@@ -272,23 +339,33 @@ describe('relationships', () => {
       ],
     ];
 
-    it.each(requiredCases)('refuses to empty %s with 422 parameter_missing, and leaves it linked', async (_case, type, key, make) => {
-      const { id, linked, other } = await make();
-      const before = await api.retrieve(type, id);
-      const param = `relationships.${key}`;
-      for (const emptying of [{ remove: linked }, { remove: [linked, other] }, { replace: [] }, null]) {
-        // With a field change too, which the refusal must roll back.
-        const fields = type === 'task' ? { $title: 'Changed' } : { $name: 'Changed' };
-        const refused = await api.updateRaw(type, id, { fields, relationships: { [key]: emptying } });
-        expectError(refused, 422, 'parameter_missing', param);
-      }
-      expect(await api.retrieve(type, id)).toEqual(before);
-      // Moving it elsewhere is no emptying.
-      expect((await api.update(type, id, { relationships: { [key]: { remove: linked, add: other } } })).relationships[key].values).toEqual([other]);
-      expect((await api.update(type, id, { relationships: { [key]: { replace: linked } } })).relationships[key].values).toEqual([linked]);
-      // Removing an id that is not linked leaves it linked, as ever.
-      expect((await api.update(type, id, { relationships: { [key]: { remove: other } } })).relationships[key].values).toEqual([linked]);
-    });
+    it.each(requiredCases)(
+      'refuses to empty %s with 422 parameter_missing, and leaves it linked',
+      async (_case, type, key, make) => {
+        const { id, linked, other } = await make();
+        const before = await api.retrieve(type, id);
+        const param = `relationships.${key}`;
+        for (const emptying of [{ remove: linked }, { remove: [linked, other] }, { replace: [] }, null]) {
+          // With a field change too, which the refusal must roll back.
+          const fields = type === 'task' ? { $title: 'Changed' } : { $name: 'Changed' };
+          const refused = await api.updateRaw(type, id, { fields, relationships: { [key]: emptying } });
+          expectError(refused, 422, 'parameter_missing', param);
+        }
+        expect(await api.retrieve(type, id)).toEqual(before);
+        // Moving it elsewhere is no emptying.
+        expect(
+          (await api.update(type, id, { relationships: { [key]: { remove: linked, add: other } } })).relationships[key]
+            .values,
+        ).toEqual([other]);
+        expect(
+          (await api.update(type, id, { relationships: { [key]: { replace: linked } } })).relationships[key].values,
+        ).toEqual([linked]);
+        // Removing an id that is not linked leaves it linked, as ever.
+        expect(
+          (await api.update(type, id, { relationships: { [key]: { remove: other } } })).relationships[key].values,
+        ).toEqual([linked]);
+      },
+    );
   });
 
   describe('ids that do not exist in this workspace with the right type', () => {
@@ -316,7 +393,12 @@ describe('relationships', () => {
       ['an empty string', () => ''],
     ])('refuses %s as contact $account with 422 relationship_entity_missing', async (_case, id) => {
       const param = 'relationships.$account';
-      expectError(await api.createRaw('contact', { fields: {}, relationships: { $account: id() } }), 422, 'relationship_entity_missing', param);
+      expectError(
+        await api.createRaw('contact', { fields: {}, relationships: { $account: id() } }),
+        422,
+        'relationship_entity_missing',
+        param,
+      );
       expectError(
         await api.createRaw('contact', { fields: {}, relationships: { $account: [account.id, id()] } }),
         422,
@@ -324,7 +406,12 @@ describe('relationships', () => {
         param,
       );
       const contact = await api.contact('Target of updates');
-      expectError(await api.updateRaw('contact', contact.id, { relationships: { $account: { add: id() } } }), 422, 'relationship_entity_missing', param);
+      expectError(
+        await api.updateRaw('contact', contact.id, { relationships: { $account: { add: id() } } }),
+        422,
+        'relationship_entity_missing',
+        param,
+      );
       expectError(
         await api.updateRaw('contact', contact.id, { relationships: { $account: { replace: [id()] } } }),
         422,
@@ -344,7 +431,9 @@ describe('relationships', () => {
         );
       }
       expectError(
-        await api.updateRaw('account', account.id, { relationships: { $contact: { add: [contacts[0], foreignContact] } } }),
+        await api.updateRaw('account', account.id, {
+          relationships: { $contact: { add: [contacts[0], foreignContact] } },
+        }),
         422,
         'relationship_entity_missing',
         'relationships.$contact',
@@ -397,7 +486,11 @@ describe('relationships', () => {
       const account = await api.account('Custom links');
       const [c1, c2, c3] = contacts.slice(10, 13);
       const opp = await api.opportunity(account.id, 'Staked', { relationships: { stakeholders: [c1, c2] } });
-      expect(opp.relationships.stakeholders).toEqual({ cardinality: 'has_many', objectType: 'contact', values: [c1, c2] });
+      expect(opp.relationships.stakeholders).toEqual({
+        cardinality: 'has_many',
+        objectType: 'contact',
+        values: [c1, c2],
+      });
       expect((await api.retrieve('contact', c1)).relationships.stakeholderOf).toEqual({
         cardinality: 'has_many',
         objectType: 'opportunity',
@@ -406,7 +499,9 @@ describe('relationships', () => {
       // Existing records read the new relationship as empty.
       expect((await api.retrieve('contact', contacts[20])).relationships.stakeholderOf.values).toEqual([]);
 
-      const changed = await api.update('opportunity', opp.id, { relationships: { stakeholders: { add: c3, remove: c1 } } });
+      const changed = await api.update('opportunity', opp.id, {
+        relationships: { stakeholders: { add: c3, remove: c1 } },
+      });
       expect(changed.relationships.stakeholders.values).toEqual([c2, c3]);
       expect((await api.retrieve('contact', c1)).relationships.stakeholderOf.values).toEqual([]);
       const replaced = await api.update('opportunity', opp.id, { relationships: { stakeholders: { replace: [c1] } } });
@@ -434,7 +529,9 @@ describe('relationships', () => {
         'relationships.stakeholders',
       );
       expectError(
-        await api.updateRaw('opportunity', opp.id, { relationships: { stakeholders: { add: (await otherApi.contact()).id } } }),
+        await api.updateRaw('opportunity', opp.id, {
+          relationships: { stakeholders: { add: (await otherApi.contact()).id } },
+        }),
         422,
         'relationship_entity_missing',
         'relationships.stakeholders',
@@ -442,10 +539,23 @@ describe('relationships', () => {
     });
 
     it('links a type to itself, each end under its own key', async () => {
-      await api.addRelationship('account', { key: 'parent', label: 'Parent', cardinality: 'HAS_ONE', objectType: 'account' });
+      await api.addRelationship('account', {
+        key: 'parent',
+        label: 'Parent',
+        cardinality: 'HAS_ONE',
+        objectType: 'account',
+      });
       const definitions = (await api.definitions('account')).body;
-      expect(definitions.relationshipDefinitions.parent).toMatchObject({ cardinality: 'HAS_ONE', objectType: 'account', readOnly: false });
-      expect(definitions.relationshipDefinitions.account_parent).toMatchObject({ cardinality: 'HAS_MANY', objectType: 'account', readOnly: true });
+      expect(definitions.relationshipDefinitions.parent).toMatchObject({
+        cardinality: 'HAS_ONE',
+        objectType: 'account',
+        readOnly: false,
+      });
+      expect(definitions.relationshipDefinitions.account_parent).toMatchObject({
+        cardinality: 'HAS_MANY',
+        objectType: 'account',
+        readOnly: true,
+      });
       const parent = await api.account('Parent');
       const child = await api.account('Child', { relationships: { parent: parent.id } });
       expect(child.relationships.parent.values).toEqual([parent.id]);
@@ -454,7 +564,10 @@ describe('relationships', () => {
       expect(read.relationships.parent.values).toEqual([]);
       expect(read.relationships.account_parent.values).toEqual([child.id]);
       const sibling = await api.account('Sibling', { relationships: { parent: parent.id } });
-      expect((await api.retrieve('account', parent.id)).relationships.account_parent.values).toEqual([child.id, sibling.id]);
+      expect((await api.retrieve('account', parent.id)).relationships.account_parent.values).toEqual([
+        child.id,
+        sibling.id,
+      ]);
       expectError(
         await api.updateRaw('account', child.id, { relationships: { parent: { add: sibling.id } } }),
         422,
@@ -466,15 +579,37 @@ describe('relationships', () => {
     });
 
     it('links to members, HAS_MANY and HAS_ONE', async () => {
-      await api.addRelationship('account', { key: 'reviewers', label: 'Reviewers', cardinality: 'HAS_MANY', objectType: 'member' });
-      await api.addRelationship('account', { key: 'champion', label: 'Champion', cardinality: 'HAS_ONE', objectType: 'member' });
+      await api.addRelationship('account', {
+        key: 'reviewers',
+        label: 'Reviewers',
+        cardinality: 'HAS_MANY',
+        objectType: 'member',
+      });
+      await api.addRelationship('account', {
+        key: 'champion',
+        label: 'Champion',
+        cardinality: 'HAS_ONE',
+        objectType: 'member',
+      });
       const definitions = (await api.definitions('account')).body;
-      expect(definitions.relationshipDefinitions.reviewers).toMatchObject({ cardinality: 'HAS_MANY', objectType: 'member', readOnly: false });
+      expect(definitions.relationshipDefinitions.reviewers).toMatchObject({
+        cardinality: 'HAS_MANY',
+        objectType: 'member',
+        readOnly: false,
+      });
       const m2 = await createMember(t.http, ws.workspaceId);
-      const account = await api.account('Reviewed', { relationships: { reviewers: [ws.memberId, m2.id], champion: m2.id } });
-      expect(account.relationships.reviewers).toEqual({ cardinality: 'has_many', objectType: 'member', values: [ws.memberId, m2.id] });
+      const account = await api.account('Reviewed', {
+        relationships: { reviewers: [ws.memberId, m2.id], champion: m2.id },
+      });
+      expect(account.relationships.reviewers).toEqual({
+        cardinality: 'has_many',
+        objectType: 'member',
+        values: [ws.memberId, m2.id],
+      });
       expect(account.relationships.champion).toEqual({ cardinality: 'has_one', objectType: 'member', values: [m2.id] });
-      const removed = await api.update('account', account.id, { relationships: { reviewers: { remove: ws.memberId } } });
+      const removed = await api.update('account', account.id, {
+        relationships: { reviewers: { remove: ws.memberId } },
+      });
       expect(removed.relationships.reviewers.values).toEqual([m2.id]);
       expect(idsOf(await api.list('account', { reviewers: m2.id }))).toEqual([account.id]);
       expectError(
@@ -497,11 +632,22 @@ describe('relationships', () => {
     });
 
     it('keeps the route’s operations: a custom relationship on notes takes add and remove only', async () => {
-      await api.addRelationship('note', { key: 'people', label: 'People', cardinality: 'HAS_MANY', objectType: 'contact' });
+      await api.addRelationship('note', {
+        key: 'people',
+        label: 'People',
+        cardinality: 'HAS_MANY',
+        objectType: 'contact',
+      });
       const note = await api.create('note', { fields: { $title: 'People' }, relationships: { people: [contacts[0]] } });
       expect(note.relationships.people.values).toEqual([contacts[0]]);
-      expectError(await api.updateRaw('note', note.id, { relationships: { people: { replace: [] } } }), 400, 'invalid_operation');
-      const added = await api.update('note', note.id, { relationships: { people: { add: contacts[1], remove: contacts[0] } } });
+      expectError(
+        await api.updateRaw('note', note.id, { relationships: { people: { replace: [] } } }),
+        400,
+        'invalid_operation',
+      );
+      const added = await api.update('note', note.id, {
+        relationships: { people: { add: contacts[1], remove: contacts[0] } },
+      });
       expect(added.relationships.people.values).toEqual([contacts[1]]);
     });
   });
@@ -512,11 +658,19 @@ describe('relationships', () => {
     beforeAll(async () => {
       const fresh = await createWorkspace(t.http);
       bounded = api.as(fresh.key, fresh.workspaceId);
-      await bounded.addRelationship('account', { key: 'partners', label: 'Partners', cardinality: 'HAS_MANY', objectType: 'contact' });
+      await bounded.addRelationship('account', {
+        key: 'partners',
+        label: 'Partners',
+        cardinality: 'HAS_MANY',
+        objectType: 'contact',
+      });
       await bounded.addField('account', { key: 'score', label: 'Score', valueType: 'NUMBER' });
       const accounts: string[] = [];
       for (let i = 0; i < 25; i += 1) {
-        const account = await bounded.account(`Heavy ${i}`, { fields: { score: i }, relationships: { $owner: fresh.memberId } });
+        const account = await bounded.account(`Heavy ${i}`, {
+          fields: { score: i },
+          relationships: { $owner: fresh.memberId },
+        });
         accounts.push(account.id);
         const contact = await bounded.contact(`Heavy ${i}`, { relationships: { $account: account.id } });
         await bounded.update('account', account.id, { relationships: { partners: { add: contact.id } } });

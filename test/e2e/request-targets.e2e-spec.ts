@@ -27,18 +27,33 @@ describe('request targets and headers as sent', () => {
   const auth = () => `Authorization: Bearer ${ws.key}\r\nService-Version: ${SERVICE_VERSION}\r\n`;
 
   /** One request on its own connection; `head` is the request line and any headers. */
-  async function send(head: string, body = '', headers = ''): Promise<{ status: number; headers: Record<string, string>; json: any }> {
+  async function send(
+    head: string,
+    body = '',
+    headers = '',
+  ): Promise<{ status: number; headers: Record<string, string>; json: any }> {
     const length = body === '' ? '' : `Content-Length: ${Buffer.byteLength(body)}\r\n`;
-    const answer = await rawExchange(url, `${head}\r\nHost: ${host}\r\n${headers}${length}Connection: close\r\n\r\n${body}`);
+    const answer = await rawExchange(
+      url,
+      `${head}\r\nHost: ${host}\r\n${headers}${length}Connection: close\r\n\r\n${body}`,
+    );
     return { status: answer.status, headers: answer.headers, json: answer.body ? JSON.parse(answer.body) : undefined };
   }
 
   const note = (title: string) => JSON.stringify({ fields: { $title: title } });
 
   it('routes an absolute-form target by its path, scheme in any case, and reads its body', async () => {
-    const created = await send(`POST http://${host}/v1/notes HTTP/1.1`, note('absolute'), `${auth()}Content-Type: application/json\r\n`);
+    const created = await send(
+      `POST http://${host}/v1/notes HTTP/1.1`,
+      note('absolute'),
+      `${auth()}Content-Type: application/json\r\n`,
+    );
     expect([created.status, created.json.fields.$title.value]).toEqual([200, 'absolute']);
-    const refused = await send(`POST HTTP://${host}/v1/notes HTTP/1.1`, '{"fields":', `${auth()}Content-Type: application/json\r\n`);
+    const refused = await send(
+      `POST HTTP://${host}/v1/notes HTTP/1.1`,
+      '{"fields":',
+      `${auth()}Content-Type: application/json\r\n`,
+    );
     expect([refused.status, refused.json.error.code]).toEqual([400, 'invalid_json']);
     const listed = await send(`GET HTTP://${host}/V1/NOTES HTTP/1.1`, '', auth());
     expect([listed.status, listed.json.object]).toEqual([200, 'list']);
@@ -89,32 +104,55 @@ describe('request targets and headers as sent', () => {
     'application/json; charset=unicode',
     'application/json; charset="utf-8 "',
     'application/json; charset=utf-8 x',
-  ])('refuses Content-Type %s (parameters that do not parse, or a charset but UTF-8) with 415, writing nothing', async (contentType) => {
-    const before = await noteCount();
-    const refused = await sendBytes(contentType, latin1Note);
-    expect([refused.status, refused.json.error.code]).toEqual([415, 'unsupported_media_type']);
-    expect(await noteCount()).toBe(before);
-  });
+  ])(
+    'refuses Content-Type %s (parameters that do not parse, or a charset but UTF-8) with 415, writing nothing',
+    async (contentType) => {
+      const before = await noteCount();
+      const refused = await sendBytes(contentType, latin1Note);
+      expect([refused.status, refused.json.error.code]).toEqual([415, 'unsupported_media_type']);
+      expect(await noteCount()).toBe(before);
+    },
+  );
 
   it('refuses bytes that are not UTF-8 with 400 invalid_json rather than store replacement characters', async () => {
     const before = await noteCount();
     const refused = await sendBytes('application/json', latin1Note);
-    expect([refused.status, refused.json.error.code, refused.json.error.message]).toEqual([400, 'invalid_json', 'The body is not valid UTF-8']);
+    expect([refused.status, refused.json.error.code, refused.json.error.message]).toEqual([
+      400,
+      'invalid_json',
+      'The body is not valid UTF-8',
+    ]);
     expect(await noteCount()).toBe(before);
   });
 
   it('takes UTF-8 named by any of its WHATWG labels in any letter case, or no charset, and an empty Content-Encoding for none', async () => {
     const utf8Note = Buffer.from('{"fields":{"$title":"t","$content":"café"}}', 'utf8');
-    const labelled = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'].flatMap((label) => [
+    const labelled = [
+      'unicode-1-1-utf-8',
+      'unicode11utf8',
+      'unicode20utf8',
+      'utf-8',
+      'utf8',
+      'x-unicode20utf8',
+    ].flatMap((label) => [
       `application/json; charset=${label}`,
       `application/json;charset=${label.toUpperCase()}`,
       `application/json; charset="${label.replace(/^./, (first) => first.toUpperCase())}"`,
     ]);
-    for (const contentType of ['application/json', ...labelled, 'application/json; charset=Utf8; x=1', 'application/merge-patch+json; charset=utf8']) {
+    for (const contentType of [
+      'application/json',
+      ...labelled,
+      'application/json; charset=Utf8; x=1',
+      'application/merge-patch+json; charset=utf8',
+    ]) {
       const created = await sendBytes(contentType, utf8Note);
       expect([contentType, created.status, created.json.fields?.$content?.value]).toEqual([contentType, 200, 'café']);
     }
-    const identity = await send('POST /v1/notes HTTP/1.1', note('identity'), `${auth()}Content-Type: application/json\r\nContent-Encoding: \r\n`);
+    const identity = await send(
+      'POST /v1/notes HTTP/1.1',
+      note('identity'),
+      `${auth()}Content-Type: application/json\r\nContent-Encoding: \r\n`,
+    );
     expect(identity.status).toBe(200);
   });
 
@@ -134,7 +172,11 @@ describe('request targets and headers as sent', () => {
     'answers %s on a path that does not decode with 404, a request id and an access-log entry',
     async (method) => {
       const answer = await send(`${method} /v1/notes/%ZZ HTTP/1.1`, '', 'X-Request-Id: undecodable-2\r\n');
-      expect([answer.status, answer.json.error.code, answer.headers['x-request-id']]).toEqual([404, 'not_found', 'undecodable-2']);
+      expect([answer.status, answer.json.error.code, answer.headers['x-request-id']]).toEqual([
+        404,
+        'not_found',
+        'undecodable-2',
+      ]);
       expect(answer.json.error.message).toBe('Resource not found');
     },
   );
@@ -162,19 +204,24 @@ describe('request targets and headers as sent', () => {
   it.each([
     ['plain', ''],
     ['gzip', 'Content-Encoding: gzip\r\n'],
-  ])('refuses a %s chunked body over 1 MiB with 413 and still serves the next request on the connection', async (_case, encoding) => {
-    const size = 1024 * 1024 + 512 * 1024;
-    const payload = encoding ? gzipSync(Buffer.alloc(size, 0x20)) : Buffer.alloc(size, 0x20);
-    const request = Buffer.concat([
-      Buffer.from(`POST /v1/notes HTTP/1.1\r\nHost: ${host}\r\n${auth()}Content-Type: application/json\r\n${encoding}Transfer-Encoding: chunked\r\n\r\n`),
-      Buffer.from(`${payload.length.toString(16)}\r\n`),
-      payload,
-      Buffer.from(`\r\n0\r\n\r\nGET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
-    ]);
-    const answer = await rawExchange(url, request);
-    expect(answer.error).toBeUndefined();
-    expect([...answer.raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]))).toEqual([413, 200]);
-  });
+  ])(
+    'refuses a %s chunked body over 1 MiB with 413 and still serves the next request on the connection',
+    async (_case, encoding) => {
+      const size = 1024 * 1024 + 512 * 1024;
+      const payload = encoding ? gzipSync(Buffer.alloc(size, 0x20)) : Buffer.alloc(size, 0x20);
+      const request = Buffer.concat([
+        Buffer.from(
+          `POST /v1/notes HTTP/1.1\r\nHost: ${host}\r\n${auth()}Content-Type: application/json\r\n${encoding}Transfer-Encoding: chunked\r\n\r\n`,
+        ),
+        Buffer.from(`${payload.length.toString(16)}\r\n`),
+        payload,
+        Buffer.from(`\r\n0\r\n\r\nGET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+      ]);
+      const answer = await rawExchange(url, request);
+      expect(answer.error).toBeUndefined();
+      expect([...answer.raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]))).toEqual([413, 200]);
+    },
+  );
 
   it('answers a request that asked to close, and ignores bytes sent after it', async () => {
     const answer = await send('GET /nope HTTP/1.1', 'xx');

@@ -45,7 +45,10 @@ describe('GET /v1/search', () => {
       $phone: ['+44 20 7946 0958'],
     });
     ids.john = await create('/v1/contacts', { $name: { firstName: 'John', lastName: 'Smith' } });
-    ids.acme = await create('/v1/accounts', { $name: 'Acmeflux Industries', $website: ['https://www.wombat-works.com/about'] });
+    ids.acme = await create('/v1/accounts', {
+      $name: 'Acmeflux Industries',
+      $website: ['https://www.wombat-works.com/about'],
+    });
     ids.other = await create('/v1/accounts', { $name: 'Acmeflux Industries' }, suite.other.key);
   });
 
@@ -88,9 +91,19 @@ describe('GET /v1/search', () => {
     const defined = await suite.t.http
       .post(`/admin/v1/workspaces/${suite.ws.workspaceId}/object-types`)
       .set(adminHeaders())
-      .send({ slug: 'venue', label: 'Venue', fields: { title: { label: 'Title', valueType: 'TEXT', required: true }, contact: { label: 'Contact', valueType: 'EMAIL' } } });
+      .send({
+        slug: 'venue',
+        label: 'Venue',
+        fields: {
+          title: { label: 'Title', valueType: 'TEXT', required: true },
+          contact: { label: 'Contact', valueType: 'EMAIL' },
+        },
+      });
     expect(defined.status).toBe(200);
-    const venue = await create('/v1/objects/venue/values', { title: 'Théâtre Gaîté', contact: 'box-office@gaite-paris.fr' });
+    const venue = await create('/v1/objects/venue/values', {
+      title: 'Théâtre Gaîté',
+      contact: 'box-office@gaite-paris.fr',
+    });
     expect(foundIds(await search('q=theatre%20gaite&types=venue'))).toEqual([venue]);
     expect(foundIds(await search('q=gaite-paris.fr'))).toEqual([venue]);
   });
@@ -117,7 +130,9 @@ describe('GET /v1/search', () => {
     beforeAll(async () => {
       for (const role of ['creator', 'outsider'] as const) {
         const member = await createMember(suite.t.http, suite.ws.workspaceId);
-        keys[role] = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['meetings:read', 'meetings:create'])).key;
+        keys[role] = (
+          await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['meetings:read', 'meetings:create'])
+        ).key;
       }
       meeting = await create(
         '/v1/meetings',
@@ -135,7 +150,9 @@ describe('GET /v1/search', () => {
     it('matches a private meeting’s description only for callers with FULL access to it', async () => {
       const creator = await search('q=zanzibarite', keys.creator);
       expect(foundIds(creator)).toEqual([meeting]);
-      expect(results(creator)[0].matches).toEqual([{ field: '$description', snippet: expect.stringContaining('zanzibarite') }]);
+      expect(results(creator)[0].matches).toEqual([
+        { field: '$description', snippet: expect.stringContaining('zanzibarite') },
+      ]);
       expect(foundIds(await search('q=zanzibarite', keys.outsider))).toEqual([]);
       // A word of the title and one of the description together: the outsider may not match the second.
       expect(foundIds(await search('q=quarterly%20zanzibarite', keys.outsider))).toEqual([]);
@@ -154,7 +171,8 @@ describe('GET /v1/search', () => {
     });
 
     it('matches a private meeting’s transcript only for callers with FULL access to it, after a replace and a privacy change too', async () => {
-      const transcript = (words: string) => uploadFile(suite.t.http, suite.ws.key, { content: `WEBVTT\n\n00:00.000 --> 00:04.000\n<v Ana>${words}\n` });
+      const transcript = (words: string) =>
+        uploadFile(suite.t.http, suite.ws.key, { content: `WEBVTT\n\n00:00.000 --> 00:04.000\n<v Ana>${words}\n` });
       const created = await post('/v1/meetings', {
         fields: {
           $title: 'Numbat sync',
@@ -178,7 +196,9 @@ describe('GET /v1/search', () => {
       // The cue timings are no words of the meeting.
       expect(foundIds(await search('q=00%3A04.000'))).not.toContain(id);
 
-      const replaced = await post(`/v1/meetings/${id}`, { relationships: { $transcript: { replace: await transcript('Axolotlite only now') } } });
+      const replaced = await post(`/v1/meetings/${id}`, {
+        relationships: { $transcript: { replace: await transcript('Axolotlite only now') } },
+      });
       expect(replaced.status).toBe(200);
       expect(foundIds(await search('q=quetzalcoatlite'))).toEqual([]);
       expect(foundIds(await search('q=axolotlite'))).toEqual([id]);
@@ -190,21 +210,33 @@ describe('GET /v1/search', () => {
 
     it('indexes, once, a transcript linked before transcripts were searchable', async () => {
       const created = await post('/v1/meetings', {
-        fields: { $title: 'Quokka sync', $startDate: new Date(Date.now() - 3 * HOUR).toISOString(), $endDate: new Date(Date.now() - 2 * HOUR).toISOString() },
-        relationships: { $transcript: await uploadFile(suite.t.http, suite.ws.key, { content: 'WEBVTT\n\n00:00.000 --> 00:04.000\nThe wombatite memo\n' }) },
+        fields: {
+          $title: 'Quokka sync',
+          $startDate: new Date(Date.now() - 3 * HOUR).toISOString(),
+          $endDate: new Date(Date.now() - 2 * HOUR).toISOString(),
+        },
+        relationships: {
+          $transcript: await uploadFile(suite.t.http, suite.ws.key, {
+            content: 'WEBVTT\n\n00:00.000 --> 00:04.000\nThe wombatite memo\n',
+          }),
+        },
       });
       expect(created.status).toBe(200);
       const id = created.body.id as string;
       // As a meeting linked before the search's migrations left it.
-      await suite.t.app.get(DataSource).query(`UPDATE search_documents SET transcript_words = ''::tsvector WHERE record_id = $1`, [id]);
+      await suite.t.app
+        .get(DataSource)
+        .query(`UPDATE search_documents SET transcript_words = ''::tsvector WHERE record_id = $1`, [id]);
       expect(foundIds(await search('q=wombatite'))).toEqual([]);
       const backfill = suite.t.app.get(TranscriptIndex);
       expect(await backfill.backfill()).toBeGreaterThanOrEqual(1);
       expect(foundIds(await search('q=wombatite'))).toEqual([id]);
       expect(await backfill.backfill()).toBe(0);
-      const [job] = await suite.t.app.get(DataSource).query<{ count: number }[]>(
-        `SELECT count(*)::int AS count FROM graphile_worker.jobs WHERE key = 'search_transcript_backfill'`,
-      );
+      const [job] = await suite.t.app
+        .get(DataSource)
+        .query<{ count: number }[]>(
+          `SELECT count(*)::int AS count FROM graphile_worker.jobs WHERE key = 'search_transcript_backfill'`,
+        );
       expect(job.count).toBe(1);
     });
   });
@@ -224,7 +256,9 @@ describe('GET /v1/search', () => {
     it('refuses a type the key may not read with 403 insufficient_scope', async () => {
       const refused = await search('q=acmeflux&types=contact,account', contactsOnly);
       expectError(refused, 403, 'insufficient_scope');
-      expect(refused.body.error.message).toBe('Searching account records requires the scope accounts:read; missing: accounts:read');
+      expect(refused.body.error.message).toBe(
+        'Searching account records requires the scope accounts:read; missing: accounts:read',
+      );
       const keyless = (await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['files:read'])).key;
       expectError(await search('q=acmeflux', keyless), 403, 'insufficient_scope');
     });
@@ -304,7 +338,9 @@ describe('GET /v1/search', () => {
       const first = await search('q=pelican&limit=2');
       const fields = JSON.parse(Buffer.from(first.body.nextCursor, 'base64url').toString('utf8'));
       for (const snapshot of ['10:20:15,12', '20:10:', 'now', 7]) {
-        const crafted = Buffer.from(JSON.stringify([...fields.slice(0, 4), snapshot, ...fields.slice(5)])).toString('base64url');
+        const crafted = Buffer.from(JSON.stringify([...fields.slice(0, 4), snapshot, ...fields.slice(5)])).toString(
+          'base64url',
+        );
         expectError(await search(`cursor=${crafted}`), 400, 'invalid_parameter', 'cursor');
       }
       const intact = Buffer.from(JSON.stringify(fields)).toString('base64url');

@@ -12,7 +12,6 @@ describe('tasks', () => {
     ...overrides,
   });
 
-
   it('creates a task with every system field and defaults $createdBy to the caller', async () => {
     const account = (await post('/v1/accounts', { fields: { $name: 'Acme' } })).body.id;
     const response = await post('/v1/tasks', {
@@ -40,15 +39,29 @@ describe('tasks', () => {
   it('documents the create and update bodies it accepts and refuses', () => {
     const { openapi } = suite;
     openapi.assertRequest('POST', '/v1/tasks', task());
-    openapi.assertRequest('POST', '/v1/tasks/task_x', { fields: { $status: 'COMPLETE' }, relationships: { $account: { replace: 'acc_x' } } });
-    expect(openapi.refusesRequest('POST', '/v1/tasks', { fields: { $title: 'x' }, relationships: { $assignedTo: 'mem_x' } })).toBe(true);
+    openapi.assertRequest('POST', '/v1/tasks/task_x', {
+      fields: { $status: 'COMPLETE' },
+      relationships: { $account: { replace: 'acc_x' } },
+    });
+    expect(
+      openapi.refusesRequest('POST', '/v1/tasks', { fields: { $title: 'x' }, relationships: { $assignedTo: 'mem_x' } }),
+    ).toBe(true);
     expect(openapi.refusesRequest('POST', '/v1/tasks', task({ fields: { $title: 'x', $status: 'DONE' } }))).toBe(true);
     expect(openapi.refusesRequest('POST', '/v1/tasks', { ...task(), extra: 1 })).toBe(true);
-    expect(openapi.refusesRequest('POST', '/v1/tasks/task_x', { relationships: { $account: { move: 'acc_x' } } })).toBe(true);
-    openapi.assertRequest('POST', '/v1/meetings', { fields: { $title: 'M', $startDate: '2020-01-01T00:00:00Z', $endDate: '2020-01-01T01:00:00Z' }, autoCreateRecords: true });
+    expect(openapi.refusesRequest('POST', '/v1/tasks/task_x', { relationships: { $account: { move: 'acc_x' } } })).toBe(
+      true,
+    );
+    openapi.assertRequest('POST', '/v1/meetings', {
+      fields: { $title: 'M', $startDate: '2020-01-01T00:00:00Z', $endDate: '2020-01-01T01:00:00Z' },
+      autoCreateRecords: true,
+    });
     expect(openapi.refusesRequest('POST', '/v1/meetings/mtg_x', { fields: { $title: 'x' } })).toBe(true);
-    openapi.assertRequest('POST', '/v1/notes/note_x', { relationships: { $account: { add: ['acc_x'], remove: 'acc_y' } } });
-    expect(openapi.refusesRequest('POST', '/v1/notes/note_x', { relationships: { $account: { replace: 'acc_x' } } })).toBe(true);
+    openapi.assertRequest('POST', '/v1/notes/note_x', {
+      relationships: { $account: { add: ['acc_x'], remove: 'acc_y' } },
+    });
+    expect(
+      openapi.refusesRequest('POST', '/v1/notes/note_x', { relationships: { $account: { replace: 'acc_x' } } }),
+    ).toBe(true);
   });
 
   it('accepts every status on create and update', async () => {
@@ -58,11 +71,21 @@ describe('tasks', () => {
       const updated = await post(`/v1/tasks/${created.body.id}`, { fields: { $status: 'TODO' } });
       expect(updated.body.fields.$status.value).toBe('TODO');
     }
-    expectError(await post('/v1/tasks', task({ fields: { $title: 's', $status: 'DONE' } })), 400, 'invalid_type', 'fields.$status');
+    expectError(
+      await post('/v1/tasks', task({ fields: { $title: 's', $status: 'DONE' } })),
+      400,
+      'invalid_type',
+      'fields.$status',
+    );
   });
 
   it('requires $title, $status and $assignedTo, a member of this workspace', async () => {
-    expectError(await post('/v1/tasks', task({ fields: { $status: 'TODO' } })), 422, 'parameter_missing', 'fields.$title');
+    expectError(
+      await post('/v1/tasks', task({ fields: { $status: 'TODO' } })),
+      422,
+      'parameter_missing',
+      'fields.$title',
+    );
     expectError(await post('/v1/tasks', task({ fields: { $title: 'x' } })), 422, 'parameter_missing', 'fields.$status');
     expectError(
       await post('/v1/tasks', task({ relationships: {} })),
@@ -133,11 +156,21 @@ describe('tasks', () => {
       .set(adminHeaders())
       .send({ key: 'reviewer', label: 'Reviewer', cardinality: 'HAS_ONE', objectType: 'contact' });
     expect(added.status).toBe(200);
-    expect(added.body.relationshipDefinitions.reviewer).toMatchObject({ objectType: 'contact', cardinality: 'HAS_ONE' });
+    expect(added.body.relationshipDefinitions.reviewer).toMatchObject({
+      objectType: 'contact',
+      cardinality: 'HAS_ONE',
+    });
     const contact = (await post('/v1/contacts', { fields: { $name: { firstName: 'Rita' } } })).body.id;
-    const created = await post('/v1/tasks', task({ relationships: { $assignedTo: suite.ws.memberId, reviewer: contact } }));
+    const created = await post(
+      '/v1/tasks',
+      task({ relationships: { $assignedTo: suite.ws.memberId, reviewer: contact } }),
+    );
     expect(created.status).toBe(200);
-    expect(created.body.relationships.reviewer).toEqual({ cardinality: 'has_one', objectType: 'contact', values: [contact] });
+    expect(created.body.relationships.reviewer).toEqual({
+      cardinality: 'has_one',
+      objectType: 'contact',
+      values: [contact],
+    });
     const inverse = await get(`/v1/contacts/${contact}`);
     expect(inverse.body.relationships.task_reviewer.values).toEqual([created.body.id]);
     const definitions = await get('/v1/tasks/definitions');

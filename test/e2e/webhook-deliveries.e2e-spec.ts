@@ -78,23 +78,37 @@ describe('webhook deliveries to a real receiver', () => {
   afterAll(() => database.drop());
 
   const http = () => suite.t.http;
-  const post = (path: string, body: unknown, key: string) => suite.t.http.post(path).set(v1Headers(key)).send(body as object);
+  const post = (path: string, body: unknown, key: string) =>
+    suite.t.http
+      .post(path)
+      .set(v1Headers(key))
+      .send(body as object);
   const get = (path: string, key: string) => suite.t.http.get(path).set(v1Headers(key));
   const ok = <T extends { status: number; body: any }>(response: T): T => {
     if (response.status !== 200) throw new Error(`${response.status} ${JSON.stringify(response.body)}`);
     return response;
   };
-  const owner = (ws: TestWorkspace): Owner => ({ workspaceId: ws.workspaceId, memberId: ws.memberId, apiKeyId: ws.apiKeyId });
+  const owner = (ws: TestWorkspace): Owner => ({
+    workspaceId: ws.workspaceId,
+    memberId: ws.memberId,
+    apiKeyId: ws.apiKeyId,
+  });
 
   /**
    * Another app with `env`: on the suite's database (a second instance), or on a new one of its
    * own (`own`), whose queue makes only the attempts of that app.
    */
-  async function anotherApp(env: Record<string, string>, { own = false } = {}): Promise<{ t: TestApp; url: string; close: () => Promise<void> }> {
+  async function anotherApp(
+    env: Record<string, string>,
+    { own = false } = {},
+  ): Promise<{ t: TestApp; url: string; close: () => Promise<void> }> {
     const madeFor = own ? new ScratchDatabase('records_webhooks_own') : undefined;
     await madeFor?.create();
     const url = madeFor?.url ?? database.url;
-    const entry: (typeof otherApps)[number] = { t: await createTestApp({ env: { ...env, DATABASE_URL: url } }), madeFor };
+    const entry: (typeof otherApps)[number] = {
+      t: await createTestApp({ env: { ...env, DATABASE_URL: url } }),
+      madeFor,
+    };
     otherApps.push(entry);
     return { t: entry.t, url, close: () => closeOther(entry) };
   }
@@ -106,7 +120,12 @@ describe('webhook deliveries to a real receiver', () => {
   }
 
   /** An endpoint (ENABLED, as a create makes it) of `owner`'s key, subscribed to `eventTypes`, sending to `receiver`. */
-  async function addEndpoint(app: TestApp, by: Owner, receiver: WebhookReceiver, eventTypes: string[]): Promise<WebhookEndpointRow> {
+  async function addEndpoint(
+    app: TestApp,
+    by: Owner,
+    receiver: WebhookReceiver,
+    eventTypes: string[],
+  ): Promise<WebhookEndpointRow> {
     return app.app.get(Transactions).run(() =>
       app.app.get(WebhooksRepository).insertEndpoint({
         id: `whk_test_${randomBytes(8).toString('hex')}`,
@@ -119,7 +138,11 @@ describe('webhook deliveries to a real receiver', () => {
     );
   }
 
-  async function withReceiver(by: Owner, eventTypes: string[], app = suite.t): Promise<{ endpoint: WebhookEndpointRow; receiver: WebhookReceiver }> {
+  async function withReceiver(
+    by: Owner,
+    eventTypes: string[],
+    app = suite.t,
+  ): Promise<{ endpoint: WebhookEndpointRow; receiver: WebhookReceiver }> {
     const receiver = await startReceiver();
     return { endpoint: await addEndpoint(app, by, receiver, eventTypes), receiver };
   }
@@ -143,7 +166,9 @@ describe('webhook deliveries to a real receiver', () => {
     let attempts: Attempt[] = [];
     await until(
       `the attempts of ${endpointId} to end`,
-      async () => (attempts = await attemptsOf(endpointId, app)).length > 0 && attempts.every((attempt) => attempt.status !== 'PENDING'),
+      async () =>
+        (attempts = await attemptsOf(endpointId, app)).length > 0 &&
+        attempts.every((attempt) => attempt.status !== 'PENDING'),
       timeoutMs,
     );
     return attempts;
@@ -161,7 +186,8 @@ describe('webhook deliveries to a real receiver', () => {
   }
 
   /** A condition: the receiver has had `count` distinct events delivered. */
-  const hasDelivered = (receiver: WebhookReceiver, count: number) => () => new Set(receiver.delivered.map((hook) => hook.id)).size >= count;
+  const hasDelivered = (receiver: WebhookReceiver, count: number) => () =>
+    new Set(receiver.delivered.map((hook) => hook.id)).size >= count;
 
   /** The receiver's delivered requests by webhook-id, failing if one came twice. */
   function deliveredById(receiver: WebhookReceiver): Map<string, ReceivedWebhook> {
@@ -177,25 +203,49 @@ describe('webhook deliveries to a real receiver', () => {
     const ws = await createWorkspace(http());
     // A member who neither created nor attends the meeting: METADATA access to it; and a key that reads no accounts, lists or files.
     const outsider = await createMember(http(), ws.workspaceId);
-    const outsiderKey = await createKey(http(), ws.workspaceId, outsider.id, ['notes:read', 'meetings:read', 'events:read']);
+    const outsiderKey = await createKey(http(), ws.workspaceId, outsider.id, [
+      'notes:read',
+      'meetings:read',
+      'events:read',
+    ]);
 
     const everything = await withReceiver(owner(ws), ['*']);
     const notesCreated = await withReceiver(owner(ws), ['note.created']);
     const disabled = await withReceiver(owner(ws), ['*']);
     await suite.t.app.get(Transactions).run(() =>
-      suite.t.app.get(WebhooksRepository).updateEndpoint(ws.workspaceId, disabled.endpoint.id, { status: 'DISABLED', disabledReason: 'paused by the test' }),
+      suite.t.app.get(WebhooksRepository).updateEndpoint(ws.workspaceId, disabled.endpoint.id, {
+        status: 'DISABLED',
+        disabledReason: 'paused by the test',
+      }),
     );
-    const member = await withReceiver({ workspaceId: ws.workspaceId, memberId: outsider.id, apiKeyId: outsiderKey.id }, ['*']);
+    const member = await withReceiver(
+      { workspaceId: ws.workspaceId, memberId: outsider.id, apiKeyId: outsiderKey.id },
+      ['*'],
+    );
 
     const note = ok(await post('/v1/notes', { fields: { $title: 'Kick-off' } }, ws.key)).body;
     ok(await post(`/v1/notes/${note.id}`, { fields: { $title: 'Kick-off, moved' } }, ws.key));
     ok(await post('/v1/notes', { fields: { $title: 'Retro' } }, ws.key));
     const account = ok(await post('/v1/accounts', { fields: { $name: 'Acme' } }, ws.key)).body;
-    ok(await post('/v1/lists', { fields: { $name: 'Targets', $objectType: 'account' }, relationships: { $accounts: [account.id] } }, ws.key));
+    ok(
+      await post(
+        '/v1/lists',
+        { fields: { $name: 'Targets', $objectType: 'account' }, relationships: { $accounts: [account.id] } },
+        ws.key,
+      ),
+    );
     const meeting = ok(
       await post(
         '/v1/meetings',
-        { fields: { $title: 'Board', $startDate: past(3), $endDate: past(2), $description: 'secret agenda', $privacySetting: 'METADATA' } },
+        {
+          fields: {
+            $title: 'Board',
+            $startDate: past(3),
+            $endDate: past(2),
+            $description: 'secret agenda',
+            $privacySetting: 'METADATA',
+          },
+        },
         ws.key,
       ),
     ).body;
@@ -204,10 +254,26 @@ describe('webhook deliveries to a real receiver', () => {
 
     const feed = await feedOf(ws.key);
     expect(feed.map((event) => event.type).sort()).toEqual(
-      ['account.created', 'file.completed', 'list.created', 'list.member_added', 'meeting.created', 'meeting.updated', 'note.created', 'note.created', 'note.updated'].sort(),
+      [
+        'account.created',
+        'file.completed',
+        'list.created',
+        'list.member_added',
+        'meeting.created',
+        'meeting.updated',
+        'note.created',
+        'note.created',
+        'note.updated',
+      ].sort(),
     );
     const memberFeed = await feedOf(outsiderKey.key);
-    expect(memberFeed.map((event) => event.type)).toEqual(['note.created', 'note.updated', 'note.created', 'meeting.created', 'meeting.updated']);
+    expect(memberFeed.map((event) => event.type)).toEqual([
+      'note.created',
+      'note.updated',
+      'note.created',
+      'meeting.created',
+      'meeting.updated',
+    ]);
 
     await until('every event to reach the endpoint subscribed to all', hasDelivered(everything.receiver, feed.length));
     await until("the member's events to reach its endpoint", hasDelivered(member.receiver, memberFeed.length));
@@ -243,19 +309,27 @@ describe('webhook deliveries to a real receiver', () => {
     // The creator's endpoint got it in full.
     const fullUpdate = everything.receiver.delivered.find((hook) => hook.type === 'meeting.updated')!.payload;
     expect(fullUpdate.data).toEqual(ok(await get(`/v1/meetings/${meeting.id}`, ws.key)).body);
-    expect(fullUpdate.data).toMatchObject({ accessLevel: 'FULL', relationships: { $transcript: { values: [transcript] } } });
+    expect(fullUpdate.data).toMatchObject({
+      accessLevel: 'FULL',
+      relationships: { $transcript: { values: [transcript] } },
+    });
     expect(fullUpdate.changes).toEqual({ fields: [], relationships: ['$transcript'] });
 
     // What an endpoint's key may not read is attempted once, never sent, and recorded as failed for that reason.
     const refused = (await attemptsOf(member.endpoint.id)).filter((attempt) => attempt.status === 'FAILED');
     expect(refused.map((attempt) => attempt.error).sort()).toEqual(
-      ['account.created', 'file.completed', 'list.created', 'list.member_added'].map((type) => `the endpoint's API key may not read ${type} events`),
+      ['account.created', 'file.completed', 'list.created', 'list.member_added'].map(
+        (type) => `the endpoint's API key may not read ${type} events`,
+      ),
     );
     expect(refused.every((attempt) => attempt.attempt === 1 && attempt.next_attempt_at === null)).toBe(true);
 
     // The note.created endpoint has no attempt of any other type; the disabled one none at all, and no connection.
     expect((await attemptsOf(notesCreated.endpoint.id)).map((attempt) => attempt.event_id).sort()).toEqual(
-      feed.filter((event) => event.type === 'note.created').map((event) => event.id).sort(),
+      feed
+        .filter((event) => event.type === 'note.created')
+        .map((event) => event.id)
+        .sort(),
     );
     expect(notesCreated.receiver.received.map((hook) => hook.type)).toEqual(['note.created', 'note.created']);
     expect(await attemptsOf(disabled.endpoint.id)).toEqual([]);
@@ -272,9 +346,17 @@ describe('webhook deliveries to a real receiver', () => {
   /** Fails unless each event's attempts are numbered 1, 2, … and each failed one names when the next was due (its scheduled time). */
   function expectChained(attempts: Attempt[]): void {
     for (const [eventId, chain] of byEvent(attempts)) {
-      expect({ eventId, numbers: chain.map((attempt) => attempt.attempt) }).toEqual({ eventId, numbers: chain.map((_attempt, index) => index + 1) });
+      expect({ eventId, numbers: chain.map((attempt) => attempt.attempt) }).toEqual({
+        eventId,
+        numbers: chain.map((_attempt, index) => index + 1),
+      });
       for (const [index, attempt] of chain.slice(0, -1).entries()) {
-        expect({ eventId, attempt: attempt.attempt, status: attempt.status, next: attempt.next_attempt_at?.getTime() }).toEqual({
+        expect({
+          eventId,
+          attempt: attempt.attempt,
+          status: attempt.status,
+          next: attempt.next_attempt_at?.getTime(),
+        }).toEqual({
           eventId,
           attempt: attempt.attempt,
           status: 'FAILED',
@@ -288,10 +370,16 @@ describe('webhook deliveries to a real receiver', () => {
     const ws = await createWorkspace(http());
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
     await receiver.down();
-    const notes = await concurrently(5, async (i) => ok(await post('/v1/notes', { fields: { $title: `while down ${i}` } }, ws.key)).body);
+    const notes = await concurrently(
+      5,
+      async (i) => ok(await post('/v1/notes', { fields: { $title: `while down ${i}` } }, ws.key)).body,
+    );
     await until(
       'two failed attempts of each event',
-      async () => [...byEvent(await attemptsOf(endpoint.id)).values()].filter((chain) => chain.filter((a) => a.status === 'FAILED').length >= 2).length === 5,
+      async () =>
+        [...byEvent(await attemptsOf(endpoint.id)).values()].filter(
+          (chain) => chain.filter((a) => a.status === 'FAILED').length >= 2,
+        ).length === 5,
     );
     expect(receiver.received).toEqual([]);
     await receiver.up();
@@ -310,7 +398,12 @@ describe('webhook deliveries to a real receiver', () => {
         // The schedule's 1 s, ± 10 %.
         expect(attempt.next_attempt_at!.getTime() - attempt.attempted_at!.getTime()).toBeGreaterThanOrEqual(900);
       }
-      expect(chain.at(-1)).toMatchObject({ status: 'SUCCEEDED', response_status: 204, error: null, next_attempt_at: null });
+      expect(chain.at(-1)).toMatchObject({
+        status: 'SUCCEEDED',
+        response_status: 204,
+        error: null,
+        next_attempt_at: null,
+      });
     }
     const delivered = deliveredById(receiver);
     const feed = await feedOf(ws.key);
@@ -322,7 +415,9 @@ describe('webhook deliveries to a real receiver', () => {
     const ws = await createWorkspace(http());
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
     // make() is what both a fan-out job and a delivery job call to make an attempt.
-    const attempt = jest.spyOn(WebhookDeliveries.prototype, 'make').mockRejectedValueOnce(new Error('a fault of the service'));
+    const attempt = jest
+      .spyOn(WebhookDeliveries.prototype, 'make')
+      .mockRejectedValueOnce(new Error('a fault of the service'));
     try {
       ok(await post('/v1/notes', { fields: { $title: 'thrown once' } }, ws.key));
       await until('the event to be delivered', hasDelivered(receiver, 1));
@@ -342,13 +437,25 @@ describe('webhook deliveries to a real receiver', () => {
   it('enqueues again an attempt whose making threw and could not be recorded, once it is a minute overdue', async () => {
     const ws = await createWorkspace(http());
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
-    const attempt = jest.spyOn(WebhookDeliveries.prototype, 'make').mockRejectedValueOnce(new Error('a fault of the service'));
-    const record = jest.spyOn(WebhookDeliveries.prototype, 'recordUnexpectedFailure').mockRejectedValueOnce(new Error('the database went away'));
+    const attempt = jest
+      .spyOn(WebhookDeliveries.prototype, 'make')
+      .mockRejectedValueOnce(new Error('a fault of the service'));
+    const record = jest
+      .spyOn(WebhookDeliveries.prototype, 'recordUnexpectedFailure')
+      .mockRejectedValueOnce(new Error('the database went away'));
     const dataSource = suite.t.app.get(DataSource);
-    const fanOutJobs = async () => (await dataSource.query(`SELECT count(*)::int AS count FROM graphile_worker.jobs WHERE task_identifier = $1`, [FAN_OUT_TASK]))[0].count as number;
+    const fanOutJobs = async () =>
+      (
+        await dataSource.query(`SELECT count(*)::int AS count FROM graphile_worker.jobs WHERE task_identifier = $1`, [
+          FAN_OUT_TASK,
+        ])
+      )[0].count as number;
     try {
       ok(await post('/v1/notes', { fields: { $title: 'dropped once' } }, ws.key));
-      await until('the failed record to be left to the recovery', async () => record.mock.calls.length === 1 && (await fanOutJobs()) === 0);
+      await until(
+        'the failed record to be left to the recovery',
+        async () => record.mock.calls.length === 1 && (await fanOutJobs()) === 0,
+      );
     } finally {
       attempt.mockRestore();
       record.mockRestore();
@@ -359,7 +466,10 @@ describe('webhook deliveries to a real receiver', () => {
 
     const recovery = suite.t.app.get(WebhookQueue);
     expect(await recovery.recoverAbandoned()).toBe(0);
-    await dataSource.query(`UPDATE webhook_deliveries SET scheduled_at = scheduled_at - interval '2 minutes' WHERE endpoint_id = $1`, [endpoint.id]);
+    await dataSource.query(
+      `UPDATE webhook_deliveries SET scheduled_at = scheduled_at - interval '2 minutes' WHERE endpoint_id = $1`,
+      [endpoint.id],
+    );
     expect(await recovery.recoverAbandoned()).toBe(1);
     await until('the event to be delivered', hasDelivered(receiver, 1));
     expect((await settled(endpoint.id)).map((row) => [row.attempt, row.status])).toEqual([[1, 'SUCCEEDED']]);
@@ -386,7 +496,9 @@ describe('webhook deliveries to a real receiver', () => {
     expect(await suite.t.app.get(WebhookQueue).pruneLog()).toBe(4);
     expect((await attemptsOf(endpoint.id)).map((row) => row.status).sort()).toEqual(['PENDING', 'SUCCEEDED']);
     expect(await suite.t.app.get(WebhookQueue).pruneLog()).toBe(0);
-    await suite.t.app.get(Transactions).run(() => suite.t.app.get(WebhooksRepository).deleteEndpoint(ws.workspaceId, endpoint.id));
+    await suite.t.app
+      .get(Transactions)
+      .run(() => suite.t.app.get(WebhooksRepository).deleteEndpoint(ws.workspaceId, endpoint.id));
   });
 
   it('sends every attempt of an event with the same webhook-id and body, signed anew, and records each answer', async () => {
@@ -404,7 +516,9 @@ describe('webhook deliveries to a real receiver', () => {
       [event.id, 204, JSON.stringify(event)],
     ]);
     expectChained(attempts);
-    expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status, attempt.error])).toEqual([
+    expect(
+      attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status, attempt.error]),
+    ).toEqual([
       [1, 'FAILED', 500, 'the receiver answered 500'],
       [2, 'FAILED', 502, 'the receiver answered 502'],
       [3, 'SUCCEEDED', 204, null],
@@ -425,7 +539,9 @@ describe('webhook deliveries to a real receiver', () => {
     expect(told.map((hook) => hook.status)).toEqual([503, 204]);
     expect(told[1].receivedAt - told[0].receivedAt).toBeGreaterThanOrEqual(3000);
     expect(untold.map((hook) => hook.status)).toEqual([503, 204]);
-    const chains = [...byEvent(await settled(endpoint.id)).values()].sort((a, b) => a[0].scheduled_at.getTime() - b[0].scheduled_at.getTime());
+    const chains = [...byEvent(await settled(endpoint.id)).values()].sort(
+      (a, b) => a[0].scheduled_at.getTime() - b[0].scheduled_at.getTime(),
+    );
     const waited = chains.map(([first]) => first.next_attempt_at!.getTime() - first.attempted_at!.getTime());
     expect(waited[0]).toBeGreaterThanOrEqual(3000);
     expect(waited[1]).toBeGreaterThanOrEqual(900);
@@ -438,8 +554,14 @@ describe('webhook deliveries to a real receiver', () => {
     receiver.answer({ status: 410 });
     ok(await post('/v1/notes', { fields: { $title: 'gone' } }, ws.key));
     const repository = suite.t.app.get(WebhooksRepository);
-    await until('the endpoint to be disabled', async () => (await repository.findEndpoint(ws.workspaceId, endpoint.id))!.status === 'DISABLED');
-    expect(await repository.findEndpoint(ws.workspaceId, endpoint.id)).toMatchObject({ status: 'DISABLED', disabled_reason: 'the receiver answered 410 Gone' });
+    await until(
+      'the endpoint to be disabled',
+      async () => (await repository.findEndpoint(ws.workspaceId, endpoint.id))!.status === 'DISABLED',
+    );
+    expect(await repository.findEndpoint(ws.workspaceId, endpoint.id)).toMatchObject({
+      status: 'DISABLED',
+      disabled_reason: 'the receiver answered 410 Gone',
+    });
 
     ok(await post('/v1/notes', { fields: { $title: 'after it went' } }, ws.key));
     // Nothing is waited for: the failed attempt has no successor (its next_attempt_at below), and a
@@ -448,31 +570,45 @@ describe('webhook deliveries to a real receiver', () => {
     const dataSource = suite.t.app.get(DataSource);
     const waiting = `SELECT count(*)::int AS jobs FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
                       WHERE t.identifier = $1 AND j.payload->>'workspaceId' = $2 AND j.locked_at IS NULL`;
-    const [{ jobs }] = await dataSource.query(waiting, [
-      FAN_OUT_TASK,
-      ws.workspaceId,
-    ]);
+    const [{ jobs }] = await dataSource.query(waiting, [FAN_OUT_TASK, ws.workspaceId]);
     expect(jobs).toBe(0);
     expect(receiver.received.map((hook) => hook.status)).toEqual([410]);
     expect(receiver.connections).toBe(1);
-    expect((await settled(endpoint.id)).map((attempt) => [attempt.attempt, attempt.status, attempt.response_status, attempt.next_attempt_at])).toEqual([
-      [1, 'FAILED', 410, null],
-    ]);
+    expect(
+      (await settled(endpoint.id)).map((attempt) => [
+        attempt.attempt,
+        attempt.status,
+        attempt.response_status,
+        attempt.next_attempt_at,
+      ]),
+    ).toEqual([[1, 'FAILED', 410, null]]);
   });
 
   it('disables the endpoint once every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS (a streak that began 120 hours ago)', async () => {
     const ws = await createWorkspace(http());
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
     const dataSource = suite.t.app.get(DataSource);
-    await dataSource.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '120 hours' WHERE id = $1`, [endpoint.id]);
+    await dataSource.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '120 hours' WHERE id = $1`, [
+      endpoint.id,
+    ]);
     receiver.answer({ status: 500 });
     ok(await post('/v1/notes', { fields: { $title: 'one failure too many' } }, ws.key));
     const repository = suite.t.app.get(WebhooksRepository);
-    await until('the endpoint to be disabled', async () => (await repository.findEndpoint(ws.workspaceId, endpoint.id))!.status === 'DISABLED');
-    expect(await repository.findEndpoint(ws.workspaceId, endpoint.id)).toMatchObject({ disabled_reason: 'every attempt failed for 120 hours' });
-    expect((await settled(endpoint.id)).map((attempt) => [attempt.attempt, attempt.status, attempt.response_status, attempt.next_attempt_at])).toEqual([
-      [1, 'FAILED', 500, null],
-    ]);
+    await until(
+      'the endpoint to be disabled',
+      async () => (await repository.findEndpoint(ws.workspaceId, endpoint.id))!.status === 'DISABLED',
+    );
+    expect(await repository.findEndpoint(ws.workspaceId, endpoint.id)).toMatchObject({
+      disabled_reason: 'every attempt failed for 120 hours',
+    });
+    expect(
+      (await settled(endpoint.id)).map((attempt) => [
+        attempt.attempt,
+        attempt.status,
+        attempt.response_status,
+        attempt.next_attempt_at,
+      ]),
+    ).toEqual([[1, 'FAILED', 500, null]]);
   });
 
   /**
@@ -484,7 +620,12 @@ describe('webhook deliveries to a real receiver', () => {
     const ws = await createWorkspace(own.t.http);
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created'], own.t);
     receiver.answer({ status: 204, delayMs });
-    ok(await own.t.http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: 'sent as it stops' } }));
+    ok(
+      await own.t.http
+        .post('/v1/notes')
+        .set(v1Headers(ws.key))
+        .send({ fields: { $title: 'sent as it stops' } }),
+    );
     await until('the attempt to be under way', () => receiver.inFlight === 1);
     const closing = Date.now();
     await own.close();
@@ -494,7 +635,9 @@ describe('webhook deliveries to a real receiver', () => {
   it('lets the attempts under way finish when an instance shuts down, and records them', async () => {
     const { attempts, receiver } = await shutDownDuringAttempt(1500);
     expect(receiver.delivered).toHaveLength(1);
-    expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status])).toEqual([[1, 'SUCCEEDED', 204]]);
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status])).toEqual([
+      [1, 'SUCCEEDED', 204],
+    ]);
   });
 
   it('cuts off, when an instance shuts down, an attempt still waiting on its receiver seconds later, and records it failed with the next attempt due', async () => {
@@ -533,13 +676,20 @@ describe('webhook deliveries to a real receiver', () => {
     await until('every attempt the queue runs to wait on the receiver', () => receiver.inFlight >= 8);
     const during = await timeCreates('while deliveries wait');
     // Still waiting: every create above was measured while the receiver held them.
-    expect({ inFlight: receiver.inFlight, delivered: receiver.delivered.length }).toEqual({ inFlight: 8, delivered: 0 });
+    expect({ inFlight: receiver.inFlight, delivered: receiver.delivered.length }).toEqual({
+      inFlight: 8,
+      delivered: 0,
+    });
 
     // A create that waited on a receiver would take seconds; a loaded machine's slowest create, a fraction of one.
     expect({ before, during, slow: during.durations.filter((ms) => ms >= 1000) }).toMatchObject({ slow: [] });
     expect(during.p50).toBeLessThan(before.p50 + 250);
 
-    await suite.t.app.get(Transactions).run(() => suite.t.app.get(WebhooksRepository).updateEndpoint(ws.workspaceId, endpoint.id, { status: 'DISABLED' }));
+    await suite.t.app
+      .get(Transactions)
+      .run(() =>
+        suite.t.app.get(WebhooksRepository).updateEndpoint(ws.workspaceId, endpoint.id, { status: 'DISABLED' }),
+      );
     await receiver.close();
     await settled(endpoint.id);
   });
@@ -569,19 +719,28 @@ describe('webhook deliveries to a real receiver', () => {
       );
       endpoints.push(id);
     }
-    ok(await refusing.t.http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: 'to a private address' } }));
+    ok(
+      await refusing.t.http
+        .post('/v1/notes')
+        .set(v1Headers(ws.key))
+        .send({ fields: { $title: 'to a private address' } }),
+    );
 
     for (const [index, [url, refusal]] of urls.entries()) {
       const attempts = await settled(endpoints[index], 20_000, refusing.t);
       // Both attempts of the schedule were made, and refused.
-      expect({ url, attempts: attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status]) }).toEqual({
+      expect({
+        url,
+        attempts: attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.response_status]),
+      }).toEqual({
         url,
         attempts: [
           [1, 'FAILED', null],
           [2, 'FAILED', null],
         ],
       });
-      for (const attempt of attempts) expect({ url, error: attempt.error }).toEqual({ url, error: expect.stringMatching(refusal) });
+      for (const attempt of attempts)
+        expect({ url, error: attempt.error }).toEqual({ url, error: expect.stringMatching(refusal) });
     }
     expect(receiver.connections).toBe(0);
   });
@@ -593,7 +752,12 @@ describe('webhook deliveries to a real receiver', () => {
     const instances = [suite.t, second.t];
     await concurrently(8, async (worker) => {
       for (let i = worker; i < 200; i += 8) {
-        ok(await instances[i % 2].http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: `burst ${i}` } }));
+        ok(
+          await instances[i % 2].http
+            .post('/v1/notes')
+            .set(v1Headers(ws.key))
+            .send({ fields: { $title: `burst ${i}` } }),
+        );
       }
     });
     await until('200 events to be delivered', hasDelivered(receiver, 200), 60_000);

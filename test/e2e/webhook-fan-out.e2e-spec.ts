@@ -27,7 +27,14 @@ describe('webhook fan-out run again', () => {
   // A worker makes what the recovery enqueues again: on a database of its own (see createTestApp).
   const database = new ScratchDatabase('records_fan_out');
   beforeAll(() => database.create());
-  const suite = apiSuite({ env: { WEBHOOK_RETRY_SCHEDULE: '3600,0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ROLES: 'api,worker', DATABASE_URL: database.url } });
+  const suite = apiSuite({
+    env: {
+      WEBHOOK_RETRY_SCHEDULE: '3600,0',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      ROLES: 'api,worker',
+      DATABASE_URL: database.url,
+    },
+  });
   afterAll(() => database.drop());
   const receivers: WebhookReceiver[] = [];
   let endpoints: string[];
@@ -56,14 +63,20 @@ describe('webhook fan-out run again', () => {
     for (const receiver of receivers) await receiver.close();
   });
 
-  const query = <T>(sql: string, params: unknown[] = []): Promise<T[]> => suite.t.app.get(DataSource).query(sql, params);
+  const query = <T>(sql: string, params: unknown[] = []): Promise<T[]> =>
+    suite.t.app.get(DataSource).query(sql, params);
 
   /** A note's create through the API, and the payload of the fan-out job it enqueued. */
   async function createNote(title: string): Promise<FanOutPayload> {
     const created = await suite.post('/v1/notes', { fields: { $title: title } });
     expect(created.status).toBe(200);
     const [event] = await query<{ id: string }>(`SELECT id FROM events WHERE entity_id = $1`, [created.body.id]);
-    return { workspaceId: suite.ws.workspaceId, eventIds: [event.id], types: ['note.created'], writtenAt: new Date().toISOString() };
+    return {
+      workspaceId: suite.ws.workspaceId,
+      eventIds: [event.id],
+      types: ['note.created'],
+      writtenAt: new Date().toISOString(),
+    };
   }
 
   const attemptsOf = (eventId: string) =>
@@ -71,7 +84,8 @@ describe('webhook fan-out run again', () => {
       `SELECT endpoint_id, attempt, status, claimed_by, error FROM webhook_deliveries WHERE event_id = $1 ORDER BY endpoint_id, attempt`,
       [eventId],
     );
-  const deliveredOf = (eventId: string) => receivers.map((receiver) => receiver.delivered.filter((hook) => hook.id === eventId).length);
+  const deliveredOf = (eventId: string) =>
+    receivers.map((receiver) => receiver.delivered.filter((hook) => hook.id === eventId).length);
 
   it('makes each first attempt once when the job runs twice', async () => {
     const payload = await createNote('fanned out twice');
@@ -99,10 +113,14 @@ describe('webhook fan-out run again', () => {
     expect(deliveredOf(eventId)).toEqual([0, 0, 0]);
 
     // A minute later, the recovery finds the killed instance's claims (its liveness lock is free) and has them made again.
-    await query(`UPDATE webhook_deliveries SET claimed_at = claimed_at - interval '2 minutes' WHERE claimed_by = 'killed-test-instance'`);
+    await query(
+      `UPDATE webhook_deliveries SET claimed_at = claimed_at - interval '2 minutes' WHERE claimed_by = 'killed-test-instance'`,
+    );
     expect(await suite.t.app.get(WebhookQueue).recoverAbandoned()).toBe(3);
     await until('the attempts made again to be delivered', () => deliveredOf(eventId).every((count) => count === 1));
-    await until('the attempts made again to be recorded', async () => (await attemptsOf(eventId)).every((attempt) => attempt.status !== 'PENDING'));
+    await until('the attempts made again to be recorded', async () =>
+      (await attemptsOf(eventId)).every((attempt) => attempt.status !== 'PENDING'),
+    );
     const attempts = await attemptsOf(eventId);
     expect(attempts.map((attempt) => [attempt.endpoint_id, attempt.attempt, attempt.status])).toEqual(
       [...endpoints].sort().flatMap((endpoint) => [

@@ -88,16 +88,24 @@ describe('webhooks', () => {
   const lastEventId = async (key = suite.ws.key): Promise<string> => {
     const events: { id: string }[] = [];
     for (let cursor: string | undefined, page; !page || page.data.length > 0; cursor = page.nextCursor) {
-      page = (await get(`/v1/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`, key)).body as { data: { id: string }[]; nextCursor: string };
+      page = (await get(`/v1/events?limit=100${cursor ? `&cursor=${cursor}` : ''}`, key)).body as {
+        data: { id: string }[];
+        nextCursor: string;
+      };
       events.push(...page.data);
     }
     return events[events.length - 1].id;
   };
-  const stored = (id: string, workspaceId = suite.ws.workspaceId) => suite.t.app.get(WebhooksRepository).findEndpoint(workspaceId, id);
+  const stored = (id: string, workspaceId = suite.ws.workspaceId) =>
+    suite.t.app.get(WebhooksRepository).findEndpoint(workspaceId, id);
 
   describe('endpoints', () => {
     it('creates an endpoint owned by the caller’s member and key, and shows its secret on create only', async () => {
-      const response = await post('/v1/webhooks', { url: PUBLIC_URL, eventTypes: ['task.created', 'task.updated'], description: 'CRM sync' });
+      const response = await post('/v1/webhooks', {
+        url: PUBLIC_URL,
+        eventTypes: ['task.created', 'task.updated'],
+        description: 'CRM sync',
+      });
       expect(response.status).toBe(200);
       suite.openapi.assert(response);
       expect(response.body).toEqual({
@@ -134,8 +142,16 @@ describe('webhooks', () => {
     });
 
     it('stores the URL as parsed (host in lower case), the event types once each, and an empty description as none', async () => {
-      const webhook = await create({ url: 'HTTPS://203.0.113.10:8443/Hooks?x=1', eventTypes: ['task.created', 'task.created'], description: '' });
-      expect(webhook).toMatchObject({ url: 'https://203.0.113.10:8443/Hooks?x=1', eventTypes: ['task.created'], description: null });
+      const webhook = await create({
+        url: 'HTTPS://203.0.113.10:8443/Hooks?x=1',
+        eventTypes: ['task.created', 'task.created'],
+        description: '',
+      });
+      expect(webhook).toMatchObject({
+        url: 'https://203.0.113.10:8443/Hooks?x=1',
+        eventTypes: ['task.created'],
+        description: null,
+      });
       const everything = await create({ eventTypes: ['*'], description: null });
       expect(everything).toMatchObject({ eventTypes: ['*'], description: null });
       await discard(everything.id);
@@ -157,7 +173,9 @@ describe('webhooks', () => {
       expect(rest.status).toBe(200);
       expect(rest.body.data.map((webhook: Endpoint) => webhook.id)).toEqual(made.slice(2));
       expect(rest.body.nextCursor).toBeNull();
-      expect((await get('/v1/webhooks?offset=1&limit=1', reader.key)).body.data.map((webhook: Endpoint) => webhook.id)).toEqual([made[1]]);
+      expect(
+        (await get('/v1/webhooks?offset=1&limit=1', reader.key)).body.data.map((webhook: Endpoint) => webhook.id),
+      ).toEqual([made[1]]);
       expectError(await get('/v1/webhooks?status=ENABLED', reader.key), 400, 'invalid_parameter', 'status');
     });
 
@@ -170,11 +188,20 @@ describe('webhooks', () => {
       });
       expect(updated.status).toBe(200);
       suite.openapi.assert(updated);
-      expect(updated.body).toMatchObject({ id: webhook.id, url: 'https://203.0.113.11/other', eventTypes: ['task.updated', 'task.created'], description: 'After' });
+      expect(updated.body).toMatchObject({
+        id: webhook.id,
+        url: 'https://203.0.113.11/other',
+        eventTypes: ['task.updated', 'task.created'],
+        description: 'After',
+      });
       expect(updated.body.secret).toBeUndefined();
       expect(Date.parse(updated.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(webhook.updatedAt));
 
-      const same = await post(`/v1/webhooks/${webhook.id}`, { url: 'https://203.0.113.11/other', description: 'After', status: 'ENABLED' });
+      const same = await post(`/v1/webhooks/${webhook.id}`, {
+        url: 'https://203.0.113.11/other',
+        description: 'After',
+        status: 'ENABLED',
+      });
       expect(same.body).toEqual(updated.body);
       expect((await post(`/v1/webhooks/${webhook.id}`, {})).body).toEqual(updated.body);
       // null keeps a value, as for any optional member; an empty description clears it.
@@ -187,7 +214,10 @@ describe('webhooks', () => {
       const disabled = await post(`/v1/webhooks/${webhook.id}`, { status: 'DISABLED' });
       expect(disabled.status).toBe(200);
       suite.openapi.assert(disabled);
-      expect(disabled.body).toMatchObject({ status: 'DISABLED', disabledReason: `disabled through the API by member ${suite.ws.memberId}` });
+      expect(disabled.body).toMatchObject({
+        status: 'DISABLED',
+        disabledReason: `disabled through the API by member ${suite.ws.memberId}`,
+      });
       expect((await get(`/v1/webhooks/${webhook.id}`)).body).toEqual(disabled.body);
       const enabled = await post(`/v1/webhooks/${webhook.id}`, { status: 'ENABLED' });
       expect(enabled.body).toMatchObject({ status: 'ENABLED', disabledReason: null });
@@ -216,7 +246,8 @@ describe('webhooks', () => {
 
     it('replays a delete or a create sent again with its Idempotency-Key', async () => {
       const webhook = await create();
-      const keyed = (key: string) => suite.t.http.delete(`/v1/webhooks/${webhook.id}`).set({ ...v1Headers(suite.ws.key), 'Idempotency-Key': key });
+      const keyed = (key: string) =>
+        suite.t.http.delete(`/v1/webhooks/${webhook.id}`).set({ ...v1Headers(suite.ws.key), 'Idempotency-Key': key });
       const key = `delete-${webhook.id}`;
       const first = await keyed(key);
       const again = await keyed(key);
@@ -258,7 +289,9 @@ describe('webhooks', () => {
       const signed = (secret: string, at: Date) => new Webhook(secret).sign('evt_1', at, body);
       const soon = new Date();
       const later = new Date(row.previous_secret_until!.getTime() + 1000);
-      expect(signatureOf(row, 'evt_1', soon, body)).toBe(`${signed(rotated.body.secret, soon)} ${signed(webhook.secret!, soon)}`);
+      expect(signatureOf(row, 'evt_1', soon, body)).toBe(
+        `${signed(rotated.body.secret, soon)} ${signed(webhook.secret!, soon)}`,
+      );
       expect(signatureOf(row, 'evt_1', later, body)).toBe(signed(rotated.body.secret, later));
     });
 
@@ -269,7 +302,12 @@ describe('webhooks', () => {
       expect(second.status).toBe(200);
       const row = (await stored(webhook.id))!;
       expect([row.previous_secret, row.secret]).toEqual([first, second.body.secret]);
-      expectError(await post(`/v1/webhooks/${webhook.id}/rotate-secret`, { secret: 'mine' }), 400, 'unknown_field', 'secret');
+      expectError(
+        await post(`/v1/webhooks/${webhook.id}/rotate-secret`, { secret: 'mine' }),
+        400,
+        'unknown_field',
+        'secret',
+      );
     });
   });
 
@@ -293,7 +331,12 @@ describe('webhooks', () => {
       ['an unknown member', { secret: 'whsec_mine' }, 400, 'unknown_field', 'secret'],
       ['a status on create', { status: 'DISABLED' }, 400, 'unknown_field', 'status'],
     ])('refuses a create with %s', async (_what, change, status, code, param) => {
-      expectError(await post('/v1/webhooks', { url: PUBLIC_URL, eventTypes: QUIET_TYPES, ...change }), status, code, param);
+      expectError(
+        await post('/v1/webhooks', { url: PUBLIC_URL, eventTypes: QUIET_TYPES, ...change }),
+        status,
+        code,
+        param,
+      );
     });
 
     it.each([
@@ -312,8 +355,18 @@ describe('webhooks', () => {
 
     it('refuses an event type the creating key may not read with 403 naming the scopes it lacks; * is what the key may read', async () => {
       const member = await createMember(suite.t.http, suite.ws.workspaceId);
-      const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'webhooks:read', 'notes:read'])).key;
-      const refused = await post('/v1/webhooks', { url: PUBLIC_URL, eventTypes: ['note.created', 'task.created', 'list.created', 'task.updated'] }, notesOnly);
+      const notesOnly = (
+        await createKey(suite.t.http, suite.ws.workspaceId, member.id, [
+          'webhooks:write',
+          'webhooks:read',
+          'notes:read',
+        ])
+      ).key;
+      const refused = await post(
+        '/v1/webhooks',
+        { url: PUBLIC_URL, eventTypes: ['note.created', 'task.created', 'list.created', 'task.updated'] },
+        notesOnly,
+      );
       expectError(refused, 403, 'insufficient_scope');
       expect(refused.body.error.message).toBe(
         'Subscribing to task.created, list.created, task.updated events requires the scopes tasks:read and lists:read; missing: tasks:read, lists:read',
@@ -325,39 +378,57 @@ describe('webhooks', () => {
       expect(allowed.eventTypes).toEqual(['note.updated']);
       const widened = await post(`/v1/webhooks/${allowed.id}`, { eventTypes: ['task.created'] }, notesOnly);
       expectError(widened, 403, 'insufficient_scope');
-      expect(widened.body.error.message).toBe('Subscribing to task.created events requires the scope tasks:read; missing: tasks:read');
-      expect((await post(`/v1/webhooks/${allowed.id}`, { eventTypes: ['*'] }, notesOnly)).body.eventTypes).toEqual(['*']);
+      expect(widened.body.error.message).toBe(
+        'Subscribing to task.created events requires the scope tasks:read; missing: tasks:read',
+      );
+      expect((await post(`/v1/webhooks/${allowed.id}`, { eventTypes: ['*'] }, notesOnly)).body.eventTypes).toEqual([
+        '*',
+      ]);
       await discard(allowed.id);
     });
 
     it('refuses a key that may not read what an endpoint is sent to point it at another URL (403); other changes need webhooks:write only', async () => {
       const byAdmin = await create({ eventTypes: ['meeting.created'] });
       const member = await createMember(suite.t.http, suite.ws.workspaceId);
-      const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'notes:read'])).key;
+      const notesOnly = (
+        await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'notes:read'])
+      ).key;
       const repointed = await post(`/v1/webhooks/${byAdmin.id}`, { url: 'https://203.0.113.12/mine' }, notesOnly);
       expectError(repointed, 403, 'insufficient_scope');
       expect(repointed.body.error.message).toBe(
         'Pointing a webhook sent meeting.created events at another url requires the scope meetings:read; missing: meetings:read',
       );
       expect((await stored(byAdmin.id))?.url).toBe(PUBLIC_URL);
-      const disabled = await post(`/v1/webhooks/${byAdmin.id}`, { status: 'DISABLED', description: 'Paused' }, notesOnly);
+      const disabled = await post(
+        `/v1/webhooks/${byAdmin.id}`,
+        { status: 'DISABLED', description: 'Paused' },
+        notesOnly,
+      );
       expect(disabled.status).toBe(200);
       expect(disabled.body.disabledReason).toBe(`disabled through the API by member ${member.id}`);
     });
 
     it('reads * as what the endpoint’s own key may read: another key may set it, or point it elsewhere, only if it may read all that', async () => {
       const member = await createMember(suite.t.http, suite.ws.workspaceId);
-      const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'notes:read'])).key;
-      const notesAndTasks = (await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'notes:read', 'tasks:read'])).key;
+      const notesOnly = (
+        await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'notes:read'])
+      ).key;
+      const notesAndTasks = (
+        await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['webhooks:write', 'notes:read', 'tasks:read'])
+      ).key;
       // The admin's endpoint with * is sent every type: a key that may read notes only may not make it so, nor point it elsewhere.
       const byAdmin = await create({ eventTypes: ['note.created'] });
       const widened = await post(`/v1/webhooks/${byAdmin.id}`, { eventTypes: ['*'] }, notesOnly);
       expectError(widened, 403, 'insufficient_scope');
-      expect(widened.body.error.message).toMatch(/^Subscribing a webhook to .* events requires the scopes .*; missing: .*tasks:read/);
+      expect(widened.body.error.message).toMatch(
+        /^Subscribing a webhook to .* events requires the scopes .*; missing: .*tasks:read/,
+      );
       expect((await post(`/v1/webhooks/${byAdmin.id}`, { eventTypes: ['*'] })).body.eventTypes).toEqual(['*']);
       const repointed = await post(`/v1/webhooks/${byAdmin.id}`, { url: 'https://203.0.113.12/mine' }, notesOnly);
       expectError(repointed, 403, 'insufficient_scope');
-      expect(repointed.body.error.message).toMatch(/^Pointing a webhook sent .* events at another url requires the scopes /);
+      expect(repointed.body.error.message).toMatch(
+        /^Pointing a webhook sent .* events at another url requires the scopes /,
+      );
       expect((await stored(byAdmin.id))?.url).toBe(PUBLIC_URL);
       // A * endpoint of a key that may read notes only is sent notes: a key that may read them may point it elsewhere.
       const byNotesOnly = await create({ eventTypes: ['*'] }, notesOnly);
@@ -368,11 +439,20 @@ describe('webhooks', () => {
     });
 
     it('refuses event types the endpoint’s own key may not read (its events are read as that key) with 422; * is what it reads', async () => {
-      const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['webhooks:write', 'notes:read'])).key;
+      const notesOnly = (
+        await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['webhooks:write', 'notes:read'])
+      ).key;
       const webhook = await create({ eventTypes: ['note.created'] }, notesOnly);
-      expectError(await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['task.created'] }), 422, 'invalid_value', 'eventTypes');
+      expectError(
+        await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['task.created'] }),
+        422,
+        'invalid_value',
+        'eventTypes',
+      );
       expect((await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['*'] })).body.eventTypes).toEqual(['*']);
-      expect((await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['note.created', 'note.updated'] })).status).toBe(200);
+      expect((await post(`/v1/webhooks/${webhook.id}`, { eventTypes: ['note.created', 'note.updated'] })).status).toBe(
+        200,
+      );
       await discard(webhook.id);
     });
 
@@ -414,30 +494,49 @@ describe('webhooks', () => {
     });
 
     it('refuses to redeliver to a * endpoint an event of a type its key may not read (404)', async () => {
-      const task = await post('/v1/tasks', { fields: { $title: 'Call', $status: 'TODO' }, relationships: { $assignedTo: suite.ws.memberId } });
+      const task = await post('/v1/tasks', {
+        fields: { $title: 'Call', $status: 'TODO' },
+        relationships: { $assignedTo: suite.ws.memberId },
+      });
       expect(task.status).toBe(200);
       const taskEvent = await lastEventId();
-      const notesOnly = (await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['webhooks:write', 'notes:read'])).key;
+      const notesOnly = (
+        await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['webhooks:write', 'notes:read'])
+      ).key;
       const webhook = await create({ eventTypes: ['*'] }, notesOnly);
       const refused = await post(`/v1/webhooks/${webhook.id}/redeliver`, { eventId: taskEvent });
       expectError(refused, 404, 'not_found');
       expect(refused.body.error.message).toBe('This webhook is not sent task.created events');
-      expect((await suite.t.app.get(WebhooksRepository).pageDeliveries(webhook.id, { limit: 25, offset: 0, filters: {} })).total).toBe(0);
+      expect(
+        (await suite.t.app.get(WebhooksRepository).pageDeliveries(webhook.id, { limit: 25, offset: 0, filters: {} }))
+          .total,
+      ).toBe(0);
       await discard(webhook.id);
     });
 
     it('refuses to redeliver to a DISABLED endpoint (409)', async () => {
       const webhook = await create();
       await post(`/v1/webhooks/${webhook.id}`, { status: 'DISABLED' });
-      expectError(await post(`/v1/webhooks/${webhook.id}/redeliver`, { eventId: await lastEventId() }), 409, 'invalid_state');
+      expectError(
+        await post(`/v1/webhooks/${webhook.id}/redeliver`, { eventId: await lastEventId() }),
+        409,
+        'invalid_state',
+      );
     });
 
     it('refuses a deliveries cursor that is not one of that list', async () => {
       const webhook = await create();
       const cursorOf = (after: [string, string]) =>
-        Buffer.from(JSON.stringify({ route: `/v1/webhooks/${webhook.id}/deliveries`, limit: 1, filters: [], after })).toString('base64url');
+        Buffer.from(
+          JSON.stringify({ route: `/v1/webhooks/${webhook.id}/deliveries`, limit: 1, filters: [], after }),
+        ).toString('base64url');
       const crafted = cursorOf(['2026-01-01T00:00:00+00:00', newId('note')]);
-      expectError(await get(`/v1/webhooks/${webhook.id}/deliveries?cursor=${crafted}`), 400, 'invalid_parameter', 'cursor');
+      expectError(
+        await get(`/v1/webhooks/${webhook.id}/deliveries?cursor=${crafted}`),
+        400,
+        'invalid_parameter',
+        'cursor',
+      );
     });
   });
 
@@ -450,7 +549,12 @@ describe('webhooks', () => {
     });
 
     it('refuses a host that does not resolve', async () => {
-      expectError(await post('/v1/webhooks', { url: 'https://webhooks.invalid/x', eventTypes: QUIET_TYPES }), 422, 'invalid_value', 'url');
+      expectError(
+        await post('/v1/webhooks', { url: 'https://webhooks.invalid/x', eventTypes: QUIET_TYPES }),
+        422,
+        'invalid_value',
+        'url',
+      );
     });
   });
 
@@ -481,7 +585,9 @@ describe('webhooks', () => {
     it('needs webhooks:read to read and webhooks:write to write (403)', async () => {
       const webhook = await create();
       const readOnly = (await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['webhooks:read'])).key;
-      const writeOnly = (await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['webhooks:write', 'tasks:read'])).key;
+      const writeOnly = (
+        await createKey(suite.t.http, suite.ws.workspaceId, suite.ws.memberId, ['webhooks:write', 'tasks:read'])
+      ).key;
       for (const [method, path, body] of routes(webhook.id)) {
         const refused = method === 'GET' ? writeOnly : readOnly;
         expectError(await send(method, path, body, v1Headers(refused)), 403, 'insufficient_scope');
@@ -515,9 +621,15 @@ describe('webhooks', () => {
     const received: Received[] = [];
     /** Answers by path: `/fail` 500, `/slow` 200 after a second, anything else 200. */
     const answer = (path: string): { status: number; delayMs: number } =>
-      path.startsWith('/fail') ? { status: 500, delayMs: 0 } : { status: 200, delayMs: path.startsWith('/slow') ? 1000 : 0 };
+      path.startsWith('/fail')
+        ? { status: 500, delayMs: 0 }
+        : { status: 200, delayMs: path.startsWith('/slow') ? 1000 : 0 };
 
-    const postAs = (path: string, body: unknown) => t.http.post(path).set(v1Headers(ws.key)).send(body as object);
+    const postAs = (path: string, body: unknown) =>
+      t.http
+        .post(path)
+        .set(v1Headers(ws.key))
+        .send(body as object);
     const getAs = (path: string) => t.http.get(path).set(v1Headers(ws.key));
     const createTo = async (path: string, eventTypes = ['note.created']): Promise<Endpoint> => {
       const response = await postAs('/v1/webhooks', { url: `${base}${path}`, eventTypes });
@@ -538,14 +650,20 @@ describe('webhooks', () => {
     const at = (path: string) => received.filter((request) => request.path === path);
 
     beforeAll(async () => {
-      t = await createIsolatedTestApp('records_webhooks', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE } });
+      t = await createIsolatedTestApp('records_webhooks', {
+        env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE },
+      });
       openapi = new OpenApiValidator(t.document);
       ws = await createWorkspace(t.http);
       receiver = createServer((request, response) => {
         const chunks: Buffer[] = [];
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
         request.on('end', () => {
-          received.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+          received.push({
+            path: request.url ?? '',
+            headers: request.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
           const { status, delayMs } = answer(request.url ?? '');
           setTimeout(() => response.writeHead(status).end(), delayMs);
         });
@@ -582,7 +700,11 @@ describe('webhooks', () => {
       }
       await noteAs();
       for (const [index, endpoint] of endpoints.entries()) {
-        await until(`the first attempt to ${outside[index]}`, async () => (await deliveriesOf(endpoint.id)).some((delivery) => delivery.status === 'FAILED'), 10_000);
+        await until(
+          `the first attempt to ${outside[index]}`,
+          async () => (await deliveriesOf(endpoint.id)).some((delivery) => delivery.status === 'FAILED'),
+          10_000,
+        );
         const failed = (await deliveriesOf(endpoint.id)).find((delivery) => delivery.attempt === 1)!;
         const host = new URL(outside[index]).hostname.replace(/^\[(.*)\]$/, '$1');
         expect(failed).toMatchObject({
@@ -604,10 +726,20 @@ describe('webhooks', () => {
       // The write's fan-out job makes the attempt (docs/api.md §13), which the receiver holds a second.
       await until('the fan-out to make the attempt', async () => (await deliveriesOf(webhook.id)).length === 1, 10_000);
       const [pending] = await deliveriesOf(webhook.id);
-      expect(pending).toMatchObject({ attempt: 1, status: 'PENDING', responseStatus: null, attemptedAt: null, error: null });
+      expect(pending).toMatchObject({
+        attempt: 1,
+        status: 'PENDING',
+        responseStatus: null,
+        attemptedAt: null,
+        error: null,
+      });
       expect(Date.parse(pending.nextAttemptAt!)).toBeLessThanOrEqual(Date.now());
 
-      await until('the attempt to succeed', async () => (await deliveriesOf(webhook.id))[0]?.status === 'SUCCEEDED', 10_000);
+      await until(
+        'the attempt to succeed',
+        async () => (await deliveriesOf(webhook.id))[0]?.status === 'SUCCEEDED',
+        10_000,
+      );
       const [succeeded] = await deliveriesOf(webhook.id);
       expect(succeeded).toEqual({
         eventId: pending.eventId,
@@ -621,7 +753,9 @@ describe('webhooks', () => {
       });
       const [request] = at('/slow');
       expect(request.headers['webhook-id']).toBe(pending.eventId);
-      expect(new Webhook(webhook.secret!).verify(request.body, request.headers as Record<string, string>)).toMatchObject({
+      expect(
+        new Webhook(webhook.secret!).verify(request.body, request.headers as Record<string, string>),
+      ).toMatchObject({
         id: pending.eventId,
         type: 'note.created',
       });
@@ -632,8 +766,20 @@ describe('webhooks', () => {
       await noteAs();
       await until('the first attempt to fail', async () => (await deliveriesOf(webhook.id)).length === 2, 10_000);
       const [next, failed] = await deliveriesOf(webhook.id);
-      expect(failed).toMatchObject({ attempt: 1, status: 'FAILED', responseStatus: 500, error: 'the receiver answered 500', nextAttemptAt: expect.any(String) });
-      expect(next).toMatchObject({ eventId: failed.eventId, attempt: 2, status: 'PENDING', attemptedAt: null, nextAttemptAt: failed.nextAttemptAt });
+      expect(failed).toMatchObject({
+        attempt: 1,
+        status: 'FAILED',
+        responseStatus: 500,
+        error: 'the receiver answered 500',
+        nextAttemptAt: expect.any(String),
+      });
+      expect(next).toMatchObject({
+        eventId: failed.eventId,
+        attempt: 2,
+        status: 'PENDING',
+        attemptedAt: null,
+        nextAttemptAt: failed.nextAttemptAt,
+      });
       await t.http.delete(`/v1/webhooks/${webhook.id}`).set(v1Headers(ws.key)).expect(200);
     });
 
@@ -641,13 +787,19 @@ describe('webhooks', () => {
       const deleted = await createTo('/fail-deleted');
       const kept = await createTo('/fail-kept');
       await noteAs();
-      await until('both first attempts to fail', async () => (await deliveriesOf(deleted.id)).length === 2 && (await deliveriesOf(kept.id)).length === 2, 10_000);
+      await until(
+        'both first attempts to fail',
+        async () => (await deliveriesOf(deleted.id)).length === 2 && (await deliveriesOf(kept.id)).length === 2,
+        10_000,
+      );
       await t.http.delete(`/v1/webhooks/${deleted.id}`).set(v1Headers(ws.key)).expect(200);
       // The kept endpoint's second attempt is due when the deleted one's was (RETRY_SCHEDULE, ± its jitter).
       await until('the kept endpoint’s second attempt', () => at('/fail-kept').length === 2, 10_000);
       await sleep(1500);
       expect(at('/fail-deleted')).toHaveLength(1);
-      expect(await t.app.get(WebhooksRepository).pageDeliveries(deleted.id, { limit: 25, offset: 0, filters: {} })).toEqual({ rows: [], total: 0 });
+      expect(
+        await t.app.get(WebhooksRepository).pageDeliveries(deleted.id, { limit: 25, offset: 0, filters: {} }),
+      ).toEqual({ rows: [], total: 0 });
       await t.http.delete(`/v1/webhooks/${kept.id}`).set(v1Headers(ws.key)).expect(200);
     });
 
@@ -656,7 +808,11 @@ describe('webhooks', () => {
       await noteAs();
       await until('the first delivery', () => at('/again').length === 1, 10_000);
       const eventId = at('/again')[0].headers['webhook-id'] as string;
-      await until('the first attempt to be recorded', async () => (await deliveriesOf(webhook.id))[0]?.status === 'SUCCEEDED', 10_000);
+      await until(
+        'the first attempt to be recorded',
+        async () => (await deliveriesOf(webhook.id))[0]?.status === 'SUCCEEDED',
+        10_000,
+      );
 
       const redelivered = await postAs(`/v1/webhooks/${webhook.id}/redeliver`, { eventId });
       expect(redelivered.status).toBe(200);
@@ -664,7 +820,11 @@ describe('webhooks', () => {
       expect(redelivered.body).toMatchObject({ eventId, attempt: 2, status: 'PENDING', attemptedAt: null });
       await until('the redelivery', () => at('/again').length === 2, 10_000);
       expect(at('/again').map((request) => request.headers['webhook-id'])).toEqual([eventId, eventId]);
-      await until('the redelivery to be recorded', async () => (await deliveriesOf(webhook.id))[0]?.status === 'SUCCEEDED', 10_000);
+      await until(
+        'the redelivery to be recorded',
+        async () => (await deliveriesOf(webhook.id))[0]?.status === 'SUCCEEDED',
+        10_000,
+      );
       expect((await deliveriesOf(webhook.id)).map(({ attempt, status }) => ({ attempt, status }))).toEqual([
         { attempt: 2, status: 'SUCCEEDED' },
         { attempt: 1, status: 'SUCCEEDED' },
@@ -680,13 +840,18 @@ describe('webhooks', () => {
       expect(first.body).toMatchObject({ totalCount: 3, nextCursor: expect.any(String) });
       const rest = await getAs(`/v1/webhooks/${webhook.id}/deliveries?cursor=${first.body.nextCursor}`);
       expect(rest.status).toBe(200);
-      expect([...first.body.data, ...rest.body.data].map((delivery: Delivery) => delivery.eventId)).toEqual(all.map((delivery) => delivery.eventId));
+      expect([...first.body.data, ...rest.body.data].map((delivery: Delivery) => delivery.eventId)).toEqual(
+        all.map((delivery) => delivery.eventId),
+      );
       expect(rest.body.nextCursor).toBeNull();
     });
 
     it('sends a * endpoint the events its key may read, and no other', async () => {
-      const readsNotesAndMeetings = (await createKey(t.http, ws.workspaceId, ws.memberId, ['notes:read', 'meetings:read', 'webhooks:write'])).key;
-      const asThatKey = (path: string, body: object) => t.http.post(path).set(v1Headers(readsNotesAndMeetings)).send(body);
+      const readsNotesAndMeetings = (
+        await createKey(t.http, ws.workspaceId, ws.memberId, ['notes:read', 'meetings:read', 'webhooks:write'])
+      ).key;
+      const asThatKey = (path: string, body: object) =>
+        t.http.post(path).set(v1Headers(readsNotesAndMeetings)).send(body);
       const created = await asThatKey('/v1/webhooks', { url: `${base}/unused`, eventTypes: ['*'] });
       expect([created.status, created.body.eventTypes]).toEqual([200, ['*']]);
       openapi.assert(created);
@@ -702,10 +867,14 @@ describe('webhooks', () => {
           relationships: { $assignedTo: ws.memberId },
         });
         expect([task.status, task.body.error]).toEqual([200, undefined]);
-        await until('both events’ attempts', async () => {
-          const attempts = await deliveriesOf(webhook.id);
-          return attempts.length === 2 && attempts.every((delivery) => delivery.status !== 'PENDING');
-        }, 10_000);
+        await until(
+          'both events’ attempts',
+          async () => {
+            const attempts = await deliveriesOf(webhook.id);
+            return attempts.length === 2 && attempts.every((delivery) => delivery.status !== 'PENDING');
+          },
+          10_000,
+        );
         expect(receiver.received.map((hook) => [hook.type, hook.payload.entityId])).toEqual([['note.created', noteId]]);
         const attempts = (await deliveriesOf(webhook.id)).map(({ status, error }) => ({ status, error }));
         expect(attempts.sort((a, b) => a.status.localeCompare(b.status))).toEqual([

@@ -18,13 +18,15 @@ import { testDatabaseUrl } from '../support/test-app';
 const NOT_OF_A_WORKSPACE: Record<string, string> = {
   workspaces: "the tenants themselves: distributed by their own id, the value of every other table's workspace_id",
   typeorm_migrations: "the operator's: which migrations ran (a Citus reference table)",
-  search_system_fields: 'the catalogue of system fields that a migration writes and no request does (a Citus reference table)',
+  search_system_fields:
+    'the catalogue of system fields that a migration writes and no request does (a Citus reference table)',
   [PROBE_TABLE]: 'made in the test database by another test file for its probe routes; no migration makes it',
 };
 
 /** The schemas other than public whose tables are not of a workspace, and why. */
 const OTHER_SCHEMAS: Record<string, string> = {
-  graphile_worker: "the job queue's (graphile-worker): jobs of every workspace, taken by any worker; stays on the coordinator",
+  graphile_worker:
+    "the job queue's (graphile-worker): jobs of every workspace, taken by any worker; stays on the coordinator",
 };
 
 interface TableRow {
@@ -65,7 +67,8 @@ async function workspaceKeyViolations(query: Query): Promise<string[]> {
   const workspaceTables: string[] = [];
   for (const table of tables) {
     if (table.schema !== 'public') {
-      if (!(table.schema in OTHER_SCHEMAS)) violations.push(`table ${table.schema}.${table.name}: a schema not listed apart`);
+      if (!(table.schema in OTHER_SCHEMAS))
+        violations.push(`table ${table.schema}.${table.name}: a schema not listed apart`);
     } else if (!(table.name in NOT_OF_A_WORKSPACE)) {
       workspaceTables.push(table.name);
       if (!table.workspace_column) violations.push(`table ${table.name}: no workspace_id NOT NULL column`);
@@ -83,7 +86,10 @@ async function workspaceKeyViolations(query: Query): Promise<string[]> {
     [workspaceTables],
   )) as UniqueIndexRow[];
   for (const index of uniques) {
-    if (!index.holds_workspace) violations.push(`unique index ${index.index_name} of ${index.table_name} lacks workspace_id: ${index.definition}`);
+    if (!index.holds_workspace)
+      violations.push(
+        `unique index ${index.index_name} of ${index.table_name} lacks workspace_id: ${index.definition}`,
+      );
   }
   // A pair of the key's columns: workspace_id of the child with workspace_id of a workspace table, or with workspaces.id.
   const foreignKeys = (await query(
@@ -101,8 +107,14 @@ async function workspaceKeyViolations(query: Query): Promise<string[]> {
   )) as ForeignKeyRow[];
   for (const key of foreignKeys) {
     const parentIsShared = key.parent !== 'workspaces' && !workspaceTables.includes(key.parent);
-    if (parentIsShared) violations.push(`foreign key ${key.constraint_name} of ${key.table_name} references ${key.parent}, which is not a workspace table`);
-    else if (!key.pairs_workspace) violations.push(`foreign key ${key.constraint_name} of ${key.table_name} does not pair workspace_id: ${key.definition}`);
+    if (parentIsShared)
+      violations.push(
+        `foreign key ${key.constraint_name} of ${key.table_name} references ${key.parent}, which is not a workspace table`,
+      );
+    else if (!key.pairs_workspace)
+      violations.push(
+        `foreign key ${key.constraint_name} of ${key.table_name} does not pair workspace_id: ${key.definition}`,
+      );
   }
   return violations;
 }
@@ -127,7 +139,9 @@ describe('a schema ready to shard by workspace', () => {
       [listed],
     );
     expect(missingTables).toEqual([]);
-    const schemas = await database.query<unknown[]>(`SELECT nspname FROM pg_namespace WHERE nspname = ANY($1)`, [Object.keys(OTHER_SCHEMAS)]);
+    const schemas = await database.query<unknown[]>(`SELECT nspname FROM pg_namespace WHERE nspname = ANY($1)`, [
+      Object.keys(OTHER_SCHEMAS),
+    ]);
     expect(schemas).toHaveLength(Object.keys(OTHER_SCHEMAS).length);
   });
 
@@ -135,15 +149,21 @@ describe('a schema ready to shard by workspace', () => {
     const runner = database.createQueryRunner();
     await runner.startTransaction();
     try {
-      await runner.query(`CREATE TABLE shard_probe_parent (id text PRIMARY KEY, workspace_id text NOT NULL, UNIQUE (workspace_id, id))`);
-      await runner.query(`CREATE TABLE shard_probe_child (workspace_id text NOT NULL, parent_id text REFERENCES shard_probe_parent (id))`);
+      await runner.query(
+        `CREATE TABLE shard_probe_parent (id text PRIMARY KEY, workspace_id text NOT NULL, UNIQUE (workspace_id, id))`,
+      );
+      await runner.query(
+        `CREATE TABLE shard_probe_child (workspace_id text NOT NULL, parent_id text REFERENCES shard_probe_parent (id))`,
+      );
       await runner.query(`CREATE TABLE shard_probe_orphan (id text PRIMARY KEY)`);
       const violations = await workspaceKeyViolations((sql, parameters) => runner.query(sql, parameters));
       expect(violations.filter((violation) => violation.includes('shard_probe_'))).toEqual([
         expect.stringMatching(/^table shard_probe_orphan: no workspace_id/),
         expect.stringMatching(/^unique index shard_probe_orphan_pkey of shard_probe_orphan lacks workspace_id/),
         expect.stringMatching(/^unique index shard_probe_parent_pkey of shard_probe_parent lacks workspace_id/),
-        expect.stringMatching(/^foreign key shard_probe_child_parent_id_fkey of shard_probe_child does not pair workspace_id/),
+        expect.stringMatching(
+          /^foreign key shard_probe_child_parent_id_fkey of shard_probe_child does not pair workspace_id/,
+        ),
       ]);
     } finally {
       await runner.rollbackTransaction();
@@ -200,8 +220,14 @@ describe('the migration that puts workspace_id in the keys', () => {
          SELECT`,
         [ws],
       );
-      await database.query(`INSERT INTO record_links (workspace_id, source_id, link, target_id) VALUES ($1, $1 || '_acc', 'account:$createdBy', $1 || '_mem')`, [ws]);
-      await database.query(`INSERT INTO list_members (workspace_id, list_id, record_id) VALUES ($1, $1 || '_list', $1 || '_acc')`, [ws]);
+      await database.query(
+        `INSERT INTO record_links (workspace_id, source_id, link, target_id) VALUES ($1, $1 || '_acc', 'account:$createdBy', $1 || '_mem')`,
+        [ws],
+      );
+      await database.query(
+        `INSERT INTO list_members (workspace_id, list_id, record_id) VALUES ($1, $1 || '_list', $1 || '_acc')`,
+        [ws],
+      );
       await database.query(
         `INSERT INTO idempotency_keys (workspace_id, api_key_id, key, fingerprint, response_status, response_body) VALUES ($1, $1 || '_key', 'k', 'f', 200, '{}')`,
         [ws],
@@ -230,11 +256,14 @@ describe('the migration that puts workspace_id in the keys', () => {
       await runner.commitTransaction();
       const reverted = await schemaDefinition();
       expect(reverted).toContain('records records_pkey PRIMARY KEY (id)');
-      expect(reverted).toContain('list_members list_members_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists(id) ON DELETE CASCADE');
+      expect(reverted).toContain(
+        'list_members list_members_list_id_fkey FOREIGN KEY (list_id) REFERENCES lists(id) ON DELETE CASCADE',
+      );
       expect(
-        await database.query(`SELECT table_name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'workspace_id' AND table_name = ANY($1)`, [
-          ['idempotency_keys', 'list_members', 'webhook_deliveries'],
-        ]),
+        await database.query(
+          `SELECT table_name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'workspace_id' AND table_name = ANY($1)`,
+          [['idempotency_keys', 'list_members', 'webhook_deliveries']],
+        ),
       ).toEqual([]);
 
       await runner.startTransaction();

@@ -49,7 +49,9 @@ describe('workspaces repository', () => {
 
   it('locks for a metadata change only inside a transaction, and says when there is no such workspace', async () => {
     expect(await transactions.run(() => workspaces.lockForMetadataChange(ws.workspaceId))).toBe(true);
-    expect(await transactions.run(() => workspaces.lockForMetadataChange('wks_01AAAAAAAAAAAAAAAAAAAAAAAA'))).toBe(false);
+    expect(await transactions.run(() => workspaces.lockForMetadataChange('wks_01AAAAAAAAAAAAAAAAAAAAAAAA'))).toBe(
+      false,
+    );
     await expect(workspaces.lockForMetadataChange(ws.workspaceId)).rejects.toThrow(/transaction/);
   });
 
@@ -72,9 +74,12 @@ describe('workspaces repository', () => {
     });
     const waitsForLock = async () =>
       secondBackend !== undefined &&
-      (await dataSource.query<unknown[]>(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [
-        secondBackend,
-      ])).length === 1;
+      (
+        await dataSource.query<unknown[]>(
+          `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`,
+          [secondBackend],
+        )
+      ).length === 1;
     for (let tries = 0; !(await waitsForLock()); tries += 1) {
       if (tries === 200) throw new Error('the second transaction never waited for the lock');
       await sleep(10);

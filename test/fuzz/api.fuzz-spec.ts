@@ -70,7 +70,8 @@ describe('fuzz: requests generated from the OpenAPI document', () => {
       const requests = new RequestArbitraries(t.document, world).requests(operations);
       if (budget.name === 'large') process.stderr.write(`fuzz: FUZZ_SEED=${budget.seed}, ${budget.seconds} s\n`);
       const outcome = await fuzz(requests, (request) => exchange(request, budget.requestBoundMs), budget);
-      if (budget.name === 'large') process.stderr.write(`fuzz: ${outcome.requests} requests, ${outcome.failures.length} class(es) of failure\n`);
+      if (budget.name === 'large')
+        process.stderr.write(`fuzz: ${outcome.requests} requests, ${outcome.failures.length} class(es) of failure\n`);
       if (outcome.failures.length > 0) throw new Error(describeOutcome(outcome, budget, world));
       expect(outcome.requests).toBeGreaterThan(0);
     },
@@ -87,7 +88,9 @@ describe('fuzz: requests generated from the OpenAPI document', () => {
       const { response, problems } = await exchange(probe, budget.requestBoundMs);
       if (problems.length > 0) {
         const found = problems.map((problem) => `${problem.kind}: ${problem.detail}`).join('; ');
-        failures.push(`${probe.method} ${probe.target} ${probe.body?.text}\n  → ${response.status} ${response.text.slice(0, 300)}\n  ${found}`);
+        failures.push(
+          `${probe.method} ${probe.target} ${probe.body?.text}\n  → ${response.status} ${response.text.slice(0, 300)}\n  ${found}`,
+        );
       }
     }
     expect(failures).toEqual([]);

@@ -40,7 +40,8 @@ export const CI_SEED = 20260301;
 
 export function budgetFromEnv(env: NodeJS.ProcessEnv = process.env): FuzzBudget {
   const large = env.FUZZ_BUDGET === 'large';
-  if (env.FUZZ_BUDGET !== undefined && !['ci', 'large'].includes(env.FUZZ_BUDGET)) throw new Error(`FUZZ_BUDGET=${env.FUZZ_BUDGET}: ci or large`);
+  if (env.FUZZ_BUDGET !== undefined && !['ci', 'large'].includes(env.FUZZ_BUDGET))
+    throw new Error(`FUZZ_BUDGET=${env.FUZZ_BUDGET}: ci or large`);
   const path = env.FUZZ_PATH || undefined;
   return {
     name: large ? 'large' : 'ci',
@@ -108,7 +109,9 @@ function classKey(exchange: Exchange, problem: Problem): string {
       return `${problem.kind} | ${problem.detail}`;
     case 'server-error': {
       const error = problem.serverError;
-      const cause = error ? `${error.cause.replace(/\d+/g, 'N').slice(0, 160)}${error.function ? ` in ${error.function}` : ''}` : problem.detail;
+      const cause = error
+        ? `${error.cause.replace(/\d+/g, 'N').slice(0, 160)}${error.function ? ` in ${error.function}` : ''}`
+        : problem.detail;
       return `${problem.kind} | ${exchange.response.status} | ${cause}`;
     }
     case 'no-answer':
@@ -132,7 +135,8 @@ export async function fuzz(
       const exchange = await send(request);
       if (exchange.problems.length > 0 && accept(exchange)) throw new RequestFailed(exchange);
     });
-  const timeLimit = (seconds: number | undefined) => (seconds === undefined ? [] : [fc.interruptAfterTimeLimit(seconds * 1000)]);
+  const timeLimit = (seconds: number | undefined) =>
+    seconds === undefined ? [] : [fc.interruptAfterTimeLimit(seconds * 1000)];
   const shrink = async (
     path: string,
     example: Exchange,
@@ -144,7 +148,8 @@ export async function fuzz(
     if (!details.failed || !(details.errorInstance instanceof RequestFailed)) return {};
     return { shrunk: details.errorInstance.exchange, shrunkPath: details.counterexamplePath ?? undefined };
   };
-  const sameClass = (key: string) => (exchange: Exchange) => exchange.problems.some((problem) => classKey(exchange, problem) === key);
+  const sameClass = (key: string) => (exchange: Exchange) =>
+    exchange.problems.some((problem) => classKey(exchange, problem) === key);
 
   if (!budget.survey) {
     const details = await fc.check(failing(), {
@@ -155,14 +160,21 @@ export async function fuzz(
       plugins: timeLimit(budget.seconds),
     });
     if (!details.failed || !(details.errorInstance instanceof RequestFailed)) {
-      if (details.failed) throw details.errorInstance instanceof Error ? details.errorInstance : new Error('fuzz: the property failed without an exchange');
+      if (details.failed)
+        throw details.errorInstance instanceof Error
+          ? details.errorInstance
+          : new Error('fuzz: the property failed without an exchange');
       return { seed: budget.seed, requests: details.numRuns, failures: [] };
     }
     const example = details.errorInstance.exchange;
     const path = details.counterexamplePath ?? '0';
     const key = classKey(example, example.problems[0]);
     const shrunk = await shrink(path, example, sameClass(key));
-    return { seed: budget.seed, requests: details.numRuns, failures: [{ key, count: 1, routes: new Set([routeOf(example.request)]), path, example, ...shrunk }] };
+    return {
+      seed: budget.seed,
+      requests: details.numRuns,
+      failures: [{ key, count: 1, routes: new Set([routeOf(example.request)]), path, example, ...shrunk }],
+    };
   }
 
   const classes = new Map<string, FailureClass>();
@@ -177,7 +189,8 @@ export async function fuzz(
       else {
         known.count += 1;
         known.routes.add(routeOf(request));
-        if (describeRequest(exchange.request).length < describeRequest(known.example.request).length) Object.assign(known, { path, example: exchange });
+        if (describeRequest(exchange.request).length < describeRequest(known.example.request).length)
+          Object.assign(known, { path, example: exchange });
       }
     }
   });
@@ -200,12 +213,17 @@ export function describeRequest(request: FuzzRequest, world?: FuzzWorld): string
       ]
     : [];
   const named = (value: string) => secrets.reduce((text, [secret, name]) => text.split(secret).join(name), value);
-  const lines = [`${request.method} ${abbreviate(request.target, 600)}   [${request.caller}; operation ${request.route}]`];
-  for (const [name, value] of Object.entries(request.headers)) lines.push(`  ${name}: ${abbreviate(named(value), 300)}`);
+  const lines = [
+    `${request.method} ${abbreviate(request.target, 600)}   [${request.caller}; operation ${request.route}]`,
+  ];
+  for (const [name, value] of Object.entries(request.headers))
+    lines.push(`  ${name}: ${abbreviate(named(value), 300)}`);
   if (request.body !== undefined) {
     const bytes = Buffer.byteLength(request.body.text, request.body.encoding);
     const shown = request.body.encoding === 'latin1' ? JSON.stringify(request.body.text) : request.body.text;
-    lines.push(`  body (${bytes} bytes${request.body.encoding === 'latin1' ? ', as Latin-1 bytes' : ''}): ${abbreviate(shown, 2000)}`);
+    lines.push(
+      `  body (${bytes} bytes${request.body.encoding === 'latin1' ? ', as Latin-1 bytes' : ''}): ${abbreviate(shown, 2000)}`,
+    );
   }
   return lines.join('\n');
 }
@@ -234,8 +252,12 @@ export function describeOutcome(outcome: FuzzOutcome, budget: FuzzBudget, world:
         `${index + 1}. ${failure.key}  (${failure.count} request${failure.count === 1 ? '' : 's'})`,
         failure.routes.size > 1 ? `   on ${[...failure.routes].sort().join(', ')}` : '',
         `   replay and shrink: FUZZ_SEED=${outcome.seed} FUZZ_PATH=${failure.path} ${command}`,
-        failure.shrunkPath ? `   replay the shrunk request: FUZZ_SEED=${outcome.seed} FUZZ_PATH=${failure.shrunkPath} ${command}` : '',
-        failure.shrunk ? `   shrunk:\n${indent(describeExchange(failure.shrunk, world))}` : `   (did not fail again when replayed: it depends on earlier requests)`,
+        failure.shrunkPath
+          ? `   replay the shrunk request: FUZZ_SEED=${outcome.seed} FUZZ_PATH=${failure.shrunkPath} ${command}`
+          : '',
+        failure.shrunk
+          ? `   shrunk:\n${indent(describeExchange(failure.shrunk, world))}`
+          : `   (did not fail again when replayed: it depends on earlier requests)`,
         failure.shrunk ? '' : `   as first seen:\n${indent(describeExchange(failure.example, world))}`,
       ]
         .filter(Boolean)

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { ID_PREFIXES } from '../../src/common/ids';
-import { PROJECT_CREATE_EXAMPLE, PROJECT_SLUG, PROJECT_TYPE_EXAMPLE } from '../../src/modules/objects/project-type.example';
+import {
+  PROJECT_CREATE_EXAMPLE,
+  PROJECT_SLUG,
+  PROJECT_TYPE_EXAMPLE,
+} from '../../src/modules/objects/project-type.example';
 import { EXAMPLE_WEBHOOK_URL } from '../../src/modules/webhooks/webhooks.dto';
 import type TestAgent from 'supertest/lib/agent';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
@@ -45,14 +49,28 @@ const TYPES_WITH_DEFINITIONS = ['notes', 'tasks', 'accounts', 'contacts', 'oppor
 
 /** Keys the definitions endpoints do not list: meeting, list and member fields, list member keys. */
 const UNLISTED_FIELD_KEYS = [
-  '$title', '$startDate', '$endDate', '$attendeeEmails', '$description', '$meetingUrl', '$organizerEmail',
-  '$privacySetting', '$name', '$objectType', '$email', '$role',
+  '$title',
+  '$startDate',
+  '$endDate',
+  '$attendeeEmails',
+  '$description',
+  '$meetingUrl',
+  '$organizerEmail',
+  '$privacySetting',
+  '$name',
+  '$objectType',
+  '$email',
+  '$role',
 ];
 const UNLISTED_RELATIONSHIP_KEYS = ['$transcript', '$accounts', '$contacts', '$opportunities', '$meeting'];
 
-async function ok<T>(response: Promise<{ status: number; body: unknown }> | { status: number; body: unknown }, what: string): Promise<T> {
+async function ok<T>(
+  response: Promise<{ status: number; body: unknown }> | { status: number; body: unknown },
+  what: string,
+): Promise<T> {
   const awaited = await response;
-  if (awaited.status !== 200) throw new Error(`fuzz seed: ${what} failed: ${awaited.status} ${JSON.stringify(awaited.body)}`);
+  if (awaited.status !== 200)
+    throw new Error(`fuzz seed: ${what} failed: ${awaited.status} ${JSON.stringify(awaited.body)}`);
   return awaited.body as T;
 }
 
@@ -73,8 +91,16 @@ function customTypeDefinition(slug: string, marker: string): Record<string, unkn
       office: { label: 'Office', valueType: 'ADDRESS' },
       brief: { label: 'Brief', valueType: 'MARKDOWN' },
       handle: { label: 'Handle', valueType: 'SOCIAL_HANDLE', typeConfiguration: { handleService: 'TWITTER' } },
-      phase: { label: 'Phase', valueType: 'SINGLE_SELECT', typeConfiguration: { options: [{ id: 'plan', label: 'Plan' }, { label: 'Build' }] } },
-      tags: { label: 'Tags', valueType: 'MULTI_SELECT', typeConfiguration: { options: [{ label: 'Red' }, { label: 'Blue' }] } },
+      phase: {
+        label: 'Phase',
+        valueType: 'SINGLE_SELECT',
+        typeConfiguration: { options: [{ id: 'plan', label: 'Plan' }, { label: 'Build' }] },
+      },
+      tags: {
+        label: 'Tags',
+        valueType: 'MULTI_SELECT',
+        typeConfiguration: { options: [{ label: 'Red' }, { label: 'Blue' }] },
+      },
     },
     relationships: {
       client: { label: 'Client', cardinality: 'HAS_ONE', objectType: 'account' },
@@ -94,21 +120,41 @@ async function seedWorkspace(http: TestAgent, name: WorkspaceName): Promise<Work
   const workspace = await createWorkspace(http);
   const headers = v1Headers(workspace.key);
   const post = (path: string, body: unknown, what: string) =>
-    ok<{ id: string }>(http.post(path).set(headers).send(body as object), what);
+    ok<{ id: string }>(
+      http
+        .post(path)
+        .set(headers)
+        .send(body as object),
+      what,
+    );
   const member = await createMember(http, workspace.workspaceId, { firstName: marker, role: 'member' });
   const limited = await createKey(http, workspace.workspaceId, workspace.memberId, ['notes:read']);
   const spare = await createKey(http, workspace.workspaceId, member.id, ['notes:read']);
   const customSlug = `fz_${name.toLowerCase()}_${randomBytes(4).toString('hex')}`;
   await ok(
-    http.post(`/admin/v1/workspaces/${workspace.workspaceId}/object-types`).set(adminHeaders()).send(customTypeDefinition(customSlug, marker)),
+    http
+      .post(`/admin/v1/workspaces/${workspace.workspaceId}/object-types`)
+      .set(adminHeaders())
+      .send(customTypeDefinition(customSlug, marker)),
     'create custom type',
   );
 
-  const account = await post('/v1/accounts', { fields: { $name: `${marker} Acme`, $website: `https://${marker}.example.com` } }, 'account');
-  const otherAccount = await post('/v1/accounts', { fields: { $name: `${marker} Beta` }, relationships: { $owner: member.id } }, 'account');
+  const account = await post(
+    '/v1/accounts',
+    { fields: { $name: `${marker} Acme`, $website: `https://${marker}.example.com` } },
+    'account',
+  );
+  const otherAccount = await post(
+    '/v1/accounts',
+    { fields: { $name: `${marker} Beta` }, relationships: { $owner: member.id } },
+    'account',
+  );
   const contact = await post(
     '/v1/contacts',
-    { fields: { $name: { firstName: marker }, $email: `${marker}@${marker}.example.com` }, relationships: { $account: account.id } },
+    {
+      fields: { $name: { firstName: marker }, $email: `${marker}@${marker}.example.com` },
+      relationships: { $account: account.id },
+    },
     'contact',
   );
   const opportunity = await post(
@@ -118,15 +164,23 @@ async function seedWorkspace(http: TestAgent, name: WorkspaceName): Promise<Work
   );
   const note = await post(
     '/v1/notes',
-    { fields: { $title: `${marker} note`, $content: marker }, relationships: { $account: account.id, $opportunity: opportunity.id } },
+    {
+      fields: { $title: `${marker} note`, $content: marker },
+      relationships: { $account: account.id, $opportunity: opportunity.id },
+    },
     'note',
   );
   const task = await post(
     '/v1/tasks',
-    { fields: { $title: `${marker} task`, $status: 'TODO' }, relationships: { $assignedTo: member.id, $account: account.id } },
+    {
+      fields: { $title: `${marker} task`, $status: 'TODO' },
+      relationships: { $assignedTo: member.id, $account: account.id },
+    },
     'task',
   );
-  const transcript = await uploadFile(http, workspace.key, { content: `WEBVTT\n\n00:00.000 --> 00:01.000\n${marker}\n` });
+  const transcript = await uploadFile(http, workspace.key, {
+    content: `WEBVTT\n\n00:00.000 --> 00:01.000\n${marker}\n`,
+  });
   const pending = await uploadFile(http, workspace.key, { complete: false });
   const meeting = await post(
     '/v1/meetings',
@@ -142,16 +196,28 @@ async function seedWorkspace(http: TestAgent, name: WorkspaceName): Promise<Work
     },
     'meeting',
   );
-  const list = await post('/v1/lists', { fields: { $name: `${marker} list`, $objectType: 'account' }, relationships: { $accounts: [account.id, otherAccount.id] } }, 'list');
+  const list = await post(
+    '/v1/lists',
+    {
+      fields: { $name: `${marker} list`, $objectType: 'account' },
+      relationships: { $accounts: [account.id, otherAccount.id] },
+    },
+    'list',
+  );
   const record = await post(
     `/v1/objects/${customSlug}/values`,
     { fields: { title: marker, score: 1, phase: 'plan' }, relationships: { client: account.id, people: [contact.id] } },
     'custom record',
   );
   // Disabled, so that the records the fuzzer writes make no delivery attempts unless it enables it.
-  const webhook = await post('/v1/webhooks', { url: EXAMPLE_WEBHOOK_URL, eventTypes: ['note.created'], description: marker }, 'webhook');
+  const webhook = await post(
+    '/v1/webhooks',
+    { url: EXAMPLE_WEBHOOK_URL, eventTypes: ['note.created'], description: marker },
+    'webhook',
+  );
   await post(`/v1/webhooks/${webhook.id}`, { status: 'DISABLED' }, 'disable webhook');
-  const [event] = (await ok<{ data: { id: string }[] }>(http.get('/v1/events?limit=1').set(headers), 'read the feed')).data;
+  const [event] = (await ok<{ data: { id: string }[] }>(http.get('/v1/events?limit=1').set(headers), 'read the feed'))
+    .data;
   const ids: Record<IdKind, string[]> = {
     account: [account.id, otherAccount.id],
     contact: [contact.id],
@@ -181,8 +247,14 @@ async function seedWorkspace(http: TestAgent, name: WorkspaceName): Promise<Work
   return { name, workspace, limitedKey: limited.key, ids, customSlug, privateTokens };
 }
 
-async function definedKeys(http: TestAgent, world: WorkspaceWorld): Promise<{ fields: string[]; relationships: string[] }> {
-  const paths = [...TYPES_WITH_DEFINITIONS.map((path) => `/v1/${path}/definitions`), `/v1/objects/${world.customSlug}/definitions`];
+async function definedKeys(
+  http: TestAgent,
+  world: WorkspaceWorld,
+): Promise<{ fields: string[]; relationships: string[] }> {
+  const paths = [
+    ...TYPES_WITH_DEFINITIONS.map((path) => `/v1/${path}/definitions`),
+    `/v1/objects/${world.customSlug}/definitions`,
+  ];
   const fields: string[] = [];
   const relationships: string[] = [];
   for (const path of paths) {
@@ -205,9 +277,18 @@ async function definedKeys(http: TestAgent, world: WorkspaceWorld): Promise<{ fi
 async function probeWorkspace(http: TestAgent): Promise<WorkspaceWorld> {
   const seeded = await seedWorkspace(http, 'P');
   const workspaceId = seeded.workspace.workspaceId;
-  await ok(http.post(`/admin/v1/workspaces/${workspaceId}/object-types`).set(adminHeaders()).send(PROJECT_TYPE_EXAMPLE.value as object), 'create the project type');
+  await ok(
+    http
+      .post(`/admin/v1/workspaces/${workspaceId}/object-types`)
+      .set(adminHeaders())
+      .send(PROJECT_TYPE_EXAMPLE.value as object),
+    'create the project type',
+  );
   const project = await ok<{ id: string }>(
-    http.post(`/v1/objects/${PROJECT_SLUG}/values`).set(v1Headers(seeded.workspace.key)).send(PROJECT_CREATE_EXAMPLE.value as object),
+    http
+      .post(`/v1/objects/${PROJECT_SLUG}/values`)
+      .set(v1Headers(seeded.workspace.key))
+      .send(PROJECT_CREATE_EXAMPLE.value as object),
     'project record',
   );
   return { ...seeded, customSlug: PROJECT_SLUG, ids: { ...seeded.ids, record: [project.id] } };

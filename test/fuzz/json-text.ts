@@ -27,7 +27,11 @@ export function toJsonText(node: JsonNode): string {
 }
 
 /** A copy of `object` with `key` set to `value` (or removed when `value` is undefined), `__proto__` included. */
-export function withMember(object: { [key: string]: JsonNode }, key: string, value: JsonNode | undefined): { [key: string]: JsonNode } {
+export function withMember(
+  object: { [key: string]: JsonNode },
+  key: string,
+  value: JsonNode | undefined,
+): { [key: string]: JsonNode } {
   const entries = Object.keys(object)
     .filter((existing) => existing !== key)
     .map((existing): [string, JsonNode] => [existing, object[existing]]);
@@ -36,7 +40,9 @@ export function withMember(object: { [key: string]: JsonNode }, key: string, val
 
 /** Nesting `depth` levels deep, as an array or an object chain. */
 export function deeplyNested(depth: number, shape: 'array' | 'object'): RawJson {
-  return new RawJson(shape === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+  return new RawJson(
+    shape === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`,
+  );
 }
 
 export type Mutation =
@@ -61,17 +67,27 @@ function pathsOf(node: JsonNode, path: Path = [], into: Path[] = []): Path[] {
 }
 
 function nodeAt(node: JsonNode, path: Path): JsonNode {
-  return path.reduce<JsonNode>((current, step) => (Array.isArray(current) ? current[step as number] : (current as Record<string, JsonNode>)[step as string]), node);
+  return path.reduce<JsonNode>(
+    (current, step) =>
+      Array.isArray(current) ? current[step as number] : (current as Record<string, JsonNode>)[step as string],
+    node,
+  );
 }
 
 /** `node` with the node at `path` replaced by what `change` returns (undefined removes it). */
-function updateAt(node: JsonNode, path: Path, change: (current: JsonNode) => JsonNode | undefined): JsonNode | undefined {
+function updateAt(
+  node: JsonNode,
+  path: Path,
+  change: (current: JsonNode) => JsonNode | undefined,
+): JsonNode | undefined {
   if (path.length === 0) return change(node);
   const [step, ...rest] = path;
   if (Array.isArray(node)) {
     const index = step as number;
     const updated = updateAt(node[index], rest, change);
-    return updated === undefined ? node.filter((_, i) => i !== index) : node.map((child, i) => (i === index ? updated : child));
+    return updated === undefined
+      ? node.filter((_, i) => i !== index)
+      : node.map((child, i) => (i === index ? updated : child));
   }
   if (isObjectNode(node)) return withMember(node, step as string, updateAt(node[step as string], rest, change));
   return node;
@@ -84,7 +100,11 @@ export function mutate(root: JsonNode, mutation: Mutation): JsonNode {
     const objects = paths.filter((path) => isObjectNode(nodeAt(root, path)));
     if (objects.length === 0) return root;
     const target = objects[mutation.at % objects.length];
-    return updateAt(root, target, (current) => withMember(current as Record<string, JsonNode>, mutation.key, mutation.value)) ?? root;
+    return (
+      updateAt(root, target, (current) =>
+        withMember(current as Record<string, JsonNode>, mutation.key, mutation.value),
+      ) ?? root
+    );
   }
   if (mutation.kind === 'object-as-string') {
     const inner = paths.filter((path) => path.length > 0 && isObjectNode(nodeAt(root, path)));
@@ -102,7 +122,11 @@ export function mutate(root: JsonNode, mutation: Mutation): JsonNode {
     case 'stringify':
       return updateAt(root, target, (current) => toJsonText(current)) ?? root;
     case 'arrayify':
-      return updateAt(root, target, (current) => (isObjectNode(current) ? Object.keys(current).map((key) => current[key]) : [current])) ?? root;
+      return (
+        updateAt(root, target, (current) =>
+          isObjectNode(current) ? Object.keys(current).map((key) => current[key]) : [current],
+        ) ?? root
+      );
   }
 }
 

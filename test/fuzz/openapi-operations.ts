@@ -55,7 +55,11 @@ export function operationsOf(document: OpenAPIObject): Operation[] {
       const parameters = value.parameters ?? [];
       const queryParams = parameters
         .filter((parameter) => parameter.in === 'query')
-        .map((parameter) => ({ name: parameter.name, required: parameter.required === true, schema: parameter.schema ?? {} }));
+        .map((parameter) => ({
+          name: parameter.name,
+          required: parameter.required === true,
+          schema: parameter.schema ?? {},
+        }));
       const securityNames = (value.security ?? []).flatMap((requirement) => Object.keys(requirement));
       operations.push({
         method: method.toUpperCase(),
@@ -64,7 +68,11 @@ export function operationsOf(document: OpenAPIObject): Operation[] {
         queryParams,
         bodySchema: value.requestBody?.content['application/json']?.schema,
         binaryBody: value.requestBody !== undefined && value.requestBody.content['application/json'] === undefined,
-        security: securityNames.includes('adminToken') ? 'adminToken' : securityNames.includes('apiKey') ? 'apiKey' : 'none',
+        security: securityNames.includes('adminToken')
+          ? 'adminToken'
+          : securityNames.includes('apiKey')
+            ? 'apiKey'
+            : 'none',
         paged: ['limit', 'offset'].every((name) => queryParams.some((parameter) => parameter.name === name)),
       });
     }

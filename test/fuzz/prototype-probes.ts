@@ -25,15 +25,20 @@ export interface ProbePosition {
 function objectSchema(document: OpenAPIObject, schema: Schema | undefined): Schema | undefined {
   if (!schema) return undefined;
   const resolved = resolveSchema(document, schema);
-  if (resolved.oneOf) return resolved.oneOf.map((option) => objectSchema(document, option)).find((found) => found !== undefined);
-  const describesObject = resolved.type === 'object' && (resolved.properties !== undefined || resolved.additionalProperties !== undefined);
+  if (resolved.oneOf)
+    return resolved.oneOf.map((option) => objectSchema(document, option)).find((found) => found !== undefined);
+  const describesObject =
+    resolved.type === 'object' && (resolved.properties !== undefined || resolved.additionalProperties !== undefined);
   return describesObject && resolved.enum === undefined ? resolved : undefined;
 }
 
 function itemsSchema(document: OpenAPIObject, schema: Schema | undefined): Schema | undefined {
   if (!schema) return undefined;
   const resolved = resolveSchema(document, schema);
-  return resolved.items ?? resolved.oneOf?.map((option) => resolveSchema(document, option).items).find((items) => items !== undefined);
+  return (
+    resolved.items ??
+    resolved.oneOf?.map((option) => resolveSchema(document, option).items).find((items) => items !== undefined)
+  );
 }
 
 const dotted = (path: string, step: string | number) => (path === '' ? String(step) : `${path}.${step}`);
@@ -58,18 +63,41 @@ function positionsIn(
     const object = objectSchema(document, schema);
     into.push({ at: path || '(root)', body: (key) => rebuild(withMember(node, key, INJECTED_VALUE)) });
     for (const key of Object.keys(node)) {
-      positionsIn(document, node[key], object?.properties?.[key], dotted(path, key), (changed) => rebuild(withMember(node, key, changed)), into);
+      positionsIn(
+        document,
+        node[key],
+        object?.properties?.[key],
+        dotted(path, key),
+        (changed) => rebuild(withMember(node, key, changed)),
+        into,
+      );
     }
     // One left-out member, the first: siblings may exclude each other (a list takes the member
     // key of its own type only, and P's list, of accounts, takes the first).
     const [absent, property] =
-      Object.entries(object?.properties ?? {}).find(([key, member]) => !Object.hasOwn(node, key) && objectSchema(document, member) !== undefined) ?? [];
+      Object.entries(object?.properties ?? {}).find(
+        ([key, member]) => !Object.hasOwn(node, key) && objectSchema(document, member) !== undefined,
+      ) ?? [];
     if (absent !== undefined) {
-      positionsIn(document, {}, property, dotted(path, absent), (changed) => rebuild(withMember(node, absent, changed)), into);
+      positionsIn(
+        document,
+        {},
+        property,
+        dotted(path, absent),
+        (changed) => rebuild(withMember(node, absent, changed)),
+        into,
+      );
     }
   } else if (Array.isArray(node)) {
     node.forEach((item, index) =>
-      positionsIn(document, item, itemsSchema(document, schema), dotted(path, index), (changed) => rebuild(node.map((old, i) => (i === index ? changed : old))), into),
+      positionsIn(
+        document,
+        item,
+        itemsSchema(document, schema),
+        dotted(path, index),
+        (changed) => rebuild(node.map((old, i) => (i === index ? changed : old))),
+        into,
+      ),
     );
   } else {
     into.push({ at: path, body: (key) => rebuild(inject(key)) });
@@ -79,7 +107,10 @@ function positionsIn(
 
 /** The documented example body of an operation: the one Swagger UI pre-fills, which succeeds as it stands. */
 export function exampleBody(document: OpenAPIObject, operation: Operation): JsonNode | undefined {
-  const item = document.paths[operation.route] as Record<string, { requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> } }>;
+  const item = document.paths[operation.route] as Record<
+    string,
+    { requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> } }
+  >;
   const examples = item[operation.method.toLowerCase()]?.requestBody?.content['application/json']?.examples;
   return examples ? (Object.values(examples)[0]?.value as JsonNode | undefined) : undefined;
 }

@@ -65,7 +65,9 @@ export function sendRaw(baseUrl: URL, raw: RawRequest, hardLimitMs: number): Pro
       failed(`no answer within ${hardLimitMs} ms`);
       req.destroy();
     });
-    req.on('error', (error: NodeJS.ErrnoException) => failed(`connection failed before an answer: ${error.code ?? error.message}`));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      failed(`connection failed before an answer: ${error.code ?? error.message}`),
+    );
     req.end(bytes);
   });
 }

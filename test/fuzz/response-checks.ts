@@ -4,7 +4,8 @@ import type { RawResponse } from './raw-http';
 import type { ServerError } from './server-log';
 import { Caller, FuzzRequest, ownWorkspace } from './request-arbitrary';
 
-export type ProblemKind = 'no-answer' | 'server-error' | 'error-body' | 'slow' | 'leak' | 'prototype-key' | 'refused-but-wrote';
+export type ProblemKind =
+  'no-answer' | 'server-error' | 'error-body' | 'slow' | 'leak' | 'prototype-key' | 'refused-but-wrote';
 
 export interface Problem {
   kind: ProblemKind;
@@ -65,18 +66,33 @@ export function responseProblems(
     if (shape.length > 0) problems.push({ kind: 'error-body', detail: `${response.status}: ${shape.join('; ')}` });
   }
   if (request.probe && !refusesProbe(request.probe.at, response)) {
-    problems.push({ kind: 'prototype-key', detail: `${request.probe.key} at ${request.probe.at} answered ${response.status}, not 400` });
+    problems.push({
+      kind: 'prototype-key',
+      detail: `${request.probe.key} at ${request.probe.at} answered ${response.status}, not 400`,
+    });
   }
   if (request.probe && response.status >= 400 && changed.length > 0) {
-    problems.push({ kind: 'refused-but-wrote', detail: `answered ${response.status}, yet changed rows of ${changed.join(', ')}` });
+    problems.push({
+      kind: 'refused-but-wrote',
+      detail: `answered ${response.status}, yet changed rows of ${changed.join(', ')}`,
+    });
   }
   if (response.elapsedMs > boundMs) {
-    problems.push({ kind: 'slow', detail: `answered in ${Math.round(response.elapsedMs)} ms (the faster of two tries), more than ${boundMs} ms` });
+    problems.push({
+      kind: 'slow',
+      detail: `answered in ${Math.round(response.elapsedMs)} ms (the faster of two tries), more than ${boundMs} ms`,
+    });
   }
   // What the request itself carried may come back (an error echoing an id the caller sent is no leak).
   const sent = [request.target, ...Object.values(request.headers), request.body?.text ?? ''].join('\n');
   const received = `${response.text}\n${JSON.stringify(response.headers)}`;
-  const leaked = forbiddenTokens(request.caller, world).filter((token) => received.includes(token) && !sent.includes(token));
-  if (leaked.length > 0) problems.push({ kind: 'leak', detail: `the answer holds another workspace's ${leaked.map((token) => JSON.stringify(token)).join(', ')}` });
+  const leaked = forbiddenTokens(request.caller, world).filter(
+    (token) => received.includes(token) && !sent.includes(token),
+  );
+  if (leaked.length > 0)
+    problems.push({
+      kind: 'leak',
+      detail: `the answer holds another workspace's ${leaked.map((token) => JSON.stringify(token)).join(', ')}`,
+    });
   return problems;
 }

@@ -10,11 +10,11 @@ export class ServerLog {
   private readonly spy: jest.SpyInstance;
 
   constructor() {
-    this.spy = jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
+    this.spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       this.lines.push(...text.split('\n').filter((line) => line.startsWith('{')));
       return true;
-    }));
+    });
   }
 
   /**
@@ -31,7 +31,10 @@ export class ServerLog {
         continue;
       }
       if (!record.err) continue;
-      const frames = (record.err.stack ?? '').split('\n').map((frame) => frame.trim()).filter((frame) => frame.startsWith('at '));
+      const frames = (record.err.stack ?? '')
+        .split('\n')
+        .map((frame) => frame.trim())
+        .filter((frame) => frame.startsWith('at '));
       const ours = frames.find((frame) => frame.includes('/src/') && !frame.includes('/node_modules/'));
       const theirs = frames.find((frame) => frame.includes('/node_modules/'));
       return {

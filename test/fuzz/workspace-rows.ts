@@ -36,7 +36,10 @@ export async function workspaceFingerprint(database: DataSource, workspaceId: st
   for (const { name, owned } of tables) {
     if (NOT_WORKSPACE_DATA.has(name)) continue;
     const rows = owned ? `SELECT xmin FROM ${name} WHERE workspace_id = $1` : OWNED_THROUGH[name];
-    if (!rows) throw new Error(`workspace rows: table ${name} has no workspace_id; say in OWNED_THROUGH how its rows belong to a workspace`);
+    if (!rows)
+      throw new Error(
+        `workspace rows: table ${name} has no workspace_id; say in OWNED_THROUGH how its rows belong to a workspace`,
+      );
     const [row] = await database.query<{ state: string }[]>(
       `SELECT count(*) || ' rows, newest write ' || coalesce(max(xmin::text::bigint), 0) AS state FROM (${rows}) AS owned`,
       [workspaceId],

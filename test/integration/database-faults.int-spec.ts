@@ -75,7 +75,8 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
   function load(workers = WRITERS) {
     return keepSending(workers, (worker, i) => {
       if (i % 4 === 3) return httpCall(baseUrl, { path: '/v1/notes?limit=5', headers: headers(), agent });
-      const key: Record<string, string> = i % 3 === 0 ? { 'Idempotency-Key': `fault-${process.pid}-${worker}-${i}-${Date.now()}` } : {};
+      const key: Record<string, string> =
+        i % 3 === 0 ? { 'Idempotency-Key': `fault-${process.pid}-${worker}-${i}-${Date.now()}` } : {};
       return httpCall(baseUrl, {
         method: 'POST',
         path: '/v1/notes',
@@ -213,7 +214,10 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
     const running = load(POOL_SIZE + 8);
     await until('writes to succeed', () => running.calls.filter((call) => call.status === 200).length >= 20);
     const locker = await lockRecords(pg.url);
-    await until('every pooled connection to wait inside PostgreSQL', async () => (await waitingOnLock(locker)) >= POOL_SIZE);
+    await until(
+      'every pooled connection to wait inside PostgreSQL',
+      async () => (await waitingOnLock(locker)) >= POOL_SIZE,
+    );
     const exhaustedAt = Date.now();
     // The pool's connection timeout is 5 s: the requests queued for a connection give up.
     await until('a request to give up waiting for a connection', () =>
@@ -222,7 +226,9 @@ describe('PostgreSQL lost with writes in flight: every answer is 200 or 503 data
     await locker.query('ROLLBACK');
     await locker.end();
     const releasedAt = Date.now();
-    await until('writes to succeed again', () => running.calls.some((call) => call.startedAt > releasedAt && call.status === 200));
+    await until('writes to succeed again', () =>
+      running.calls.some((call) => call.startedAt > releasedAt && call.status === 200),
+    );
     expectOnly200Or503(await running.stop());
   });
 });

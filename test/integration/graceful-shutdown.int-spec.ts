@@ -92,7 +92,8 @@ describe('SIGTERM under keep-alive load: drain, Connection: close, deadline, exi
       const idle = await idleKeepAliveConnection(service);
       const slowAgent = new Agent({ keepAlive: true });
       const slow = [halfSentWrite(service, key, slowAgent), halfSentWrite(service, key, slowAgent)];
-      while (load.calls.filter((call) => call.status === 200).length < 100) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (load.calls.filter((call) => call.status === 200).length < 100)
+        await new Promise((resolve) => setTimeout(resolve, 20));
 
       const signalledAt = Date.now();
       service.signal('SIGTERM');
@@ -114,7 +115,9 @@ describe('SIGTERM under keep-alive load: drain, Connection: close, deadline, exi
       expect(exit.at - signalledAt).toBeLessThan(DEADLINE_SECONDS * 1000);
       expect(idleClosedAt).toBeLessThan(exit.at);
       // No 5xx at any time (with REDIS_URL, every request of the drain used to be a 500).
-      expect(calls.filter((call) => call.status >= 500).map((call) => `${call.method} ${call.path} ${call.status}`)).toEqual([]);
+      expect(
+        calls.filter((call) => call.status >= 500).map((call) => `${call.method} ${call.path} ${call.status}`),
+      ).toEqual([]);
       // Once draining, an answer always says Connection: close; otherwise the connection was refused
       // (the server no longer accepts) or closed (an idle connection reused at the wrong moment).
       for (const call of calls.filter((each) => each.startedAt > drainingAt)) {

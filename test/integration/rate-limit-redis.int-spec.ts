@@ -62,7 +62,10 @@ describe('rate limits shared by two instances through Redis', () => {
   it('answers exactly one 429 for a concurrent burst of limit+1 spread over both instances', async () => {
     const ws = await createWorkspace(instances[1].http);
     const responses = await concurrently(SEARCH_LIMIT + 1, (i) =>
-      instances[i % 2].http.get('/v1/members').set(v1Headers(ws.key)).then((response: Response) => response),
+      instances[i % 2].http
+        .get('/v1/members')
+        .set(v1Headers(ws.key))
+        .then((response: Response) => response),
     );
     expect(responses.filter((response) => response.status === 200)).toHaveLength(SEARCH_LIMIT);
     const refused = responses.filter((response) => response.status !== 200);
@@ -82,12 +85,21 @@ describe('rate limits shared by two instances through Redis', () => {
     const first = await instances[0].http.post('/v1/notes/batch/create').set(v1Headers(ws.key)).send({ inputs });
     expect(first.status).toBe(200);
     expect(first.headers['x-ratelimit-batch-items-remaining']).toBe(String(BATCH_ITEMS_LIMIT - 100));
-    expectError(await instances[1].http.post('/v1/notes/batch/create').set(v1Headers(ws.key)).send({ inputs }), 429, 'rate_limited');
+    expectError(
+      await instances[1].http.post('/v1/notes/batch/create').set(v1Headers(ws.key)).send({ inputs }),
+      429,
+      'rate_limited',
+    );
   });
 
   it('keeps workspaces apart in Redis', async () => {
     const [first, second] = [await createWorkspace(instances[0].http), await createWorkspace(instances[0].http)];
-    await concurrently(READ_LIMIT + 1, (i) => instances[i % 2].http.get('/v1/auth/validate').set(v1Headers(first.key)).then((r: Response) => r));
+    await concurrently(READ_LIMIT + 1, (i) =>
+      instances[i % 2].http
+        .get('/v1/auth/validate')
+        .set(v1Headers(first.key))
+        .then((r: Response) => r),
+    );
     expectError(await instances[0].http.get('/v1/auth/validate').set(v1Headers(first.key)), 429, 'rate_limited');
     const other = await instances[1].http.get('/v1/auth/validate').set(v1Headers(second.key));
     expect(other.status).toBe(200);

@@ -43,7 +43,8 @@ describe('rate limits when their Redis fails: served uncounted (fail open), neve
   async function expectLimitApplies(): Promise<void> {
     const fresh = await createWorkspace(t.http);
     const responses: Response[] = [];
-    for (let i = 0; i <= READ_LIMIT; i += 1) responses.push(await t.http.get('/v1/auth/validate').set(v1Headers(fresh.key)));
+    for (let i = 0; i <= READ_LIMIT; i += 1)
+      responses.push(await t.http.get('/v1/auth/validate').set(v1Headers(fresh.key)));
     for (const response of responses.slice(0, READ_LIMIT)) {
       expect(response.status).toBe(200);
       expectRateLimitHeaders(response, 'read', READ_LIMIT);
@@ -62,7 +63,10 @@ describe('rate limits when their Redis fails: served uncounted (fail open), neve
     }
     // Failed authentications are counted in the same store: still a 401, not a 500.
     expectError(await t.http.get('/v1/auth/validate').set(v1Headers(`sk_${'4'.repeat(43)}`)), 401, 'invalid_api_key');
-    const write = await t.http.post('/v1/notes').set(v1Headers(ws.key)).send({ fields: { $title: 'during the outage' } });
+    const write = await t.http
+      .post('/v1/notes')
+      .set(v1Headers(ws.key))
+      .send({ fields: { $title: 'during the outage' } });
     expect(write.status).toBe(200);
     // No request waits for the missing store: each answers well within a second.
     expect(Date.now() - started).toBeLessThan(3000);
@@ -114,7 +118,11 @@ describe('rate limits through Redis while the application closes', () => {
       const req = request(`${await t.app.getUrl()}/v1/notes`, {
         method: 'POST',
         agent: false,
-        headers: { ...v1Headers(ws.key), 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) },
+        headers: {
+          ...v1Headers(ws.key),
+          'Content-Type': 'application/json',
+          'Content-Length': String(Buffer.byteLength(body)),
+        },
       });
       const answer = new Promise<IncomingMessage>((resolve, reject) => {
         req.on('response', (res: IncomingMessage) => res.resume().on('end', () => resolve(res)));

@@ -98,9 +98,10 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
 
   const attemptsOf = async (endpointId: string) =>
     (
-      await db.query<Attempt>(`SELECT event_id, attempt, status, error FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_id, attempt`, [
-        endpointId,
-      ])
+      await db.query<Attempt>(
+        `SELECT event_id, attempt, status, error FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_id, attempt`,
+        [endpointId],
+      )
     ).rows;
 
   it('exits 0 within its deadline on SIGTERM while an attempt waits on a receiver that does not answer, the attempt recorded as cut off', async () => {
@@ -144,12 +145,22 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
     const stopped = await attemptsOf('whk_test_worker_sigterm');
     expect(stopped.filter((row) => row.status === 'SUCCEEDED')).toHaveLength(receiver.received.length);
     expect(stopped.filter((row) => row.status === 'FAILED')).toEqual([]);
-    expect((await db.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE locked_at IS NOT NULL`)).rows).toEqual([{ n: 0 }]);
+    expect(
+      (await db.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE locked_at IS NOT NULL`)).rows,
+    ).toEqual([{ n: 0 }]);
 
     const next = await start({ ROLES: 'worker' });
-    await until('every event to be delivered', () => new Set(receiver.delivered.map((hook) => hook.id)).size === 20, 30_000);
-    await until('the last attempts to be recorded', async () => (await attemptsOf('whk_test_worker_sigterm')).every((row) => row.status !== 'PENDING'));
-    expect((await attemptsOf('whk_test_worker_sigterm')).map((row) => [row.attempt, row.status])).toEqual(Array(20).fill([1, 'SUCCEEDED']));
+    await until(
+      'every event to be delivered',
+      () => new Set(receiver.delivered.map((hook) => hook.id)).size === 20,
+      30_000,
+    );
+    await until('the last attempts to be recorded', async () =>
+      (await attemptsOf('whk_test_worker_sigterm')).every((row) => row.status !== 'PENDING'),
+    );
+    expect((await attemptsOf('whk_test_worker_sigterm')).map((row) => [row.attempt, row.status])).toEqual(
+      Array(20).fill([1, 'SUCCEEDED']),
+    );
     expect(receiver.received).toHaveLength(20);
     await db.query(`UPDATE webhook_endpoints SET status = 'DISABLED' WHERE id = 'whk_test_worker_sigterm'`);
     for (const service of [next, api]) {
@@ -158,93 +169,118 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
     }
   }, 180_000);
 
-  it('delivers every event committed before the kill once a new process runs, making the attempts it cut off again', async () => {
-    const receiver = await startReceiver();
-    receiver.answer({ status: 204, delayMs: 2000 });
-    const first = await start();
-    const ws = await createWorkspace(request(first.baseUrl));
-    await addEndpoint('whk_test_recovery', ws, receiver);
+  it(
+    'delivers every event committed before the kill once a new process runs, making the attempts it cut off again',
+    async () => {
+      const receiver = await startReceiver();
+      receiver.answer({ status: 204, delayMs: 2000 });
+      const first = await start();
+      const ws = await createWorkspace(request(first.baseUrl));
+      await addEndpoint('whk_test_recovery', ws, receiver);
 
-    // An attempt the queue has taken (its job locked) but not yet claimed when the kill strikes: its claim waits on a
-    // row lock this session holds (as it may wait for a pooled connection under load). Due a second later, as a retry
-    // is, to another endpoint (subscribed to nothing the test writes), so that it is taken only once the row is locked.
-    const heldReceiver = await startReceiver();
-    await addEndpoint('whk_test_unclaimed', ws, heldReceiver, ['list.created']);
-    const held = await createNote(first, ws, 'held');
-    const heldEvent = (await db.query<{ id: string }>(`SELECT id FROM events WHERE entity_id = $1`, [held.body.id])).rows[0].id;
-    const { rows: [{ id: heldAttempt }] } = await db.query<{ id: string }>(
-      `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, workspace_id)
+      // An attempt the queue has taken (its job locked) but not yet claimed when the kill strikes: its claim waits on a
+      // row lock this session holds (as it may wait for a pooled connection under load). Due a second later, as a retry
+      // is, to another endpoint (subscribed to nothing the test writes), so that it is taken only once the row is locked.
+      const heldReceiver = await startReceiver();
+      await addEndpoint('whk_test_unclaimed', ws, heldReceiver, ['list.created']);
+      const held = await createNote(first, ws, 'held');
+      const heldEvent = (await db.query<{ id: string }>(`SELECT id FROM events WHERE entity_id = $1`, [held.body.id]))
+        .rows[0].id;
+      const {
+        rows: [{ id: heldAttempt }],
+      } = await db.query<{ id: string }>(
+        `INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, workspace_id)
        VALUES ('whk_test_unclaimed', $1, 1, 'PENDING', now() + interval '1 second', now(), $2) RETURNING id`,
-      [heldEvent, ws.workspaceId],
-    );
-    holder = new Client({ connectionString: database.url });
-    await holder.connect();
-    await holder.query('BEGIN');
-    await holder.query(`SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE`, [heldAttempt]);
-    await until('the claim of the held attempt to wait on its row', async () => {
-      const { rows } = await db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%SET claimed_by%'`);
-      return rows.length === 1;
-    });
+        [heldEvent, ws.workspaceId],
+      );
+      holder = new Client({ connectionString: database.url });
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE`, [heldAttempt]);
+      await until('the claim of the held attempt to wait on its row', async () => {
+        const { rows } = await db.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%SET claimed_by%'`,
+        );
+        return rows.length === 1;
+      });
 
-    // A burst, then a note every 200 ms until the kill (one of them may be in flight when it strikes).
-    const burst = await concurrently(4, async (worker) => {
-      const made = [];
-      for (let i = 0; i < 10; i++) made.push(await createNote(first, ws, `burst ${worker}/${i}`));
-      return made;
-    });
-    const writes = keepSending(1, async (_worker, i) => {
-      await sleep(200);
-      return createNote(first, ws, `trickle ${i}`);
-    });
-    // The queue runs 8 attempts at once (webhook-queue.ts): the held one, and 7 held 2 s each by the receiver.
-    await until('some events to be delivered, and 7 attempts to be under way', () => receiver.delivered.length >= 8 && receiver.inFlight === 7, 30_000);
-    first.signal('SIGKILL');
-    await first.exited;
-    await holder.query('ROLLBACK');
-    const calls = [...burst.flat(), ...(await writes.stop())];
-    // Sent by the killed instance: those it was waiting for when it died, and any it had its answer to but had not recorded.
-    const sentBeforeKill = new Set(receiver.received.map((hook) => hook.id));
-    const cutOff = new Set(receiver.received.filter((hook) => !hook.answered).map((hook) => hook.id));
-    expect(cutOff.size).toBe(7);
-    receiver.answer({ status: 204 });
+      // A burst, then a note every 200 ms until the kill (one of them may be in flight when it strikes).
+      const burst = await concurrently(4, async (worker) => {
+        const made = [];
+        for (let i = 0; i < 10; i++) made.push(await createNote(first, ws, `burst ${worker}/${i}`));
+        return made;
+      });
+      const writes = keepSending(1, async (_worker, i) => {
+        await sleep(200);
+        return createNote(first, ws, `trickle ${i}`);
+      });
+      // The queue runs 8 attempts at once (webhook-queue.ts): the held one, and 7 held 2 s each by the receiver.
+      await until(
+        'some events to be delivered, and 7 attempts to be under way',
+        () => receiver.delivered.length >= 8 && receiver.inFlight === 7,
+        30_000,
+      );
+      first.signal('SIGKILL');
+      await first.exited;
+      await holder.query('ROLLBACK');
+      const calls = [...burst.flat(), ...(await writes.stop())];
+      // Sent by the killed instance: those it was waiting for when it died, and any it had its answer to but had not recorded.
+      const sentBeforeKill = new Set(receiver.received.map((hook) => hook.id));
+      const cutOff = new Set(receiver.received.filter((hook) => !hook.answered).map((hook) => hook.id));
+      expect(cutOff.size).toBe(7);
+      receiver.answer({ status: 204 });
 
-    const second = await start();
-    const feed = await feedOf(second, ws);
-    const committed = feed.map((event) => event.id);
-    // Every create that answered 200 is in the feed (and so is one cut off after its commit, if any).
-    const created = calls.filter((call) => call.status === 200).map((call) => call.body.id);
-    expect(created.length).toBeGreaterThanOrEqual(40);
-    const inFeed = new Set(feed.map((event) => event.entityId));
-    expect(created.filter((id) => !inFeed.has(id))).toEqual([]);
+      const second = await start();
+      const feed = await feedOf(second, ws);
+      const committed = feed.map((event) => event.id);
+      // Every create that answered 200 is in the feed (and so is one cut off after its commit, if any).
+      const created = calls.filter((call) => call.status === 200).map((call) => call.body.id);
+      expect(created.length).toBeGreaterThanOrEqual(40);
+      const inFeed = new Set(feed.map((event) => event.entityId));
+      expect(created.filter((id) => !inFeed.has(id))).toEqual([]);
 
-    const delivered = () => new Set(receiver.delivered.map((hook) => hook.id));
-    await until(
-      'every committed event to be delivered, and the attempt taken but not claimed to be made',
-      () => committed.every((id) => delivered().has(id)) && heldReceiver.delivered.length > 0,
-      RECOVERY_WAIT_MS,
-    );
+      const delivered = () => new Set(receiver.delivered.map((hook) => hook.id));
+      await until(
+        'every committed event to be delivered, and the attempt taken but not claimed to be made',
+        () => committed.every((id) => delivered().has(id)) && heldReceiver.delivered.length > 0,
+        RECOVERY_WAIT_MS,
+      );
 
-    // The attempts the kill cut off were recorded as abandoned, and made again, successfully.
-    let rows: Attempt[] = [];
-    await until('the last attempts to be recorded', async () => (rows = await attemptsOf('whk_test_recovery')).every((row) => row.status !== 'PENDING'));
-    const abandoned = rows.filter((row) => row.error === ABANDONED);
-    const abandonedIds = new Set(abandoned.map((row) => row.event_id));
-    expect([...cutOff].filter((id) => !abandonedIds.has(id))).toEqual([]);
-    expect([...abandonedIds].filter((id) => !sentBeforeKill.has(id))).toEqual([]);
-    for (const row of abandoned) {
-      expect(rows.find((next) => next.event_id === row.event_id && next.attempt === row.attempt + 1)).toMatchObject({ status: 'SUCCEEDED' });
-    }
-    expect(rows.filter((row) => row.status !== 'SUCCEEDED' && row.error !== ABANDONED)).toEqual([]);
-    expect(new Set(rows.map((row) => row.event_id))).toEqual(new Set(committed));
-    expect(receiver.rejected).toEqual([]);
+      // The attempts the kill cut off were recorded as abandoned, and made again, successfully.
+      let rows: Attempt[] = [];
+      await until('the last attempts to be recorded', async () =>
+        (rows = await attemptsOf('whk_test_recovery')).every((row) => row.status !== 'PENDING'),
+      );
+      const abandoned = rows.filter((row) => row.error === ABANDONED);
+      const abandonedIds = new Set(abandoned.map((row) => row.event_id));
+      expect([...cutOff].filter((id) => !abandonedIds.has(id))).toEqual([]);
+      expect([...abandonedIds].filter((id) => !sentBeforeKill.has(id))).toEqual([]);
+      for (const row of abandoned) {
+        expect(rows.find((next) => next.event_id === row.event_id && next.attempt === row.attempt + 1)).toMatchObject({
+          status: 'SUCCEEDED',
+        });
+      }
+      expect(rows.filter((row) => row.status !== 'SUCCEEDED' && row.error !== ABANDONED)).toEqual([]);
+      expect(new Set(rows.map((row) => row.event_id))).toEqual(new Set(committed));
+      expect(receiver.rejected).toEqual([]);
 
-    // The attempt the killed instance had taken but not claimed was made once.
-    expect(heldReceiver.delivered.map((hook) => hook.id)).toEqual([heldEvent]);
-    await until('the held attempt to be recorded', async () => (await attemptsOf('whk_test_unclaimed')).every((row) => row.status !== 'PENDING'));
-    // Its claim, left waiting on the row by the killed process, may still run once the row is free (PostgreSQL notices
-    // a dead client only when it answers it): the attempt is then claimed by the dead instance, recorded as abandoned,
-    // and made as attempt 2. Either way the receiver saw it once, above.
-    const heldAttempts = (await attemptsOf('whk_test_unclaimed')).map((row) => [row.attempt, row.status, row.error]);
-    expect([[[1, 'SUCCEEDED', null]], [[1, 'FAILED', ABANDONED], [2, 'SUCCEEDED', null]]]).toContainEqual(heldAttempts);
-  }, RECOVERY_WAIT_MS + 90_000);
+      // The attempt the killed instance had taken but not claimed was made once.
+      expect(heldReceiver.delivered.map((hook) => hook.id)).toEqual([heldEvent]);
+      await until('the held attempt to be recorded', async () =>
+        (await attemptsOf('whk_test_unclaimed')).every((row) => row.status !== 'PENDING'),
+      );
+      // Its claim, left waiting on the row by the killed process, may still run once the row is free (PostgreSQL notices
+      // a dead client only when it answers it): the attempt is then claimed by the dead instance, recorded as abandoned,
+      // and made as attempt 2. Either way the receiver saw it once, above.
+      const heldAttempts = (await attemptsOf('whk_test_unclaimed')).map((row) => [row.attempt, row.status, row.error]);
+      expect([
+        [[1, 'SUCCEEDED', null]],
+        [
+          [1, 'FAILED', ABANDONED],
+          [2, 'SUCCEEDED', null],
+        ],
+      ]).toContainEqual(heldAttempts);
+    },
+    RECOVERY_WAIT_MS + 90_000,
+  );
 });

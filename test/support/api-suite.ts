@@ -21,7 +21,10 @@ export interface ApiSuite {
 export function apiSuite(options: Parameters<typeof createTestApp>[0] = {}): ApiSuite {
   const suite = {
     post: (path: string, body: unknown, key?: string) =>
-      suite.t.http.post(path).set(v1Headers(key ?? suite.ws.key)).send(body as object),
+      suite.t.http
+        .post(path)
+        .set(v1Headers(key ?? suite.ws.key))
+        .send(body as object),
     get: (path: string, key?: string) => suite.t.http.get(path).set(v1Headers(key ?? suite.ws.key)),
   } as ApiSuite;
   beforeAll(async () => {

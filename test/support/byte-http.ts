@@ -72,7 +72,16 @@ export function sendBytes(
       if (answered) return;
       if (sending && (error.code === 'EPIPE' || error.code === 'ECONNRESET')) {
         const path = `${target.pathname}${target.search}`;
-        resolve({ status: 0, headers: {}, raw: Buffer.alloc(0), text: '', body: undefined, req: { method, path }, connectionError: error.code, sent });
+        resolve({
+          status: 0,
+          headers: {},
+          raw: Buffer.alloc(0),
+          text: '',
+          body: undefined,
+          req: { method, path },
+          connectionError: error.code,
+          sent,
+        });
       } else {
         reject(error);
       }
@@ -117,7 +126,8 @@ export function patternChunks(size: number, chunkSize = 64 * 1024): () => AsyncI
   const block = Buffer.alloc(chunkSize);
   for (let i = 0; i < chunkSize; i += 1) block[i] = (i * 31 + 7) % 251;
   return async function* () {
-    for (let sent = 0; sent < size; sent += chunkSize) yield sent + chunkSize <= size ? block : block.subarray(0, size - sent);
+    for (let sent = 0; sent < size; sent += chunkSize)
+      yield sent + chunkSize <= size ? block : block.subarray(0, size - sent);
   };
 }
 

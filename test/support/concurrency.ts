@@ -3,7 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export { sleep };
 
 /** Resolves once `condition` holds, checking every 25 ms; fails saying `what` it waited for after `timeoutMs`. */
-export async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+export async function until(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -16,12 +16,7 @@
  * cost that does not depend on the size gives about 1 and a linear one 16. `work` must do the work
  * and nothing else (build its input beforehand): what it costs is what is timed.
  */
-export async function costGrowth<T>(
-  work: (input: T) => unknown,
-  small: T,
-  large: T,
-  repetitions = 9,
-): Promise<number> {
+export async function costGrowth<T>(work: (input: T) => unknown, small: T, large: T, repetitions = 9): Promise<number> {
   const timed = async (input: T): Promise<number> => {
     const started = process.cpuUsage();
     await work(input);

@@ -73,7 +73,10 @@ export function undocumentedError(document: OpenAPIObject, answered: AnsweredErr
   const found = operationOf(document, answered.method, answered.target);
   if (!found) return undefined;
   const what = `${found.name} answered ${answered.status} ${answered.code ?? '(no body)'}`;
-  const response = resolved<ErrorResponseObject | undefined>(document, found.operation.responses[String(answered.status)]);
+  const response = resolved<ErrorResponseObject | undefined>(
+    document,
+    found.operation.responses[String(answered.status)],
+  );
   if (!response) return `${what}, a status it does not document`;
   if (answered.code !== undefined && !response.description?.includes(`\`${answered.code}\``)) {
     return `${what}, a code its ${answered.status} does not list`;

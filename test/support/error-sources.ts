@@ -44,7 +44,8 @@ export function reachableFiles(entry: string): Set<string> {
 export function codesThrownIn(files: Iterable<string>): Set<ErrorCode> {
   const codes = new Set<ErrorCode>();
   for (const file of files) {
-    for (const [, code] of readFileSync(file, 'utf8').matchAll(/new ApiError\(\s*\d{3},\s*'([a-z_]+)'/g)) if (isErrorCode(code)) codes.add(code);
+    for (const [, code] of readFileSync(file, 'utf8').matchAll(/new ApiError\(\s*\d{3},\s*'([a-z_]+)'/g))
+      if (isErrorCode(code)) codes.add(code);
   }
   return codes;
 }

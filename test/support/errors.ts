@@ -17,7 +17,8 @@ export function catalogueMismatch(status: number, body: unknown): string | undef
   if (!isErrorCode(code)) return `code ${JSON.stringify(code)} is not in the error catalogue`;
   const entry = ERROR_CODES[code];
   if (entry.status !== status) return `code ${code} belongs to status ${entry.status}, not ${status}`;
-  if (error?.type !== entry.type) return `type ${JSON.stringify(error?.type)} is not ${entry.type}, the type of ${code}`;
+  if (error?.type !== entry.type)
+    return `type ${JSON.stringify(error?.type)} is not ${entry.type}, the type of ${code}`;
   return undefined;
 }
 
@@ -25,14 +26,19 @@ export function catalogueMismatch(status: number, body: unknown): string | undef
 export function expectError(response: Response, status: number, code: string, param?: string): void {
   const context = `${requestOf(response).method ?? ''} ${requestOf(response).path ?? ''} -> ${response.status} ${JSON.stringify(response.body)}`;
   expect({ status: response.status, code: response.body?.error?.code, context }).toEqual({ status, code, context });
-  expect({ catalogue: catalogueMismatch(response.status, response.body), context }).toEqual({ catalogue: undefined, context });
+  expect({ catalogue: catalogueMismatch(response.status, response.body), context }).toEqual({
+    catalogue: undefined,
+    context,
+  });
   expect(response.headers['content-type']).toMatch(/^application\/json\b/);
   expect(Object.keys(response.body)).toEqual(['error']);
   expect(response.body.error.type).toBe(ERROR_TYPES[status as ErrorStatus]);
   expect(typeof response.body.error.message).toBe('string');
   expect(response.body.error.message).not.toMatch(LEAKS);
   // Nothing but the four members (no stack, no driver detail).
-  expect(Object.keys(response.body.error).filter((key) => !['type', 'code', 'message', 'param'].includes(key))).toEqual([]);
+  expect(Object.keys(response.body.error).filter((key) => !['type', 'code', 'message', 'param'].includes(key))).toEqual(
+    [],
+  );
   if (param !== undefined) expect(response.body.error.param).toBe(param);
 }
 

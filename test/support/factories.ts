@@ -24,7 +24,10 @@ async function expectOk<T>(response: { status: number; body: unknown }, what: st
 /** A fresh workspace with one admin member and a key with `scopes` (default: every scope). */
 export async function createWorkspace(http: TestAgent, scopes: string[] = ['*']): Promise<TestWorkspace> {
   const workspace = await expectOk<{ id: string }>(
-    await http.post('/admin/v1/workspaces').set(adminHeaders()).send({ name: `Test ${unique()}` }),
+    await http
+      .post('/admin/v1/workspaces')
+      .set(adminHeaders())
+      .send({ name: `Test ${unique()}` }),
     'create workspace',
   );
   const memberEmail = `admin-${unique()}@example.com`;

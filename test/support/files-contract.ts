@@ -159,8 +159,17 @@ export function describeFilesContract(driver: FilesDriver): void {
     let other: TestWorkspace;
     let api: ReturnType<typeof filesClient>;
 
-    async function completedFile(bytes: string, extra: Record<string, unknown> = {}, client = api): Promise<CreatedFile> {
-      const file = await client.created({ filename: 'notes.txt', mimeType: 'text/plain', sizeBytes: Buffer.byteLength(bytes), ...extra });
+    async function completedFile(
+      bytes: string,
+      extra: Record<string, unknown> = {},
+      client = api,
+    ): Promise<CreatedFile> {
+      const file = await client.created({
+        filename: 'notes.txt',
+        mimeType: 'text/plain',
+        sizeBytes: Buffer.byteLength(bytes),
+        ...extra,
+      });
       expect((await upload(t, file, bytes)).status).toBe(200);
       expect((await client.complete(file.id, { md5: md5(bytes) })).status).toBe(200);
       return file;
@@ -176,7 +185,11 @@ export function describeFilesContract(driver: FilesDriver): void {
 
     it('creates a session, takes the bytes at uploadUrl, completes with md5 and serves them back', async () => {
       const bytes = Buffer.from('WEBVTT\n\n00:00.000 --> 00:01.000\nHello, «world»\n', 'utf8');
-      const created = await api.create({ filename: 'Résumé "final".vtt', mimeType: 'text/vtt', sizeBytes: bytes.length });
+      const created = await api.create({
+        filename: 'Résumé "final".vtt',
+        mimeType: 'text/vtt',
+        sizeBytes: bytes.length,
+      });
       expect(created.status).toBe(200);
       expect(created.body).toEqual({
         id: expect.stringMatching(/^fil_[0-9A-HJKMNP-TV-Z]{26}$/),
@@ -205,7 +218,12 @@ export function describeFilesContract(driver: FilesDriver): void {
       expect(put.status).toBe(200);
       const completed = await api.complete(file.id, { md5: md5(bytes) });
       expect(completed.status).toBe(200);
-      expect(completed.body).toEqual({ ...resource, status: 'COMPLETED', expiresAt: null, completedAt: expect.any(String) });
+      expect(completed.body).toEqual({
+        ...resource,
+        status: 'COMPLETED',
+        expiresAt: null,
+        completedAt: expect.any(String),
+      });
       expect(Date.parse(completed.body.completedAt)).toBeGreaterThanOrEqual(Date.parse(resource.createdAt));
       expect((await api.get(file.id)).body).toEqual(completed.body);
 
@@ -244,7 +262,11 @@ export function describeFilesContract(driver: FilesDriver): void {
       expect((await api.get(file.id)).body.status).toBe('PENDING');
       expect((await upload(t, file, '0123456789')).status).toBe(200);
       expectError(await api.complete(file.id, { md5: md5('9876543210') }), 422, 'checksum_mismatch', 'md5');
-      expect((await api.get(file.id)).body).toMatchObject({ status: 'PENDING', completedAt: null, expiresAt: expect.any(String) });
+      expect((await api.get(file.id)).body).toMatchObject({
+        status: 'PENDING',
+        completedAt: null,
+        expiresAt: expect.any(String),
+      });
       expectError(await api.complete(file.id, { md5: md5('0123456789').toUpperCase() }), 422, 'invalid_value', 'md5');
       expectError(await api.complete(file.id, { md5: 'abc' }), 422, 'invalid_value', 'md5');
       expectError(await api.complete(file.id, { md5: 5 }), 400, 'invalid_type', 'md5');
@@ -257,8 +279,14 @@ export function describeFilesContract(driver: FilesDriver): void {
       const sibling = await api.created({ filename: 'z.txt', mimeType: 'text/plain', sizeBytes: 1024 });
       const bytes = Buffer.alloc(1024, 'y');
       driver.expectUploadRefused(await upload(t, file, bytes, { url: tampered(file.uploadUrl) }), 'signature');
-      driver.expectUploadRefused(await upload(t, file, bytes, { url: file.uploadUrl.replace(file.id, sibling.id) }), 'signature');
-      driver.expectUploadRefused(await upload(t, file, bytes, { headers: { 'content-type': 'text/html' } }), 'content_type');
+      driver.expectUploadRefused(
+        await upload(t, file, bytes, { url: file.uploadUrl.replace(file.id, sibling.id) }),
+        'signature',
+      );
+      driver.expectUploadRefused(
+        await upload(t, file, bytes, { headers: { 'content-type': 'text/html' } }),
+        'content_type',
+      );
       driver.expectUploadRefused(await upload(t, file, Buffer.alloc(1025, 'y')), 'too_large');
       // A streamed (chunked) body far longer than sizeBytes: refused, and reading stops.
       const endless = async function* () {
@@ -316,7 +344,7 @@ export function describeFilesContract(driver: FilesDriver): void {
       expect((await api.cancel(bare.id)).body.status).toBe('CANCELLED');
     });
 
-    it('holds no row through a complete\'s storage calls: a cancel meanwhile wins, and the complete deletes its snapshot', async () => {
+    it("holds no row through a complete's storage calls: a cancel meanwhile wins, and the complete deletes its snapshot", async () => {
       const file = await api.created({ filename: 'r.txt', mimeType: 'text/plain', sizeBytes: 3 });
       expect((await upload(t, file, 'abc')).status).toBe(200);
       const { gate, held } = holdSnapshots(t);
@@ -336,7 +364,7 @@ export function describeFilesContract(driver: FilesDriver): void {
     it.each([
       ['without', undefined],
       ['with', `hold-${newId('file')}`],
-    ])('holds no pooled connection through a complete\'s storage calls, %s an Idempotency-Key', async (_with, key) => {
+    ])("holds no pooled connection through a complete's storage calls, %s an Idempotency-Key", async (_with, key) => {
       const file = await api.created({ filename: 'h.txt', mimeType: 'text/plain', sizeBytes: 3 });
       expect((await upload(t, file, 'abc')).status).toBe(200);
       const headers: Record<string, string> = key === undefined ? {} : { 'Idempotency-Key': key };
@@ -396,7 +424,8 @@ export function describeFilesContract(driver: FilesDriver): void {
       expect((await upload(t, file, 'abc')).status).toBe(200);
       const answers = await concurrently(6, () => api.complete(file.id, { md5: md5('abc') }));
       expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
-      for (const answer of answers.filter((response) => response.status === 409)) expectError(answer, 409, 'invalid_state');
+      for (const answer of answers.filter((response) => response.status === 409))
+        expectError(answer, 409, 'invalid_state');
       expect(await driver.stored(t, { id: file.id, workspaceId: ws.workspaceId })).toHaveLength(2); // the upload and the content
       expect((await download(t, (await api.url(file.id)).body.url)).text).toBe('abc');
     });
@@ -411,7 +440,12 @@ export function describeFilesContract(driver: FilesDriver): void {
         [{ ...valid, filename: 'x'.repeat(256) }, 422, 'invalid_value', 'filename'],
         // Control characters are C0, DEL and C1 alike (U+009B alone is a terminal escape).
         ...['a\nb.txt', '\tb.txt', 'a\u007f', '\u0080.txt', 'a\u009b[31mb.txt', 'a\u009f'].map(
-          (filename): [Record<string, unknown>, number, string, string] => [{ ...valid, filename }, 422, 'invalid_value', 'filename'],
+          (filename): [Record<string, unknown>, number, string, string] => [
+            { ...valid, filename },
+            422,
+            'invalid_value',
+            'filename',
+          ],
         ),
         [{ ...valid, filename: 5 }, 400, 'invalid_type', 'filename'],
         [{ ...valid, mimeType: 'text' }, 422, 'invalid_value', 'mimeType'],
@@ -425,7 +459,8 @@ export function describeFilesContract(driver: FilesDriver): void {
         [{ ...valid, status: 'COMPLETED' }, 400, 'unknown_field', 'status'],
       ];
       for (const [body, status, code, param] of refusals) expectError(await api.create(body), status, code, param);
-      for (const filename of ['x'.repeat(255), 'a\u00a0b.txt', '\u00a0']) expect((await api.create({ ...valid, filename })).status).toBe(200);
+      for (const filename of ['x'.repeat(255), 'a\u00a0b.txt', '\u00a0'])
+        expect((await api.create({ ...valid, filename })).status).toBe(200);
     });
 
     it('enforces each purpose: its MIME types and size, the admin rule, and neither stores nor returns it', async () => {
@@ -438,9 +473,17 @@ export function describeFilesContract(driver: FilesDriver): void {
         ],
         [
           'knowledge_user',
-          ['text/plain', 'text/csv', 'text/html', 'application/pdf', 'application/json',
-            'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/msword',
-            'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.ms-powerpoint'],
+          [
+            'text/plain',
+            'text/csv',
+            'text/html',
+            'application/pdf',
+            'application/json',
+            'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+            'application/msword',
+            'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+            'application/vnd.ms-powerpoint',
+          ],
           ['image/png', 'application/zip', 'video/mp4'],
           100 * MIB,
         ],
@@ -454,15 +497,30 @@ export function describeFilesContract(driver: FilesDriver): void {
       ];
       for (const [purpose, allowed, refused, maxBytes] of cases) {
         for (const mimeType of allowed) {
-          const response = await api.create({ filename: 'k', mimeType, sizeBytes: maxBytes, ...(purpose && { purpose }) });
+          const response = await api.create({
+            filename: 'k',
+            mimeType,
+            sizeBytes: maxBytes,
+            ...(purpose && { purpose }),
+          });
           expect({ purpose, mimeType, status: response.status }).toEqual({ purpose, mimeType, status: 200 });
           expect(response.body).not.toHaveProperty('purpose');
           expect(response.body.mimeType).toBe(mimeType);
         }
         for (const mimeType of refused) {
-          expectError(await api.create({ filename: 'k', mimeType, sizeBytes: 1, purpose }), 422, 'file_constraint', 'mimeType');
+          expectError(
+            await api.create({ filename: 'k', mimeType, sizeBytes: 1, purpose }),
+            422,
+            'file_constraint',
+            'mimeType',
+          );
         }
-        const tooBig = await api.create({ filename: 'k', mimeType: allowed[0], sizeBytes: maxBytes + 1, ...(purpose && { purpose }) });
+        const tooBig = await api.create({
+          filename: 'k',
+          mimeType: allowed[0],
+          sizeBytes: maxBytes + 1,
+          ...(purpose && { purpose }),
+        });
         if (purpose) expectError(tooBig, 422, 'file_constraint', 'sizeBytes');
         else expectError(tooBig, 422, 'invalid_value', 'sizeBytes');
       }
@@ -470,23 +528,32 @@ export function describeFilesContract(driver: FilesDriver): void {
       const memberKey = await createKey(t.http, ws.workspaceId, member.id, ['files:create', 'files:read']);
       const asMember = filesClient(t, memberKey.key);
       expectError(
-        await asMember.create({ filename: 'k', mimeType: 'application/pdf', sizeBytes: 1, purpose: 'knowledge_workspace' }),
+        await asMember.create({
+          filename: 'k',
+          mimeType: 'application/pdf',
+          sizeBytes: 1,
+          purpose: 'knowledge_workspace',
+        }),
         403,
         'not_permitted',
         'purpose',
       );
-      expect((await asMember.create({ filename: 'k', mimeType: 'application/pdf', sizeBytes: 1, purpose: 'knowledge_user' })).status).toBe(200);
+      expect(
+        (await asMember.create({ filename: 'k', mimeType: 'application/pdf', sizeBytes: 1, purpose: 'knowledge_user' }))
+          .status,
+      ).toBe(200);
       const columns: { column_name: string }[] = await t.dataSource.query(
         `SELECT column_name FROM information_schema.columns WHERE table_name = 'files'`,
       );
       expect(columns.map((column) => column.column_name)).not.toContain('purpose');
     });
 
-    it('lists the workspace\'s files newest first, paged, with only limit, offset and cursor', async () => {
+    it("lists the workspace's files newest first, paged, with only limit, offset and cursor", async () => {
       const fresh = await createWorkspace(t.http);
       const client = filesClient(t, fresh.key);
       const ids: string[] = [];
-      for (let i = 0; i < 3; i += 1) ids.push((await client.created({ filename: `f${i}`, mimeType: 'text/plain', sizeBytes: 1 })).id);
+      for (let i = 0; i < 3; i += 1)
+        ids.push((await client.created({ filename: `f${i}`, mimeType: 'text/plain', sizeBytes: 1 })).id);
       await client.cancel(ids[0]);
       const first = await client.list('?limit=2');
       expect(first.status).toBe(200);
@@ -498,7 +565,9 @@ export function describeFilesContract(driver: FilesDriver): void {
       });
       expect(first.body.data[0]).not.toHaveProperty('uploadUrl');
       const rest = await client.list('?limit=2&offset=2');
-      expect(rest.body.data.map((file: { id: string; status: string }) => [file.id, file.status])).toEqual([[ids[0], 'CANCELLED']]);
+      expect(rest.body.data.map((file: { id: string; status: string }) => [file.id, file.status])).toEqual([
+        [ids[0], 'CANCELLED'],
+      ]);
       expect(rest.body.totalCount).toBe(3);
       expect(rest.body.nextCursor).toBeNull();
       const next = await client.list(`?cursor=${first.body.nextCursor}`);
@@ -511,7 +580,9 @@ export function describeFilesContract(driver: FilesDriver): void {
       const fresh = await createWorkspace(t.http);
       const client = filesClient(t, fresh.key);
       const created = await Promise.all(
-        Array.from({ length: 12 }, (_unused, index) => client.created({ filename: `same-${index}`, mimeType: 'text/plain', sizeBytes: 1 })),
+        Array.from({ length: 12 }, (_unused, index) =>
+          client.created({ filename: `same-${index}`, mimeType: 'text/plain', sizeBytes: 1 }),
+        ),
       );
       // Stamped at the precision shown: a finer stamp would order two files of one shown millisecond by it.
       const [{ finer }]: { finer: number }[] = await t.dataSource.query(
@@ -524,18 +595,32 @@ export function describeFilesContract(driver: FilesDriver): void {
       await t.dataSource.query(`UPDATE files SET created_at = $2 WHERE id = ANY($1)`, [tied, sameMillisecond]);
       const listed = (await client.list('?limit=25')).body.data as { id: string; createdAt: string }[];
       expect(listed).toHaveLength(12);
-      const newestFirst = [...listed].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+      const newestFirst = [...listed].sort(
+        (a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id),
+      );
       expect(listed.map((file) => file.id)).toEqual(newestFirst.map((file) => file.id));
-      expect(listed.slice(-4)).toEqual([...tied].sort().reverse().map((id) => expect.objectContaining({ id, createdAt: sameMillisecond })));
+      expect(listed.slice(-4)).toEqual(
+        [...tied]
+          .sort()
+          .reverse()
+          .map((id) => expect.objectContaining({ id, createdAt: sameMillisecond })),
+      );
       // The table refuses a finer stamp, so no writer can bring the mismatch back.
       await expect(
-        t.dataSource.query(`UPDATE files SET created_at = created_at + interval '1 microsecond' WHERE id = $1`, [created[0].id]),
+        t.dataSource.query(`UPDATE files SET created_at = created_at + interval '1 microsecond' WHERE id = $1`, [
+          created[0].id,
+        ]),
       ).rejects.toThrow(/files_created_at_milliseconds/);
     });
 
-    it('keeps workspaces apart: another workspace\'s file, or an id of the wrong shape, is a 404 everywhere', async () => {
+    it("keeps workspaces apart: another workspace's file, or an id of the wrong shape, is a 404 everywhere", async () => {
       const foreign = await completedFile('foreign', {}, filesClient(t, other.key));
-      const wrongShapes = ['fil_123', 'note_01JD6Y3Z8Q0N5V4W7X2C9B1A3E', newId('note'), 'fil_01jd6y3z8q0n5v4w7x2c9b1a3e'];
+      const wrongShapes = [
+        'fil_123',
+        'note_01JD6Y3Z8Q0N5V4W7X2C9B1A3E',
+        newId('note'),
+        'fil_01jd6y3z8q0n5v4w7x2c9b1a3e',
+      ];
       for (const id of [foreign.id, newId('file'), ...wrongShapes]) {
         expectError(await api.get(id), 404, 'not_found');
         expectError(await api.complete(id), 404, 'not_found');
@@ -551,7 +636,11 @@ export function describeFilesContract(driver: FilesDriver): void {
       const reader = filesClient(t, (await createKey(t.http, ws.workspaceId, member.id, ['files:read'])).key);
       const writer = filesClient(t, (await createKey(t.http, ws.workspaceId, member.id, ['files:create'])).key);
       const file = await writer.created({ filename: 's.txt', mimeType: 'text/plain', sizeBytes: 2 });
-      expectError(await reader.create({ filename: 's.txt', mimeType: 'text/plain', sizeBytes: 2 }), 403, 'insufficient_scope');
+      expectError(
+        await reader.create({ filename: 's.txt', mimeType: 'text/plain', sizeBytes: 2 }),
+        403,
+        'insufficient_scope',
+      );
       expectError(await reader.complete(file.id), 403, 'insufficient_scope');
       expectError(await reader.cancel(file.id), 403, 'insufficient_scope');
       expectError(await writer.get(file.id), 403, 'insufficient_scope');
@@ -600,19 +689,20 @@ export function describeFilesContract(driver: FilesDriver): void {
           [id, ws.workspaceId, JSON.stringify(fields)],
         );
         for (const [link, target] of links) {
-          await t.dataSource.query(`INSERT INTO record_links (workspace_id, source_id, link, target_id) VALUES ($1, $2, $3, $4)`, [
-            ws.workspaceId,
-            id,
-            link,
-            target,
-          ]);
+          await t.dataSource.query(
+            `INSERT INTO record_links (workspace_id, source_id, link, target_id) VALUES ($1, $2, $3, $4)`,
+            [ws.workspaceId, id, link, target],
+          );
         }
         return id;
       }
 
       it('hides the transcript from every /v1/files route unless the caller has FULL access', async () => {
         const attendee = await createMember(t.http, ws.workspaceId);
-        const asAttendee = filesClient(t, (await createKey(t.http, ws.workspaceId, attendee.id, ['files:read', 'files:create'])).key);
+        const asAttendee = filesClient(
+          t,
+          (await createKey(t.http, ws.workspaceId, attendee.id, ['files:read', 'files:create'])).key,
+        );
         const hidden = await completedFile('hidden transcript');
         const hiddenPending = await api.created({ filename: 'pending.vtt', mimeType: 'text/vtt', sizeBytes: 3 });
         const unattended = await completedFile('no organizer, no attendees, no creator');
@@ -632,9 +722,10 @@ export function describeFilesContract(driver: FilesDriver): void {
           ['meeting:$transcript', created.id],
           ['meeting:$createdBy', ws.memberId],
         ]);
-        await meeting({ ...base, $privacySetting: 'METADATA', $attendeeEmails: [attendee.email, ws.memberEmail.toLowerCase()] }, [
-          ['meeting:$transcript', attended.id],
-        ]);
+        await meeting(
+          { ...base, $privacySetting: 'METADATA', $attendeeEmails: [attendee.email, ws.memberEmail.toLowerCase()] },
+          [['meeting:$transcript', attended.id]],
+        );
 
         for (const id of [hidden.id, hiddenPending.id, unattended.id]) {
           expectError(await api.get(id), 404, 'not_found');
@@ -647,7 +738,8 @@ export function describeFilesContract(driver: FilesDriver): void {
         }
         const everything: { id: string }[] = [];
         const total = (await api.list()).body.totalCount;
-        for (let offset = 0; offset < total; offset += 25) everything.push(...(await api.list(`?offset=${offset}`)).body.data);
+        for (let offset = 0; offset < total; offset += 25)
+          everything.push(...(await api.list(`?offset=${offset}`)).body.data);
         const listed = everything.map((file) => file.id);
         expect(listed).toHaveLength(total);
         expect(listed).not.toContain(hidden.id);
@@ -690,7 +782,8 @@ export function describeFilesContract(driver: FilesDriver): void {
         const cancelled = await client.created({ filename: 'e3.txt', mimeType: 'text/plain', sizeBytes: 3 });
         const completed = await client.created({ filename: 'e4.txt', mimeType: 'text/plain', sizeBytes: 3 });
         expect(Date.parse(neverUploaded.expiresAt as string) - Date.now()).toBeLessThanOrEqual(TTL * 1000);
-        for (const file of [uploaded, cancelled, completed]) expect((await upload(short, file, 'abc')).status).toBe(200);
+        for (const file of [uploaded, cancelled, completed])
+          expect((await upload(short, file, 'abc')).status).toBe(200);
         expect((await client.cancel(cancelled.id)).status).toBe(200);
         expect((await client.complete(completed.id, { md5: md5('abc') })).status).toBe(200);
         const { url: downloadUrl, expiresAt: downloadExpiresAt } = (await client.url(completed.id)).body;
@@ -711,7 +804,12 @@ export function describeFilesContract(driver: FilesDriver): void {
           driver.expectUploadRefused(await upload(short, file, 'abc'), 'expired');
         }
         const listed = (await client.list()).body.data.filter((file: { id: string }) => owned.includes(file.id));
-        expect(listed.map((file: { status: string }) => file.status)).toEqual(['COMPLETED', 'CANCELLED', 'EXPIRED', 'EXPIRED']);
+        expect(listed.map((file: { status: string }) => file.status)).toEqual([
+          'COMPLETED',
+          'CANCELLED',
+          'EXPIRED',
+          'EXPIRED',
+        ]);
         expect((await client.get(completed.id)).body.status).toBe('COMPLETED');
         await sleep(Math.max(0, Date.parse(downloadExpiresAt) - Date.now() + 1200));
         driver.expectDownloadRefused(await download(short, downloadUrl));
@@ -721,7 +819,9 @@ export function describeFilesContract(driver: FilesDriver): void {
         const deletions = storages.map((storage) => jest.spyOn(storage, 'deleteUnused'));
         try {
           await Promise.all([short, t].map((app) => app.app.get(FileSweeper).sweep()));
-          const deleted = deletions.flatMap((spy) => spy.mock.calls.map(([file]) => file.id)).filter((id) => owned.includes(id));
+          const deleted = deletions
+            .flatMap((spy) => spy.mock.calls.map(([file]) => file.id))
+            .filter((id) => owned.includes(id));
           expect(deleted.sort()).toEqual([...owned].sort());
         } finally {
           deletions.forEach((spy) => spy.mockRestore());
@@ -744,10 +844,14 @@ export function describeFilesContract(driver: FilesDriver): void {
         const where = (file: { id: string }) => ({ id: file.id, workspaceId: fresh.workspaceId });
 
         // The process dies after the snapshot: the state never moves and nothing is cleaned up.
-        const dies = jest.spyOn(short.app.get(FilesRepository), 'markCompleted').mockRejectedValueOnce(new Error('died'));
+        const dies = jest
+          .spyOn(short.app.get(FilesRepository), 'markCompleted')
+          .mockRejectedValueOnce(new Error('died'));
         const noCleanup = jest.spyOn(storage, 'deleteSnapshot').mockResolvedValueOnce(undefined);
         try {
-          expect((await short.http.post(`/v1/files/${died.id}/complete`).set(v1Headers(fresh.key)).send({})).status).toBe(500);
+          expect(
+            (await short.http.post(`/v1/files/${died.id}/complete`).set(v1Headers(fresh.key)).send({})).status,
+          ).toBe(500);
         } finally {
           dies.mockRestore();
           noCleanup.mockRestore();
@@ -778,6 +882,9 @@ export function describeFilesContract(driver: FilesDriver): void {
 }
 
 async function sweptIds(t: FilesApp, ids: string[]): Promise<string[]> {
-  const rows: { id: string }[] = await t.dataSource.query(`SELECT id FROM files WHERE id = ANY($1) AND swept_at IS NOT NULL`, [ids]);
+  const rows: { id: string }[] = await t.dataSource.query(
+    `SELECT id FROM files WHERE id = ANY($1) AND swept_at IS NOT NULL`,
+    [ids],
+  );
   return rows.map((row) => row.id);
 }

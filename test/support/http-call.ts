@@ -38,7 +38,15 @@ export function httpCall(
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', (error: NodeJS.ErrnoException) =>
-        resolve({ ...base, status: 0, headers: {}, text: '', body: undefined, error: error.code ?? error.message, endedAt: Date.now() }),
+        resolve({
+          ...base,
+          status: 0,
+          headers: {},
+          text: '',
+          body: undefined,
+          error: error.code ?? error.message,
+          endedAt: Date.now(),
+        }),
       );
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
@@ -47,7 +55,15 @@ export function httpCall(
       });
     });
     req.on('error', (error: NodeJS.ErrnoException) =>
-      resolve({ ...base, status: 0, headers: {}, text: '', body: undefined, error: error.code ?? error.message, endedAt: Date.now() }),
+      resolve({
+        ...base,
+        status: 0,
+        headers: {},
+        text: '',
+        body: undefined,
+        error: error.code ?? error.message,
+        endedAt: Date.now(),
+      }),
     );
     req.end(payload);
   });

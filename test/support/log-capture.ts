@@ -8,10 +8,10 @@ export class StdoutCapture {
   private readonly spy: jest.SpyInstance;
 
   constructor() {
-    this.spy = jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
+    this.spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       this.chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
       return true;
-    }));
+    });
   }
 
   get text(): string {

@@ -33,9 +33,12 @@ const GUARD = Symbol.for('workspace-records.test.loopback-only');
 type GuardedPrototype = Socket & { [GUARD]?: Guard };
 
 function refusal(destination: string): Error {
-  return Object.assign(new Error(`test guard: no connection to ${destination}; tests connect to loopback only (127.0.0.0/8, ::1)`), {
-    code: LOOPBACK_ONLY_CODE,
-  });
+  return Object.assign(
+    new Error(`test guard: no connection to ${destination}; tests connect to loopback only (127.0.0.0/8, ::1)`),
+    {
+      code: LOOPBACK_ONLY_CODE,
+    },
+  );
 }
 
 /**
@@ -53,15 +56,19 @@ function asOptions(args: unknown[]): [ConnectOptions, ...unknown[]] {
 /** A lookup that answers as `lookup` does, or refuses (and records) a name that resolves to a non-loopback address. */
 function loopbackLookup(lookup: LookupFunction, port: number | string | undefined, guard: Guard): LookupFunction {
   return (hostname, options, callback) => {
-    lookup(hostname, options, ((error: NodeJS.ErrnoException | null, address: string | { address: string }[], family?: number) => {
-      if (error) return callback(error, address as string, family);
-      const addresses = typeof address === 'string' ? [address] : address.map((entry) => entry.address);
-      const outside = addresses.find((candidate) => !isLoopbackAddress(candidate));
-      if (outside === undefined) return callback(null, address as string, family);
-      const destination = `${hostname} (${outside}):${port}`;
-      guard.refused.push(destination);
-      callback(refusal(destination), '', 0);
-    }));
+    lookup(
+      hostname,
+      options,
+      (error: NodeJS.ErrnoException | null, address: string | { address: string }[], family?: number) => {
+        if (error) return callback(error, address as string, family);
+        const addresses = typeof address === 'string' ? [address] : address.map((entry) => entry.address);
+        const outside = addresses.find((candidate) => !isLoopbackAddress(candidate));
+        if (outside === undefined) return callback(null, address as string, family);
+        const destination = `${hostname} (${outside}):${port}`;
+        guard.refused.push(destination);
+        callback(refusal(destination), '', 0);
+      },
+    );
   };
 }
 
@@ -116,7 +123,7 @@ export function installLoopbackGuard(): Guard {
       return this;
     }
     // A name: checked on the addresses it resolves to, the ones Node then connects to.
-    options.lookup = loopbackLookup(options.lookup ?? (dns.lookup), options.port, guard);
+    options.lookup = loopbackLookup(options.lookup ?? dns.lookup, options.port, guard);
     return guard.connect.call(this, options, ...rest);
   };
   prototype[GUARD] = guard;
@@ -132,7 +139,9 @@ export function takeRefusedConnections(): string[] {
 export function assertNoRefusedConnections(where: string): void {
   const refused = takeRefusedConnections();
   if (refused.length > 0) {
-    throw new Error(`${where} tried to connect outside loopback (test/support/loopback-only.ts refused it):\n  ${refused.join('\n  ')}`);
+    throw new Error(
+      `${where} tried to connect outside loopback (test/support/loopback-only.ts refused it):\n  ${refused.join('\n  ')}`,
+    );
   }
 }
 

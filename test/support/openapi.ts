@@ -13,7 +13,9 @@ function rewriteRefs(value: unknown): unknown {
     return Object.fromEntries(
       Object.entries(value).map(([key, inner]) => [
         key,
-        key === '$ref' && typeof inner === 'string' ? inner.replace('#/components', 'openapi#/components') : rewriteRefs(inner),
+        key === '$ref' && typeof inner === 'string'
+          ? inner.replace('#/components', 'openapi#/components')
+          : rewriteRefs(inner),
       ]),
     );
   }
@@ -86,7 +88,10 @@ export class OpenApiValidator {
     const documented = resolved(this.document, operation.responses[String(response.status)]);
     if (!documented) throw new Error(`${method.toUpperCase()} ${path} does not document status ${response.status}`);
     const mismatch = response.status >= 400 ? catalogueMismatch(response.status, response.body) : undefined;
-    if (mismatch) throw new Error(`${method.toUpperCase()} ${path} ${response.status}: ${mismatch}\n${JSON.stringify(response.body)}`);
+    if (mismatch)
+      throw new Error(
+        `${method.toUpperCase()} ${path} ${response.status}: ${mismatch}\n${JSON.stringify(response.body)}`,
+      );
     const schema = documented.content?.['application/json']?.schema;
     if (!schema) return;
     const cacheKey = `${method} ${path} ${response.status}`;
@@ -110,7 +115,9 @@ export class OpenApiValidator {
 export function resolved<T>(document: OpenAPIObject, value: T | { $ref: string }): T {
   if (!value || typeof value !== 'object' || !('$ref' in value) || typeof value.$ref !== 'string') return value as T;
   const [kind, name] = value.$ref.replace('#/components/', '').split('/');
-  const target = (document.components as Record<string, Record<string, unknown> | undefined> | undefined)?.[kind]?.[name];
+  const target = (document.components as Record<string, Record<string, unknown> | undefined> | undefined)?.[kind]?.[
+    name
+  ];
   if (target === undefined) throw new Error(`${value.$ref} names no component`);
   return target as T;
 }

@@ -6,7 +6,8 @@
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { runMigrations } from '../../src/database/migrate';
 
-export type OwnPostgresCommand = { command: 'start'; dataDir: string; port: number; migrate: boolean } | { command: 'stop' };
+export type OwnPostgresCommand =
+  { command: 'start'; dataDir: string; port: number; migrate: boolean } | { command: 'stop' };
 export type OwnPostgresReply = { ok: true; url?: string } | { ok: false; error: string };
 
 let current: EmbeddedDatabase | undefined;

@@ -25,7 +25,10 @@ export const PUBLIC_ERRORS: Readonly<Record<number, { type: string; codes: reado
   403: { type: 'forbidden', codes: ['insufficient_scope', 'not_permitted', 'invalid_signature'] },
   404: { type: 'not_found', codes: ['not_found'] },
   405: { type: 'method_not_allowed', codes: ['method_not_allowed'] },
-  409: { type: 'conflict', codes: ['invalid_state', 'idempotency_conflict', 'duplicate_value', 'duplicate_slug', 'conflict'] },
+  409: {
+    type: 'conflict',
+    codes: ['invalid_state', 'idempotency_conflict', 'duplicate_value', 'duplicate_slug', 'conflict'],
+  },
   413: { type: 'payload_too_large', codes: ['payload_too_large'] },
   415: { type: 'unsupported_media_type', codes: ['unsupported_media_type'] },
   422: {
@@ -59,7 +62,8 @@ export function publicErrorProblems(status: number, contentType: string | undefi
   if (!entry) return [`status ${status} is not in the public error table`];
   if (!/^application\/json\b/.test(contentType ?? '')) return [`content-type ${contentType ?? '(none)'} is not JSON`];
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return ['the body is not a JSON object'];
-  if (Object.keys(body).join() !== 'error') return [`the body has members ${JSON.stringify(Object.keys(body))}, not just "error"`];
+  if (Object.keys(body).join() !== 'error')
+    return [`the body has members ${JSON.stringify(Object.keys(body))}, not just "error"`];
   const error = (body as { error: unknown }).error;
   if (error === null || typeof error !== 'object' || Array.isArray(error)) return ['"error" is not an object'];
   const { type, code, message, param } = error as Record<string, unknown>;

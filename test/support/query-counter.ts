@@ -27,7 +27,9 @@ export async function countQueries<T>(run: () => Promise<T>): Promise<{ result: 
  * ReadyForQuery); and the Parse messages (a named statement is parsed once per connection, then
  * only bound and executed). As countQueries, in an app that runs no job queue.
  */
-export async function watchWire<T>(run: () => Promise<T>): Promise<{ result: T; statements: string[]; roundTrips: number; parses: number }> {
+export async function watchWire<T>(
+  run: () => Promise<T>,
+): Promise<{ result: T; statements: string[]; roundTrips: number; parses: number }> {
   const statements = jest.spyOn(Client.prototype, 'query');
   const syncs = jest.spyOn(Connection.prototype, 'sync');
   const simpleQueries = jest.spyOn(Connection.prototype, 'query');

@@ -39,7 +39,13 @@ export function expectRateLimitHeaders(response: Response, category: RateCategor
 
 /** Asserts that a response carries none of the rate-limit headers. */
 export function expectNoRateLimitHeaders(response: Response): void {
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit']) {
+  for (const name of [
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+    'ratelimit-policy',
+    'ratelimit',
+  ]) {
     expect({ name, value: response.headers[name] }).toEqual({ name, value: undefined });
   }
 }

@@ -35,7 +35,13 @@ export function rawExchange(url: string, bytes: string | Buffer, timeoutMs = 500
         const colon = line.indexOf(':');
         if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
       }
-      resolve({ raw, status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0), headers, body: rest.join('\r\n\r\n'), error });
+      resolve({
+        raw,
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1] ?? 0),
+        headers,
+        body: rest.join('\r\n\r\n'),
+        error,
+      });
     });
   });
 }

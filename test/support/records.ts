@@ -78,7 +78,12 @@ export class RecordsApi {
   }
 
   async post(path: string, body: unknown): Promise<Response> {
-    return this.checked(await this.t.http.post(path).set(v1Headers(this.key)).send(body as object));
+    return this.checked(
+      await this.t.http
+        .post(path)
+        .set(v1Headers(this.key))
+        .send(body as object),
+    );
   }
 
   async get(path: string): Promise<Response> {
@@ -123,15 +128,25 @@ export class RecordsApi {
   }
 
   /** An account with `$name` and, optionally, more of its body. */
-  async account(name = 'Acme', body: { fields?: Record<string, unknown>; relationships?: Record<string, unknown> } = {}): Promise<Entity> {
+  async account(
+    name = 'Acme',
+    body: { fields?: Record<string, unknown>; relationships?: Record<string, unknown> } = {},
+  ): Promise<Entity> {
     return this.create('account', { ...body, fields: { $name: name, ...body.fields } });
   }
 
-  async contact(firstName = 'Ada', body: { fields?: Record<string, unknown>; relationships?: Record<string, unknown> } = {}): Promise<Entity> {
+  async contact(
+    firstName = 'Ada',
+    body: { fields?: Record<string, unknown>; relationships?: Record<string, unknown> } = {},
+  ): Promise<Entity> {
     return this.create('contact', { ...body, fields: { $name: { firstName }, ...body.fields } });
   }
 
-  async opportunity(accountId: string, name = 'Deal', body: { fields?: Record<string, unknown>; relationships?: Record<string, unknown> } = {}): Promise<Entity> {
+  async opportunity(
+    accountId: string,
+    name = 'Deal',
+    body: { fields?: Record<string, unknown>; relationships?: Record<string, unknown> } = {},
+  ): Promise<Entity> {
     return this.create('opportunity', {
       fields: { $name: name, $stage: 'LEAD', ...body.fields },
       relationships: { $account: accountId, ...body.relationships },

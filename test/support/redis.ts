@@ -10,7 +10,12 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6
  * without the Redis they are about.
  */
 export async function connectRedis(url = TEST_REDIS_URL): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     const pong = await redis.ping();
@@ -48,9 +53,13 @@ export class OwnRedis {
   /** Starts the server (again, on the same port) and waits until it answers PING. */
   async restart(): Promise<void> {
     if (this.server) return;
-    const server = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const server = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     this.server = server;
     let output = '';
     server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

@@ -34,7 +34,10 @@ export interface ControllerOperation {
 }
 
 function joinPath(...parts: string[]): string {
-  return `/${parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+  return `/${parts
+    .map((part) => part.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
 }
 
 /** Every handler of every controller the app mounted, with the auth mode, scopes and query it declares. */

@@ -49,10 +49,16 @@ export class ScratchDatabase {
  * apps of the other suites would make these attempts with their own settings, and statements they
  * did not send would show in the ones a suite counts.
  */
-export async function createIsolatedTestApp(prefix: string, options: Parameters<typeof createTestApp>[0] = {}): Promise<TestApp> {
+export async function createIsolatedTestApp(
+  prefix: string,
+  options: Parameters<typeof createTestApp>[0] = {},
+): Promise<TestApp> {
   const database = new ScratchDatabase(prefix);
   await database.create();
-  const t = await createTestApp({ ...options, env: { ROLES: 'api,worker', ...options.env, DATABASE_URL: database.url } });
+  const t = await createTestApp({
+    ...options,
+    env: { ROLES: 'api,worker', ...options.env, DATABASE_URL: database.url },
+  });
   const close = async () => {
     try {
       await t.close();

@@ -32,26 +32,36 @@ export class ServiceProcess {
   ) {
     child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
     child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+    );
   }
 
   /** Starts the service and resolves once its banner says it is ready (within `readyTimeoutMs`: longer on a machine under load). */
-  static async start(env: Record<string, string>, dataDir?: string, { readyTimeoutMs = 45_000 } = {}): Promise<ServiceProcess> {
+  static async start(
+    env: Record<string, string>,
+    dataDir?: string,
+    { readyTimeoutMs = 45_000 } = {},
+  ): Promise<ServiceProcess> {
     const port = await freePort();
     const dir = dataDir ?? mkdtempSync(path.join(tmpdir(), 'records-test-service-'));
-    const child = spawn(process.execPath, ['-r', path.join(__dirname, 'register-ts.js'), path.join(ROOT, 'src', 'main.ts')], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        PORT: String(port),
-        DATA_DIR: dir,
-        EMBEDDED_POSTGRES_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-        WEBHOOK_ALLOWED_NETWORKS: TEST_WEBHOOK_ALLOWED_NETWORKS,
-        ...env,
+    const child = spawn(
+      process.execPath,
+      ['-r', path.join(__dirname, 'register-ts.js'), path.join(ROOT, 'src', 'main.ts')],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH,
+          PORT: String(port),
+          DATA_DIR: dir,
+          EMBEDDED_POSTGRES_PORT: String(await freePort()),
+          LOG_LEVEL: 'warn',
+          WEBHOOK_ALLOWED_NETWORKS: TEST_WEBHOOK_ALLOWED_NETWORKS,
+          ...env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    );
     const service = new ServiceProcess(child, `http://127.0.0.1:${port}`, dir);
     try {
       await service.waitForOutput(/ready in [\d.]+s[\s\S]*(Admin token|Operator API)/, readyTimeoutMs);
@@ -83,7 +93,9 @@ export class ServiceProcess {
       const match = pattern.exec(this.output);
       if (match) return match;
       if (exited || Date.now() > deadline) {
-        throw new Error(`${exited ? 'the service exited' : 'timed out'} before printing ${pattern}; it printed:\n${this.output}`);
+        throw new Error(
+          `${exited ? 'the service exited' : 'timed out'} before printing ${pattern}; it printed:\n${this.output}`,
+        );
       }
       await sleep(20);
     }

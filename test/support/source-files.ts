@@ -24,5 +24,9 @@ function walk(directory: string, all: boolean): string[] {
  * specs, and no migrations, which are written once and run as TypeORM's), or with `all` every file.
  */
 export function sourceFiles({ all = false } = {}): SourceFile[] {
-  return walk(SRC, all).map((file) => ({ name: path.relative(SRC, file).split(path.sep).join('/'), file, text: readFileSync(file, 'utf8') }));
+  return walk(SRC, all).map((file) => ({
+    name: path.relative(SRC, file).split(path.sep).join('/'),
+    file,
+    text: readFileSync(file, 'utf8'),
+  }));
 }

@@ -70,7 +70,9 @@ export async function createTestApp(
   const close = async () => {
     await app.close();
     if (undocumented.found.size > 0) {
-      throw new Error(`Errors the OpenAPI document does not list for their operation:\n${[...undocumented.found].join('\n')}`);
+      throw new Error(
+        `Errors the OpenAPI document does not list for their operation:\n${[...undocumented.found].join('\n')}`,
+      );
     }
   };
   return { app, config, document, http: request(app.getHttpServer()), close };
@@ -85,7 +87,11 @@ function runDatabasePooling(env: Record<string, string> = {}): Record<string, st
   const mode = process.env.TEST_DATABASE_POOL_MODE;
   const direct = process.env.TEST_DATABASE_DIRECT_URL;
   if (env.DATABASE_URL || !direct) return {};
-  return { DATABASE_URL: testDatabaseUrl(), DATABASE_DIRECT_URL: direct, ...(mode ? { DATABASE_POOL_MODE: mode } : {}) };
+  return {
+    DATABASE_URL: testDatabaseUrl(),
+    DATABASE_DIRECT_URL: direct,
+    ...(mode ? { DATABASE_POOL_MODE: mode } : {}),
+  };
 }
 
 /** Headers of an authenticated `/v1` call. */

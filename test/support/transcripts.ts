@@ -13,7 +13,12 @@ export async function uploadFile(
   const created = await http
     .post('/v1/files')
     .set(v1Headers(key))
-    .send({ filename: 'call.vtt', mimeType, sizeBytes: content.length, purpose: options.purpose ?? 'meeting_transcript' });
+    .send({
+      filename: 'call.vtt',
+      mimeType,
+      sizeBytes: content.length,
+      purpose: options.purpose ?? 'meeting_transcript',
+    });
   if (created.status !== 200) throw new Error(`create file: ${created.status} ${JSON.stringify(created.body)}`);
   const url = new URL(created.body.uploadUrl as string);
   const put = await http

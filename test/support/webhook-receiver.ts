@@ -116,7 +116,10 @@ export class WebhookReceiver {
     await this.down();
   }
 
-  private static async listen(port: number, handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<Server> {
+  private static async listen(
+    port: number,
+    handler: (request: IncomingMessage, response: ServerResponse) => void,
+  ): Promise<Server> {
     const server = createServer(handler);
     server.listen(port, '127.0.0.1');
     await once(server, 'listening');

@@ -1,4 +1,10 @@
-import createClient, { type Client, type ClientOptions, type ClientPathsWithMethod, type FetchOptions, type MethodResponse } from 'openapi-fetch';
+import createClient, {
+  type Client,
+  type ClientOptions,
+  type ClientPathsWithMethod,
+  type FetchOptions,
+  type MethodResponse,
+} from 'openapi-fetch';
 import { responseError } from './errors';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type Fetch, retryingFetch, type RetryOptions } from './retry';
 import type { operations, paths } from './schema';
@@ -26,7 +32,9 @@ type QueryPart<Parameters, Query> = [Query] extends [undefined]
   : NoMembers extends Pick<Parameters, 'query' & keyof Parameters>
     ? { query?: CursorOrNull<NonNullable<Query>> }
     : { query: CursorOrNull<NonNullable<Query>> };
-type CursorOrNull<Query> = Query extends { cursor?: string } ? Omit<Query, 'cursor'> & { cursor?: string | null } : Query;
+type CursorOrNull<Query> = Query extends { cursor?: string }
+  ? Omit<Query, 'cursor'> & { cursor?: string | null }
+  : Query;
 /** `never` when nothing is left, so that a `Service-Version` given anyway does not compile either. */
 type HeaderWithoutVersion<Header> =
   Omit<Header, 'Service-Version'> extends infer Rest ? ([keyof Rest] extends [never] ? never : Rest) : never;
@@ -44,15 +52,17 @@ type PathOf<M extends Method> = ClientPathsWithMethod<RawClient, M>;
 
 /** What a call takes: path, query and header parameters, and the body. The answer is always read as JSON. */
 export type CallOptions<M extends Method, P extends PathOf<M>> = Omit<FetchOptions<ClientPaths[P][M]>, 'parseAs'>;
-type CallArguments<M extends Method, P extends PathOf<M>> = NoMembers extends CallOptions<M, P>
-  ? [options?: CallOptions<M, P>]
-  : [options: CallOptions<M, P>];
+type CallArguments<M extends Method, P extends PathOf<M>> =
+  NoMembers extends CallOptions<M, P> ? [options?: CallOptions<M, P>] : [options: CallOptions<M, P>];
 
 /** The body of a call's success. */
 export type Answer<M extends Method, P extends PathOf<M>> = MethodResponse<RawClient, M, P>;
 
 /** Answers the success body; throws RecordsApiError (or UnexpectedResponseError) otherwise. */
-export type Call<M extends Method> = <P extends PathOf<M>>(path: P, ...options: CallArguments<M, P>) => Promise<Answer<M, P>>;
+export type Call<M extends Method> = <P extends PathOf<M>>(
+  path: P,
+  ...options: CallArguments<M, P>
+) => Promise<Answer<M, P>>;
 
 /** The paths that answer a page: `{ data, nextCursor }`, and take the `cursor` it gives. */
 export type PagedPath = {
@@ -68,7 +78,10 @@ export interface RecordsClient {
    * carries the filters and the limit). Ends after the last page: `nextCursor` null, or an empty
    * page (the event feed always gives a cursor; keep the last page's to poll with later).
    */
-  pages<P extends PagedPath>(path: P, ...options: CallArguments<'get', P>): AsyncGenerator<Answer<'get', P>, void, undefined>;
+  pages<P extends PagedPath>(
+    path: P,
+    ...options: CallArguments<'get', P>
+  ): AsyncGenerator<Answer<'get', P>, void, undefined>;
   /** Every item of a list, page after page as `pages` reads them: `for await (const note of client.items('/v1/notes'))`. */
   items<P extends PagedPath>(path: P, ...options: CallArguments<'get', P>): AsyncGenerator<ItemOf<P>, void, undefined>;
   /** The same requests (key, version, Idempotency-Key, timeout, retries), answered the openapi-fetch way. */
@@ -115,7 +128,11 @@ interface Page {
   nextCursor: string | null;
 }
 const isPage = (answer: unknown): answer is Page =>
-  typeof answer === 'object' && answer !== null && 'data' in answer && Array.isArray(answer.data) && 'nextCursor' in answer;
+  typeof answer === 'object' &&
+  answer !== null &&
+  'data' in answer &&
+  Array.isArray(answer.data) &&
+  'nextCursor' in answer;
 
 export function createRecordsClient(options: RecordsClientOptions): RecordsClient {
   const clientOptions: ClientOptions = {
@@ -152,11 +169,17 @@ export function createRecordsClient(options: RecordsClientOptions): RecordsClien
     }
     throw new TypeError(`GET ${path} did not answer a page`);
   }
-  function pages<P extends PagedPath>(path: P, ...options: CallArguments<'get', P>): AsyncGenerator<Answer<'get', P>, void, undefined>;
+  function pages<P extends PagedPath>(
+    path: P,
+    ...options: CallArguments<'get', P>
+  ): AsyncGenerator<Answer<'get', P>, void, undefined>;
   function pages(path: string, init?: SentInit): AsyncGenerator<Page, void, undefined> {
     return pagesOf(path, init);
   }
-  function items<P extends PagedPath>(path: P, ...options: CallArguments<'get', P>): AsyncGenerator<ItemOf<P>, void, undefined>;
+  function items<P extends PagedPath>(
+    path: P,
+    ...options: CallArguments<'get', P>
+  ): AsyncGenerator<ItemOf<P>, void, undefined>;
   async function* items(path: string, init?: SentInit): AsyncGenerator<unknown, void, undefined> {
     for await (const page of pagesOf(path, init)) yield* page.data;
   }

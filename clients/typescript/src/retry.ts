@@ -70,14 +70,17 @@ export function retryingFetch(fetch: Fetch, retry: RetryOptions, timeoutMs: numb
     for (let retries = 0; ; retries += 1) {
       let response: Response;
       try {
-        response = await fetch(new Request(request.clone(), { signal: AbortSignal.any([caller, AbortSignal.timeout(timeoutMs)]) }));
+        response = await fetch(
+          new Request(request.clone(), { signal: AbortSignal.any([caller, AbortSignal.timeout(timeoutMs)]) }),
+        );
       } catch (error) {
         if (caller.aborted || !resendable || retries >= retry.maxRetries) throw error;
         await wait(backoffMs(retries, retry), caller);
         continue;
       }
       const delaySeconds = RETRIED_STATUSES.has(response.status) ? retryAfterSeconds(response.headers) : undefined;
-      if (delaySeconds === undefined || delaySeconds > retry.maxDelaySeconds || retries >= retry.maxRetries) return response;
+      if (delaySeconds === undefined || delaySeconds > retry.maxDelaySeconds || retries >= retry.maxRetries)
+        return response;
       await response.body?.cancel();
       await wait(delaySeconds * 1000, caller);
     }

@@ -28,7 +28,8 @@ describe('TypeScript client against the service', () => {
   let baseUrl: string;
   let ws: TestWorkspace;
   let api: RecordsClient;
-  const client = (options: Partial<RecordsClientOptions> = {}) => createRecordsClient({ baseUrl, apiKey: ws.key, ...options });
+  const client = (options: Partial<RecordsClientOptions> = {}) =>
+    createRecordsClient({ baseUrl, apiKey: ws.key, ...options });
 
   beforeAll(async () => {
     ({ t, baseUrl } = await startService());
@@ -44,7 +45,9 @@ describe('TypeScript client against the service', () => {
   });
 
   it('does the first five minutes of the README', async () => {
-    const note = await api.post('/v1/notes', { body: { fields: { $title: 'Kick-off', $content: 'Scope and budget' } } });
+    const note = await api.post('/v1/notes', {
+      body: { fields: { $title: 'Kick-off', $content: 'Scope and budget' } },
+    });
     expect(note.fields.$title).toEqual({ value: 'Kick-off', valueType: 'TEXT' });
 
     const newest = await api.get('/v1/notes', { params: { query: { limit: 5 } } });
@@ -82,7 +85,12 @@ describe('TypeScript client against the service', () => {
           status: {
             label: 'Status',
             valueType: 'SINGLE_SELECT',
-            typeConfiguration: { options: [{ id: 'opt_planned', label: 'Planned' }, { id: 'opt_done', label: 'Done' }] },
+            typeConfiguration: {
+              options: [
+                { id: 'opt_planned', label: 'Planned' },
+                { id: 'opt_done', label: 'Done' },
+              ],
+            },
           },
           code: { label: 'Project code', valueType: 'TEXT', unique: true },
         },
@@ -99,7 +107,10 @@ describe('TypeScript client against the service', () => {
       body: { fields: { name: 'Website', status: 'Planned', code: 'WEB' }, relationships: { client: acme.id } },
     });
     expect(website.relationships.client?.values).toEqual([acme.id]);
-    await api.post('/v1/objects/{entitySlug}/values', { ...project, body: { fields: { name: 'Intranet', status: 'Done' } } });
+    await api.post('/v1/objects/{entitySlug}/values', {
+      ...project,
+      body: { fields: { name: 'Intranet', status: 'Done' } },
+    });
 
     const done = await api.post('/v1/objects/{entitySlug}/values/{id}', {
       params: { path: { entitySlug: 'project', id: website.id } },
@@ -115,7 +126,12 @@ describe('TypeScript client against the service', () => {
   it('uploads a file in two steps: create, PUT the bytes to its URL, complete', async () => {
     const bytes = 'WEBVTT\n\n00:00.000 --> 00:01.000\nHello\n';
     const file = await api.post('/v1/files', {
-      body: { filename: 'hello.vtt', mimeType: 'text/vtt', sizeBytes: Buffer.byteLength(bytes), purpose: 'meeting_transcript' },
+      body: {
+        filename: 'hello.vtt',
+        mimeType: 'text/vtt',
+        sizeBytes: Buffer.byteLength(bytes),
+        purpose: 'meeting_transcript',
+      },
     });
     // The signed URL is the authorisation: no API key goes there, so plain fetch rather than the client.
     const upload = await fetch(file.uploadUrl, { method: 'PUT', headers: file.uploadHeaders, body: bytes });
@@ -138,7 +154,9 @@ describe('TypeScript client against the service', () => {
     }
 
     const pages = [];
-    for await (const page of api.pages('/v1/tasks', { params: { query: { limit: 2, filters: { '$title[startsWith]': prefix } } } })) {
+    for await (const page of api.pages('/v1/tasks', {
+      params: { query: { limit: 2, filters: { '$title[startsWith]': prefix } } },
+    })) {
       pages.push(page.data.map((task) => task.id));
     }
     expect(pages).toEqual([created.slice(3).reverse(), created.slice(1, 3).reverse(), created.slice(0, 1)]);
@@ -162,22 +180,34 @@ describe('TypeScript client against the service', () => {
     expect(invalid).toMatchObject({ status: 400, type: 'bad_request', code: 'invalid_parameter', param: 'limit' });
     expect(invalid.message).toEqual(expect.any(String));
 
-    const unknownFilter = await apiError(api.get('/v1/notes', { params: { query: { filters: { '$colour[equal]': 'red' } } } }));
+    const unknownFilter = await apiError(
+      api.get('/v1/notes', { params: { query: { filters: { '$colour[equal]': 'red' } } } }),
+    );
     expect(unknownFilter).toMatchObject({ status: 400, type: 'bad_request', code: 'unknown_field' });
 
     const noSuchAccount = await apiError(
-      api.post('/v1/notes', { body: { fields: { $title: 'Lost' }, relationships: { $account: 'acc_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' } } }),
+      api.post('/v1/notes', {
+        body: { fields: { $title: 'Lost' }, relationships: { $account: 'acc_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' } },
+      }),
     );
-    expect(noSuchAccount).toMatchObject({ status: 422, type: 'unprocessable_content', code: 'relationship_entity_missing' });
+    expect(noSuchAccount).toMatchObject({
+      status: 422,
+      type: 'unprocessable_content',
+      code: 'relationship_entity_missing',
+    });
 
     const unauthorized = await apiError(client({ apiKey: 'sk_not_a_key' }).get('/v1/auth/validate'));
     expect(unauthorized).toMatchObject({ status: 401, type: 'unauthorized', code: 'invalid_api_key' });
 
     const readOnly = await createKey(t.http, ws.workspaceId, ws.memberId, ['notes:read']);
-    const forbidden = await apiError(client({ apiKey: readOnly.key }).post('/v1/notes', { body: { fields: { $title: 'No' } } }));
+    const forbidden = await apiError(
+      client({ apiKey: readOnly.key }).post('/v1/notes', { body: { fields: { $title: 'No' } } }),
+    );
     expect(forbidden).toMatchObject({ status: 403, type: 'forbidden', code: 'insufficient_scope' });
 
-    const notFound = await apiError(api.get('/v1/notes/{id}', { params: { path: { id: 'note_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' } } }));
+    const notFound = await apiError(
+      api.get('/v1/notes/{id}', { params: { path: { id: 'note_01JD6Y3Z8Q0N5V4W7X2C9B1A3E' } } }),
+    );
     expect(notFound).toMatchObject({ status: 404, type: 'not_found', code: 'not_found' });
 
     const file = await api.post('/v1/files', { body: { filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 1 } });
@@ -213,7 +243,9 @@ describe('TypeScript client under a rate limit', () => {
     });
     // One write a second: of writes sent at once, all but the first of a window are refused.
     const titles = ['First', 'Second', 'Third'];
-    const notes = await Promise.all(titles.map((title) => api.post('/v1/notes', { body: { fields: { $title: title } } })));
+    const notes = await Promise.all(
+      titles.map((title) => api.post('/v1/notes', { body: { fields: { $title: title } } })),
+    );
     expect(notes.map((note) => note.fields.$title?.value)).toEqual(titles);
 
     const refused = attempts.filter((attempt) => attempt.status === 429);
@@ -230,13 +262,23 @@ describe('TypeScript client under a rate limit', () => {
     const api = createRecordsClient({ baseUrl, apiKey: ws.key, retry: { maxRetries: 0 } });
     // Of two writes at once, the second at least is refused (the first too, while the window before is still blocked).
     const outcomes = await Promise.all(
-      [1, 2].map((n) => api.post('/v1/notes', { body: { fields: { $title: `Burst ${n}` } } }).then(() => undefined, (error: unknown) => error)),
+      [1, 2].map((n) =>
+        api.post('/v1/notes', { body: { fields: { $title: `Burst ${n}` } } }).then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      ),
     );
     const refusals = outcomes.filter((outcome) => outcome !== undefined);
     expect(refusals.length).toBeGreaterThanOrEqual(1);
     for (const refusal of refusals) {
       expect(refusal).toBeInstanceOf(RecordsApiError);
-      expect(refusal).toMatchObject({ status: 429, type: 'too_many_requests', code: 'rate_limited', retryAfterSeconds: expect.any(Number) });
+      expect(refusal).toMatchObject({
+        status: 429,
+        type: 'too_many_requests',
+        code: 'rate_limited',
+        retryAfterSeconds: expect.any(Number),
+      });
     }
   });
 });

@@ -8,7 +8,9 @@ const NOTE = {
   fields: {},
   relationships: {},
 };
-const UNAVAILABLE = { error: { type: 'service_unavailable', code: 'database_unavailable', message: 'The database is unavailable' } };
+const UNAVAILABLE = {
+  error: { type: 'service_unavailable', code: 'database_unavailable', message: 'The database is unavailable' },
+};
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
@@ -23,17 +25,27 @@ type Answer = Response | Error | 'hang';
 function scripted(answers: Answer[], options: Partial<RecordsClientOptions> = {}) {
   const sent: { method: string; idempotencyKey: string | null; url: string; at: number }[] = [];
   const fetch = async (request: Request) => {
-    sent.push({ method: request.method, idempotencyKey: request.headers.get('idempotency-key'), url: request.url, at: Date.now() });
+    sent.push({
+      method: request.method,
+      idempotencyKey: request.headers.get('idempotency-key'),
+      url: request.url,
+      at: Date.now(),
+    });
     const answer = answers.shift();
     if (!answer) throw new Error('more requests than answers');
     if (answer === 'hang') {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- fetch rejects with the abort reason as given
-      return new Promise<Response>((_resolve, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason)));
+      return new Promise<Response>((_resolve, reject) =>
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- fetch rejects with the abort reason as given
+        request.signal.addEventListener('abort', () => reject(request.signal.reason)),
+      );
     }
     if (answer instanceof Error) throw answer;
     return answer;
   };
-  return { sent, client: createRecordsClient({ baseUrl: 'http://records.test', apiKey: 'sk_test', fetch, ...options }) };
+  return {
+    sent,
+    client: createRecordsClient({ baseUrl: 'http://records.test', apiKey: 'sk_test', fetch, ...options }),
+  };
 }
 const connectionReset = () => new TypeError('fetch failed');
 const FAST = { retry: { networkBackoffMs: 1 } };
@@ -95,7 +107,9 @@ describe('network failures', () => {
   });
 
   it('gives the failure to the caller once maxRetries are spent', async () => {
-    const { sent, client } = scripted([connectionReset(), connectionReset()], { retry: { networkBackoffMs: 1, maxRetries: 1 } });
+    const { sent, client } = scripted([connectionReset(), connectionReset()], {
+      retry: { networkBackoffMs: 1, maxRetries: 1 },
+    });
     await expect(client.get('/v1/auth/validate')).rejects.toThrow('fetch failed');
     expect(sent).toHaveLength(2);
   });

@@ -12,7 +12,9 @@ function typed<T>(value: IsAny<T> extends true ? never : T): T {
 }
 
 export async function typedCalls(api: RecordsClient): Promise<void> {
-  const note = await api.post('/v1/notes', { body: { fields: { $title: 'Kick-off' }, relationships: { $account: [] } } });
+  const note = await api.post('/v1/notes', {
+    body: { fields: { $title: 'Kick-off' }, relationships: { $account: [] } },
+  });
   const envelope: Schemas['EntityEnvelopeDto'] = typed(note);
   typed(envelope.fields.$title?.value);
   typed(await api.get('/v1/notes/{id}', { params: { path: { id: note.id } } }));
@@ -26,7 +28,10 @@ export async function typedCalls(api: RecordsClient): Promise<void> {
   const file = await api.post('/v1/files', { body: { filename: 'a.txt', mimeType: 'text/plain', sizeBytes: 1 } });
   const uploadUrl: string = typed(file.uploadUrl);
   typed(uploadUrl);
-  await api.post('/v1/notes', { params: { header: { 'Idempotency-Key': 'once' } }, body: { fields: { $title: 'Once' } } });
+  await api.post('/v1/notes', {
+    params: { header: { 'Idempotency-Key': 'once' } },
+    body: { fields: { $title: 'Once' } },
+  });
   // A page's nextCursor is taken as the cursor as it is, null included.
   const first = await api.get('/v1/notes', { params: { query: { limit: 5 } } });
   typed(await api.get('/v1/notes', { params: { query: { cursor: first.nextCursor } } }));
@@ -40,7 +45,12 @@ export async function typedCalls(api: RecordsClient): Promise<void> {
 /** The operator adds a member without a role: the service defaults it to `member`. */
 export async function operatorCalls(workspaceId: string): Promise<void> {
   const operator = createRecordsClient({ baseUrl: 'http://localhost:3000', apiKey: 'admin-token', timeoutMs: 5_000 });
-  typed(await operator.post('/admin/v1/workspaces/{workspaceId}/members', { params: { path: { workspaceId } }, body: { email: 'ada@example.com' } }));
+  typed(
+    await operator.post('/admin/v1/workspaces/{workspaceId}/members', {
+      params: { path: { workspaceId } },
+      body: { email: 'ada@example.com' },
+    }),
+  );
 }
 
 /** A webhook receiver types the body it was sent. */
@@ -52,30 +62,85 @@ export function receivedEvent(body: string): string {
 /** Create, update, read and list each resource, typed throughout, without a cast. */
 export async function everyResource(api: RecordsClient, memberId: string): Promise<void> {
   const account = await api.post('/v1/accounts', { body: { fields: { $name: 'Acme' } } });
-  const contact = await api.post('/v1/contacts', { body: { fields: { $email: ['ada@acme.test'] }, relationships: { $account: account.id } } });
-  const deal = await api.post('/v1/opportunities', { body: { fields: { $name: 'Renewal', $stage: 'LEAD' }, relationships: { $account: account.id } } });
-  const task = await api.post('/v1/tasks', { body: { fields: { $title: 'Call', $status: 'TODO' }, relationships: { $assignedTo: memberId } } });
+  const contact = await api.post('/v1/contacts', {
+    body: { fields: { $email: ['ada@acme.test'] }, relationships: { $account: account.id } },
+  });
+  const deal = await api.post('/v1/opportunities', {
+    body: { fields: { $name: 'Renewal', $stage: 'LEAD' }, relationships: { $account: account.id } },
+  });
+  const task = await api.post('/v1/tasks', {
+    body: { fields: { $title: 'Call', $status: 'TODO' }, relationships: { $assignedTo: memberId } },
+  });
   const meeting = await api.post('/v1/meetings', {
     body: { fields: { $title: 'Kick-off', $startDate: '2026-03-02T09:00:00Z', $endDate: '2026-03-02T10:00:00Z' } },
   });
-  const list = await api.post('/v1/lists', { body: { fields: { $name: 'Key accounts', $objectType: 'account' }, relationships: { $accounts: [account.id] } } });
-  const project = await api.post('/v1/objects/{entitySlug}/values', { params: { path: { entitySlug: 'project' } }, body: { fields: { name: 'Website' } } });
-  const hook = await api.post('/v1/webhooks', { body: { url: 'https://hooks.example.com/records', eventTypes: ['note.created'] } });
+  const list = await api.post('/v1/lists', {
+    body: { fields: { $name: 'Key accounts', $objectType: 'account' }, relationships: { $accounts: [account.id] } },
+  });
+  const project = await api.post('/v1/objects/{entitySlug}/values', {
+    params: { path: { entitySlug: 'project' } },
+    body: { fields: { name: 'Website' } },
+  });
+  const hook = await api.post('/v1/webhooks', {
+    body: { url: 'https://hooks.example.com/records', eventTypes: ['note.created'] },
+  });
 
-  typed(await api.post('/v1/accounts/{id}', { params: { path: { id: account.id } }, body: { fields: { $name: 'Acme Ltd' } } }));
-  typed(await api.post('/v1/contacts/{id}', { params: { path: { id: contact.id } }, body: { relationships: { $account: { replace: account.id } } } }));
-  typed(await api.post('/v1/opportunities/{id}', { params: { path: { id: deal.id } }, body: { fields: { $stage: 'WON' } } }));
-  typed(await api.post('/v1/tasks/{id}', { params: { path: { id: task.id } }, body: { fields: { $status: 'COMPLETE' } } }));
-  typed(await api.post('/v1/meetings/{id}', { params: { path: { id: meeting.id } }, body: { fields: { $privacySetting: 'METADATA' } } }));
-  typed(await api.post('/v1/lists/{id}', { params: { path: { id: list.id } }, body: { relationships: { $accounts: { remove: account.id } } } }));
-  typed(await api.post('/v1/objects/{entitySlug}/values/{id}', { params: { path: { entitySlug: 'project', id: project.id } }, body: { fields: { name: 'Web' } } }));
+  typed(
+    await api.post('/v1/accounts/{id}', {
+      params: { path: { id: account.id } },
+      body: { fields: { $name: 'Acme Ltd' } },
+    }),
+  );
+  typed(
+    await api.post('/v1/contacts/{id}', {
+      params: { path: { id: contact.id } },
+      body: { relationships: { $account: { replace: account.id } } },
+    }),
+  );
+  typed(
+    await api.post('/v1/opportunities/{id}', {
+      params: { path: { id: deal.id } },
+      body: { fields: { $stage: 'WON' } },
+    }),
+  );
+  typed(
+    await api.post('/v1/tasks/{id}', { params: { path: { id: task.id } }, body: { fields: { $status: 'COMPLETE' } } }),
+  );
+  typed(
+    await api.post('/v1/meetings/{id}', {
+      params: { path: { id: meeting.id } },
+      body: { fields: { $privacySetting: 'METADATA' } },
+    }),
+  );
+  typed(
+    await api.post('/v1/lists/{id}', {
+      params: { path: { id: list.id } },
+      body: { relationships: { $accounts: { remove: account.id } } },
+    }),
+  );
+  typed(
+    await api.post('/v1/objects/{entitySlug}/values/{id}', {
+      params: { path: { entitySlug: 'project', id: project.id } },
+      body: { fields: { name: 'Web' } },
+    }),
+  );
   typed(await api.post('/v1/webhooks/{id}', { params: { path: { id: hook.id } }, body: { status: 'DISABLED' } }));
   typed(await api.delete('/v1/webhooks/{id}', { params: { path: { id: hook.id } } }));
 
   typed(await api.get('/v1/contacts/{id}', { params: { path: { id: contact.id } } }));
   typed(await api.get('/v1/members/{id}', { params: { path: { id: memberId } } }));
   typed(await api.get('/v1/lists/{listId}/accounts', { params: { path: { listId: list.id } } }));
-  for (const path of ['/v1/accounts', '/v1/contacts', '/v1/opportunities', '/v1/tasks', '/v1/meetings', '/v1/lists', '/v1/members', '/v1/files', '/v1/webhooks'] as const) {
+  for (const path of [
+    '/v1/accounts',
+    '/v1/contacts',
+    '/v1/opportunities',
+    '/v1/tasks',
+    '/v1/meetings',
+    '/v1/lists',
+    '/v1/members',
+    '/v1/files',
+    '/v1/webhooks',
+  ] as const) {
     for await (const page of api.pages(path)) typed(page.data[0]?.id);
   }
 }
@@ -100,8 +165,10 @@ export async function refusedCalls(api: RecordsClient, error: RecordsApiError): 
   await api.post('/v1/notes', { body: { fields: {} } });
   // @ts-expect-error TS2322 `Type 'number' is not assignable to type 'string'` a title is a string
   await api.post('/v1/notes', { body: { fields: { $title: 42 } } });
-  // @ts-expect-error TS2322 `Type '"DONE"' is not assignable` a status is one of the task statuses
-  await api.post('/v1/tasks', { body: { fields: { $title: 'T', $status: 'DONE' }, relationships: { $assignedTo: 'mem_1' } } });
+  await api.post('/v1/tasks', {
+    // @ts-expect-error TS2322 `Type '"DONE"' is not assignable` a status is one of the task statuses
+    body: { fields: { $title: 'T', $status: 'DONE' }, relationships: { $assignedTo: 'mem_1' } },
+  });
   // @ts-expect-error TS2322 `Property '$assignedTo' is missing` a task's assignee is required
   await api.post('/v1/tasks', { body: { fields: { $title: 'T', $status: 'TODO' }, relationships: {} } });
   // @ts-expect-error TS2353 `'color' does not exist` a body member the service refuses (400 unknown_field)
@@ -122,8 +189,11 @@ export async function refusedCalls(api: RecordsClient, error: RecordsApiError): 
   await api.get('/v1/notes', { params: { query: { limit: '5' } } });
   // @ts-expect-error TS2322 `'Service-Version'` the client sends it itself
   await api.get('/v1/notes', { params: { header: { 'Service-Version': '2026-03-01' } } });
-  // @ts-expect-error TS2353 `'Service-Version'` the client sends it itself, beside an Idempotency-Key too
-  await api.post('/v1/notes', { params: { header: { 'Service-Version': '2026-03-01' } }, body: { fields: { $title: 'T' } } });
+  await api.post('/v1/notes', {
+    // @ts-expect-error TS2353 `'Service-Version'` the client sends it itself, beside an Idempotency-Key too
+    params: { header: { 'Service-Version': '2026-03-01' } },
+    body: { fields: { $title: 'T' } },
+  });
   // @ts-expect-error TS2353 `'parseAs' does not exist` answers are JSON, and read so
   await api.get('/v1/auth/validate', { parseAs: 'text' });
   // @ts-expect-error TS2345 `parameter of type 'PagedPath'` the key validation is no page
@@ -136,7 +206,9 @@ export async function refusedCalls(api: RecordsClient, error: RecordsApiError): 
 
 /** A batch's results narrow on `status`: the record of a success, the error of a failure, without a cast. */
 export async function batchResults(api: RecordsClient): Promise<void> {
-  const batch = await api.post('/v1/contacts/batch/create', { body: { inputs: [{ fields: { $email: ['ada@acme.test'] } }] } });
+  const batch = await api.post('/v1/contacts/batch/create', {
+    body: { inputs: [{ fields: { $email: ['ada@acme.test'] } }] },
+  });
   for (const result of batch.results) {
     if (result.status === 200) typed(result.data.id);
     else typed(result.error.code);
@@ -144,7 +216,9 @@ export async function batchResults(api: RecordsClient): Promise<void> {
   const first = batch.results[0];
   // @ts-expect-error TS2339 `Property 'data' does not exist`
   typed(first.data);
-  const upserted = await api.post('/v1/contacts/upsert', { body: { matchOn: 'externalId', externalId: 'crm-1042', fields: {} } });
+  const upserted = await api.post('/v1/contacts/upsert', {
+    body: { matchOn: 'externalId', externalId: 'crm-1042', fields: {} },
+  });
   const outcome: 'created' | 'updated' | 'unchanged' = typed(upserted.outcome);
   typed(outcome);
 }

@@ -27,7 +27,8 @@ function compile(edit: (text: string) => string, oldProgram?: ts.Program): ts.Pr
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, ...rest) => {
-    if (path.resolve(fileName) === CHECKS) return ts.createSourceFile(fileName, edit(ts.sys.readFile(CHECKS)!), languageVersion);
+    if (path.resolve(fileName) === CHECKS)
+      return ts.createSourceFile(fileName, edit(ts.sys.readFile(CHECKS)!), languageVersion);
     // The same object for an unchanged file lets the second compile reuse the first one's parse.
     const parsed = PARSED.get(fileName) ?? getSourceFile(fileName, languageVersion, ...rest);
     if (parsed) PARSED.set(fileName, parsed);
@@ -39,7 +40,11 @@ function compile(edit: (text: string) => string, oldProgram?: ts.Program): ts.Pr
 function describeDiagnostic(diagnostic: ts.Diagnostic): { line: number; code: string; text: string } {
   const line = diagnostic.file ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1 : 0;
   const where = diagnostic.file ? path.relative(CLIENT, diagnostic.file.fileName) : '';
-  return { line, code: `TS${diagnostic.code}`, text: `${where}:${line} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}` };
+  return {
+    line,
+    code: `TS${diagnostic.code}`,
+    text: `${where}:${line} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`,
+  };
 }
 
 describe('the client’s types', () => {
@@ -58,9 +63,14 @@ describe('the client’s types', () => {
   }, 60_000);
 
   it('refuse each of those calls for the reason its directive names, and nothing else', () => {
-    const withoutDirectives = compile((source) => source.replaceAll('// @ts-expect-error', '// expected error'), asWritten);
+    const withoutDirectives = compile(
+      (source) => source.replaceAll('// @ts-expect-error', '// expected error'),
+      asWritten,
+    );
     const errors = ts.getPreEmitDiagnostics(withoutDirectives).map(describeDiagnostic);
-    expect(errors.map(({ line, code }) => ({ line, code }))).toEqual(expectations.map(({ line, code }) => ({ line, code })));
+    expect(errors.map(({ line, code }) => ({ line, code }))).toEqual(
+      expectations.map(({ line, code }) => ({ line, code })),
+    );
     for (const [index, { text: part }] of expectations.entries()) expect(errors[index].text).toContain(part);
   }, 60_000);
 });
@@ -70,9 +80,12 @@ function assertionsIn(file: string): string[] {
   const source = ts.createSourceFile(file, ts.sys.readFile(file)!, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    const asserted = ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) ? node.type.getText(source) : undefined;
+    const asserted =
+      ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) ? node.type.getText(source) : undefined;
     if (asserted !== undefined && asserted !== 'const') {
-      found.push(`${path.basename(file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText(source)}`);
+      found.push(
+        `${path.basename(file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText(source)}`,
+      );
     }
     ts.forEachChild(node, visit);
   };
@@ -82,7 +95,9 @@ function assertionsIn(file: string): string[] {
 
 describe('the client’s implementation', () => {
   it('asserts no type: its calls and pages are checked by the compiler, not cast to their signatures', () => {
-    const sources = ts.sys.readDirectory(path.join(CLIENT, 'src'), ['.ts']).filter((file) => !file.endsWith('schema.ts'));
+    const sources = ts.sys
+      .readDirectory(path.join(CLIENT, 'src'), ['.ts'])
+      .filter((file) => !file.endsWith('schema.ts'));
     expect(sources.length).toBeGreaterThanOrEqual(4);
     expect(sources.flatMap(assertionsIn)).toEqual([]);
   });

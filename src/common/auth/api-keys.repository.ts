@@ -69,9 +69,13 @@ export class ApiKeysRepository {
 
   /** The active key `id` with its member and workspace, as a request by it would be authenticated (a webhook endpoint's reader). */
   async findActiveById(id: string): Promise<ApiKeyHolder | undefined> {
-    const [row] = await this.transactions.query<HolderRow>(`SELECT ${HOLDER_COLUMNS} WHERE k.id = $1 AND k.revoked_at IS NULL`, [id], {
-      prepare: 'auth-key-by-id',
-    });
+    const [row] = await this.transactions.query<HolderRow>(
+      `SELECT ${HOLDER_COLUMNS} WHERE k.id = $1 AND k.revoked_at IS NULL`,
+      [id],
+      {
+        prepare: 'auth-key-by-id',
+      },
+    );
     return toHolder(row);
   }
 

@@ -18,7 +18,9 @@ export const ADMIN_SECURITY = 'adminToken';
  * the OpenAPI document states it (security), from this one reading.
  */
 export function authModeOf(handler: Function, controller: Function): AuthMode {
-  return (Reflect.getMetadata(AUTH_MODE, handler) ?? Reflect.getMetadata(AUTH_MODE, controller) ?? 'apiKey') as AuthMode;
+  return (Reflect.getMetadata(AUTH_MODE, handler) ??
+    Reflect.getMetadata(AUTH_MODE, controller) ??
+    'apiKey') as AuthMode;
 }
 
 /** No credentials: health, docs and the signed file routes. */
@@ -28,7 +30,12 @@ export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_M
  * What the idempotency interceptor answers (docs/api.md §5): 400 for an empty or too long key, 409
  * while a request with the key still runs, 422 for the key sent with another method, path or body.
  */
-const IDEMPOTENCY_ERRORS = ['invalid_parameter', 'idempotency_key_too_long', 'idempotency_conflict', 'idempotency_key_reused'] as const satisfies readonly ErrorCode[];
+const IDEMPOTENCY_ERRORS = [
+  'invalid_parameter',
+  'idempotency_key_too_long',
+  'idempotency_conflict',
+  'idempotency_key_reused',
+] as const satisfies readonly ErrorCode[];
 
 /** What AuthGuard answers: a bad credential, and too many of them from one client (AuthFailureLimiter). */
 const AUTHENTICATION_ERRORS = ['invalid_api_key', 'rate_limited'] as const satisfies readonly ErrorCode[];
@@ -72,7 +79,12 @@ export function Endpoint(options: {
   const scopes = options.scopes ?? [];
   const write = options.category === 'write';
   // The key, looked up in PostgreSQL, then Service-Version, the scopes, the rate limit.
-  const errors: ErrorCode[] = [...AUTHENTICATION_ERRORS, ...DATABASE_ERRORS, 'version_header', ...(scopes.length ? (['insufficient_scope'] as const) : [])];
+  const errors: ErrorCode[] = [
+    ...AUTHENTICATION_ERRORS,
+    ...DATABASE_ERRORS,
+    'version_header',
+    ...(scopes.length ? (['insufficient_scope'] as const) : []),
+  ];
   if (write) errors.push(...IDEMPOTENCY_ERRORS);
   const decorators: MethodDecorator[] = [
     SetMetadata(AUTH_MODE, 'apiKey'),

@@ -13,7 +13,13 @@ describe('insufficientScope (every 403 insufficient_scope)', () => {
   });
 
   it('names every scope required once, in the order given, and only the missing ones as missing', () => {
-    const error = insufficientScope('This operation', ['notes:read', 'tasks:read', 'lists:read', 'tasks:read'], granted);
-    expect(error.message).toBe('This operation requires the scopes notes:read, tasks:read and lists:read; missing: tasks:read, lists:read');
+    const error = insufficientScope(
+      'This operation',
+      ['notes:read', 'tasks:read', 'lists:read', 'tasks:read'],
+      granted,
+    );
+    expect(error.message).toBe(
+      'This operation requires the scopes notes:read, tasks:read and lists:read; missing: tasks:read, lists:read',
+    );
   });
 });

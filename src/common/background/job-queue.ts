@@ -1,6 +1,14 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
-import { type CronMatcher, Logger as QueueLogger, parseCronItems, run, type Runner, type Task, type WorkerEvents } from 'graphile-worker';
+import {
+  type CronMatcher,
+  Logger as QueueLogger,
+  parseCronItems,
+  run,
+  type Runner,
+  type Task,
+  type WorkerEvents,
+} from 'graphile-worker';
 import { AppConfig } from '../../config/app-config';
 import { OwnConnections, type OwnPool } from '../../database/own-connections';
 import { SessionLock, SessionLocks } from '../../database/session-locks';
@@ -112,7 +120,8 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     // Emitted as run() makes the worker pool, before any of its workers takes a job.
     events.once('pool:create', ({ workerPool }) => (this.id = workerPool.id));
     const taskList: Record<string, Task> = {};
-    for (const [task, handler] of this.handlers) taskList[task] = (payload, helpers) => handler(payload, helpers.abortSignal);
+    for (const [task, handler] of this.handlers)
+      taskList[task] = (payload, helpers) => handler(payload, helpers.abortSignal);
     this.runner = await run({
       pgPool,
       concurrency: CONCURRENCY,
@@ -127,7 +136,12 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
       taskList,
       // A period missed while no worker ran is not made up: the next run does its work.
       parsedCronItems: parseCronItems(
-        this.periodic.map(({ task, when }) => ({ task, identifier: task, match: when, options: { backfillPeriod: 0, maxAttempts: 1 } })),
+        this.periodic.map(({ task, when }) => ({
+          task,
+          identifier: task,
+          match: when,
+          options: { backfillPeriod: 0, maxAttempts: 1 },
+        })),
       ),
     });
     // Taken as the pool starts: the recovery acts only on claims and jobs a minute old.

@@ -12,7 +12,12 @@ describe('bounded error echoes', () => {
 
   it('cuts a long input inside a message to a prefix and keeps the words around it', () => {
     const id = `acc_${'x'.repeat(70_000)}`;
-    const error = new ApiError(422, 'relationship_entity_missing', `No account ${id} in this workspace`, 'relationships.$account');
+    const error = new ApiError(
+      422,
+      'relationship_entity_missing',
+      `No account ${id} in this workspace`,
+      'relationships.$account',
+    );
     expect(error.message).toBe(`No account ${id.slice(0, MAX_ECHOED_RUN)}… in this workspace`);
     expect(error.param).toBe('relationships.$account');
   });
@@ -38,6 +43,8 @@ describe('bounded error echoes', () => {
     const megabyte = text(1_000_000);
     expect(boundedEcho(megabyte, MAX_MESSAGE_LENGTH).length).toBe(MAX_MESSAGE_LENGTH + 1);
     // Four times the text, about four times the time (a quadratic cut would take 16 times as long).
-    expect(await costGrowth((input: string) => boundedEcho(input, MAX_MESSAGE_LENGTH), text(250_000), megabyte)).toBeLessThan(8);
+    expect(
+      await costGrowth((input: string) => boundedEcho(input, MAX_MESSAGE_LENGTH), text(250_000), megabyte),
+    ).toBeLessThan(8);
   });
 });

@@ -56,7 +56,10 @@ describe('the error catalogue', () => {
 
   it.each(['docs/api.md', 'README.md'])('is what %s means wherever it names a status and a code', (file) => {
     const text = readFileSync(path.join(ROOT, file), 'utf8');
-    const mentions = [...text.matchAll(/\b(\d{3}) `([a-z_]+)`/g)].map(([, status, code]) => ({ code, status: Number(status) }));
+    const mentions = [...text.matchAll(/\b(\d{3}) `([a-z_]+)`/g)].map(([, status, code]) => ({
+      code,
+      status: Number(status),
+    }));
     expect(mentions.length).toBeGreaterThan(10);
     for (const { code, status } of mentions) {
       expect({ code, status, catalogued: isErrorCode(code) ? ERROR_CODES[code].status : undefined }).toEqual({
@@ -75,7 +78,8 @@ describe('the error catalogue', () => {
 
   it('recognises its own codes only, Object.prototype names included', () => {
     expect(isErrorCode('not_found')).toBe(true);
-    for (const name of ['nope', 'constructor', '__proto__', 'toString', 404, undefined]) expect(isErrorCode(name)).toBe(false);
+    for (const name of ['nope', 'constructor', '__proto__', 'toString', 404, undefined])
+      expect(isErrorCode(name)).toBe(false);
   });
 
   it('sends the type of the code with the body', () => {

@@ -66,7 +66,11 @@ export const ERROR_CODES = {
       'A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.',
   },
   invalid_filter: { status: 400, type: 'bad_request', description: 'A filter the type or field cannot apply.' },
-  version_header: { status: 400, type: 'bad_request', description: 'Service-Version is missing or not the supported version.' },
+  version_header: {
+    status: 400,
+    type: 'bad_request',
+    description: 'Service-Version is missing or not the supported version.',
+  },
   idempotency_key_too_long: { status: 400, type: 'bad_request', description: 'Idempotency-Key is too long.' },
   malformed_request: {
     status: 400,
@@ -79,7 +83,11 @@ export const ERROR_CODES = {
     type: 'unauthorized',
     description: 'Authorization is missing or malformed, or names an unknown or revoked key.',
   },
-  insufficient_scope: { status: 403, type: 'forbidden', description: 'The API key lacks a scope the operation requires.' },
+  insufficient_scope: {
+    status: 403,
+    type: 'forbidden',
+    description: 'The API key lacks a scope the operation requires.',
+  },
   not_permitted: { status: 403, type: 'forbidden', description: 'The member may not do this.' },
   invalid_signature: {
     status: 403,
@@ -143,7 +151,11 @@ export const ERROR_CODES = {
     type: 'unprocessable_content',
     description: 'A required field, relationship or body member is absent or null.',
   },
-  read_only_field: { status: 422, type: 'unprocessable_content', description: 'A value the service maintains or fixes.' },
+  read_only_field: {
+    status: 422,
+    type: 'unprocessable_content',
+    description: 'A value the service maintains or fixes.',
+  },
   invalid_value: { status: 422, type: 'unprocessable_content', description: 'A well-typed value a rule refuses.' },
   object_type_mismatch: {
     status: 422,

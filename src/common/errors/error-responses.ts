@@ -19,7 +19,10 @@ export function errorStatusDescription(status: ErrorStatus, codes: readonly Erro
  * An error body of the status as the service sends it, with the first of `codes`. Without it the
  * example comes from ErrorResponseDto's members, the same 422 under every status.
  */
-export function errorExample(status: ErrorStatus, codes: readonly ErrorCode[]): { error: { type: string; code: string; message: string } } {
+export function errorExample(
+  status: ErrorStatus,
+  codes: readonly ErrorCode[],
+): { error: { type: string; code: string; message: string } } {
   const [code] = catalogueOrder(codes);
   return { error: { type: ERROR_TYPES[status], code, message: ERROR_CODES[code].description } };
 }
@@ -30,7 +33,11 @@ export function errorExample(status: ErrorStatus, codes: readonly ErrorCode[]): 
  * statement for a concurrent one (a deadlock or serialization failure), 409 `duplicate_value` for a
  * unique index a concurrent write took first.
  */
-export const DATABASE_ERRORS = ['conflict', 'duplicate_value', 'database_unavailable'] as const satisfies readonly ErrorCode[];
+export const DATABASE_ERRORS = [
+  'conflict',
+  'duplicate_value',
+  'database_unavailable',
+] as const satisfies readonly ErrorCode[];
 
 /**
  * Error codes a handler answers, besides the ones the document derives from the operation itself
@@ -40,7 +47,11 @@ export const DATABASE_ERRORS = ['conflict', 'duplicate_value', 'database_unavail
  */
 export function ApiErrors(codes: readonly ErrorCode[]): MethodDecorator {
   return (_target, _key, descriptor) => {
-    Reflect.defineMetadata(ERROR_CODES_METADATA, catalogueOrder([...errorCodesOf(descriptor.value as Function), ...codes]), descriptor.value as object);
+    Reflect.defineMetadata(
+      ERROR_CODES_METADATA,
+      catalogueOrder([...errorCodesOf(descriptor.value as Function), ...codes]),
+      descriptor.value as object,
+    );
     return descriptor;
   };
 }

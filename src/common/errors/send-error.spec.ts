@@ -45,13 +45,18 @@ describe('sendError', () => {
     ['a code under another status than its own', () => new ApiError(400, 'invalid_value', 'refused')],
     // @ts-expect-error 418 is no status of the catalogue
     ['a status the catalogue does not have', () => new ApiError(418, 'not_found', 'teapot')],
-    ['a name of Object.prototype', () => new ApiError(400, 'constructor' as never, 'x', undefined, { 'Retry-After': '1' })],
+    [
+      'a name of Object.prototype',
+      () => new ApiError(400, 'constructor' as never, 'x', undefined, { 'Retry-After': '1' }),
+    ],
   ])('answers 500 internal_error, and logs it, for %s', (_case, make) => {
     const error = make();
     expect(sent(error)).toEqual({
       status: 500,
       headers: {},
-      body: { error: { type: 'internal_server_error', code: 'internal_error', message: 'An unexpected error occurred' } },
+      body: {
+        error: { type: 'internal_server_error', code: 'internal_error', message: 'An unexpected error occurred' },
+      },
     });
     expect(logged).toHaveBeenCalledWith(
       { status: error.status, code: error.code, message: error.message },

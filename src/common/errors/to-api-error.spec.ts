@@ -1,4 +1,10 @@
-import { BadRequestException, ForbiddenException, HttpException, InternalServerErrorException, NotFoundException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ForbiddenException,
+  HttpException,
+  InternalServerErrorException,
+  NotFoundException,
+} from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { ApiError } from './api-error';
 import { toApiError } from './to-api-error';
@@ -29,11 +35,14 @@ describe('toApiError', () => {
     expect(leaks(error)).not.toMatch(/secret_table|members_workspace_email_key|ada@example\.com|INSERT|driver/);
   });
 
-  it.each(['40001', '40P01', '55P03'])('maps SQLSTATE %s (serialization failure, deadlock, lock not available) to 409 conflict', (code) => {
-    const error = toApiError(queryFailed(code))!;
-    expect([error.status, error.code]).toEqual([409, 'conflict']);
-    expect(leaks(error)).not.toMatch(/secret_table|driver/);
-  });
+  it.each(['40001', '40P01', '55P03'])(
+    'maps SQLSTATE %s (serialization failure, deadlock, lock not available) to 409 conflict',
+    (code) => {
+      const error = toApiError(queryFailed(code))!;
+      expect([error.status, error.code]).toEqual([409, 'conflict']);
+      expect(leaks(error)).not.toMatch(/secret_table|driver/);
+    },
+  );
 
   const expectDatabaseUnavailable = (thrown: unknown) => {
     const error = toApiError(thrown);
@@ -48,7 +57,8 @@ describe('toApiError', () => {
     Object.assign(new Error(message), { code, severity: 'FATAL' });
 
   /** A QueryFailedError around a driver error that has no SQLSTATE, as when the socket breaks. */
-  const queryFailedBy = (driverError: Error) => new QueryFailedError('INSERT INTO secret_table VALUES ($1)', [1], driverError);
+  const queryFailedBy = (driverError: Error) =>
+    new QueryFailedError('INSERT INTO secret_table VALUES ($1)', [1], driverError);
 
   it.each([
     '08000',
@@ -64,19 +74,29 @@ describe('toApiError', () => {
     '25P03',
     '53300',
     '53100',
-  ])('maps SQLSTATE %s (connection lost or refused, server shutting down or out of resources) to 503 with Retry-After', (code) => {
-    expectDatabaseUnavailable(queryFailed(code));
-    expectDatabaseUnavailable(pgError(code));
-  });
-
-  it.each(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])(
-    'maps a %s socket error, bare or wrapped by TypeORM, to 503 database_unavailable',
+  ])(
+    'maps SQLSTATE %s (connection lost or refused, server shutting down or out of resources) to 503 with Retry-After',
     (code) => {
-      const socketError = Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, syscall: 'connect' });
-      expectDatabaseUnavailable(socketError);
-      expectDatabaseUnavailable(queryFailedBy(socketError));
+      expectDatabaseUnavailable(queryFailed(code));
+      expectDatabaseUnavailable(pgError(code));
     },
   );
+
+  it.each([
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ECONNABORTED',
+    'ETIMEDOUT',
+    'EPIPE',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+  ])('maps a %s socket error, bare or wrapped by TypeORM, to 503 database_unavailable', (code) => {
+    const socketError = Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code, syscall: 'connect' });
+    expectDatabaseUnavailable(socketError);
+    expectDatabaseUnavailable(queryFailedBy(socketError));
+  });
 
   it.each([
     'Connection terminated unexpectedly',
@@ -87,10 +107,13 @@ describe('toApiError', () => {
     'timeout exceeded when trying to connect',
     'Cannot use a pool after calling end on the pool',
     'Query read timeout',
-  ])('maps the code-less pg error "%s", bare or wrapped in a QueryFailedError, to 503 database_unavailable', (message) => {
-    expectDatabaseUnavailable(new Error(message));
-    expectDatabaseUnavailable(queryFailedBy(new Error(message)));
-  });
+  ])(
+    'maps the code-less pg error "%s", bare or wrapped in a QueryFailedError, to 503 database_unavailable',
+    (message) => {
+      expectDatabaseUnavailable(new Error(message));
+      expectDatabaseUnavailable(queryFailedBy(new Error(message)));
+    },
+  );
 
   it('maps a pool connect timeout whose cause is the socket error to 503', () => {
     const cause = Object.assign(new Error('connect ETIMEDOUT 10.0.0.1:5432'), { code: 'ETIMEDOUT' });
@@ -99,7 +122,8 @@ describe('toApiError', () => {
   });
 
   it('maps the AggregateError of a connect to every address of a host failing to 503', () => {
-    const refused = (address: string) => Object.assign(new Error(`connect ECONNREFUSED ${address}`), { code: 'ECONNREFUSED' });
+    const refused = (address: string) =>
+      Object.assign(new Error(`connect ECONNREFUSED ${address}`), { code: 'ECONNREFUSED' });
     expectDatabaseUnavailable(new AggregateError([refused('::1:5432'), refused('127.0.0.1:5432')], ''));
   });
 
@@ -147,10 +171,11 @@ describe('toApiError', () => {
     expect(error.toBody().error.type).toBe(type);
   });
 
-  it.each([new InternalServerErrorException('db password is hunter2'), new HttpException('x', 418), new HttpException('x', 502)])(
-    'leaves a Nest HttpException of status 500+ or unknown status to the caller',
-    (exception) => {
-      expect(toApiError(exception)).toBeUndefined();
-    },
-  );
+  it.each([
+    new InternalServerErrorException('db password is hunter2'),
+    new HttpException('x', 418),
+    new HttpException('x', 502),
+  ])('leaves a Nest HttpException of status 500+ or unknown status to the caller', (exception) => {
+    expect(toApiError(exception)).toBeUndefined();
+  });
 });

@@ -53,7 +53,8 @@ export function isConnectionLost(error: unknown, depth = 0): boolean {
     cause?: unknown;
     errors?: unknown;
   };
-  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || CONNECTION_LOST_SQLSTATE.test(code))) return true;
+  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || CONNECTION_LOST_SQLSTATE.test(code)))
+    return true;
   if (error instanceof Error && typeof message === 'string' && CONNECTION_LOST_MESSAGE.test(message)) return true;
   const wrapped = [driverError, cause, ...(Array.isArray(errors) ? (errors as unknown[]) : [])];
   return wrapped.some((inner) => inner !== error && isConnectionLost(inner, depth + 1));

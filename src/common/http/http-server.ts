@@ -61,7 +61,8 @@ function requestEntry(observers: RequestObserver[], servesApi: boolean) {
   return (request: Request, response: Response, next: NextFunction): void => {
     for (const observe of observers) observe(request, response);
     request.url = normalizedTarget(request.url);
-    if (namesNothing(request) || (!servesApi && !HEALTH_PATH.test(request.path))) return sendError(response, ApiError.notFound());
+    if (namesNothing(request) || (!servesApi && !HEALTH_PATH.test(request.path)))
+      return sendError(response, ApiError.notFound());
     next();
   };
 }
@@ -97,7 +98,11 @@ export class ApiExpressAdapter extends ExpressAdapter {
  * Node's own timeouts stay (5 s keep-alive, 300 s per request); its parser's refusals are answered
  * by HttpParserRefusals.
  */
-export function configureHttpServer(app: NestExpressApplication, config: AppConfig, observers: RequestObserver[]): void {
+export function configureHttpServer(
+  app: NestExpressApplication,
+  config: AppConfig,
+  observers: RequestObserver[],
+): void {
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
   app.set('etag', false);

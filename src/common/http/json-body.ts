@@ -56,9 +56,17 @@ const JSON_BODY_PATH = /^\/(v1|admin)(\/|$)/i;
  * The labels of UTF-8 in the WHATWG Encoding Standard, which is what clients send: a `charset`
  * names UTF-8 when it is one of them in any letter case (docs/api.md §1).
  */
-const UTF8_LABELS = new Set(['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8']);
+const UTF8_LABELS = new Set([
+  'unicode-1-1-utf-8',
+  'unicode11utf8',
+  'unicode20utf8',
+  'utf-8',
+  'utf8',
+  'x-unicode20utf8',
+]);
 
-const notJsonMediaType = () => new ApiError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json');
+const notJsonMediaType = () =>
+  new ApiError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json');
 const notUtf8 = () => new ApiError(415, 'unsupported_media_type', 'The body must be UTF-8 encoded JSON');
 
 /**
@@ -106,7 +114,11 @@ function bodyParserRefusal(error: { type?: string }): ApiError {
     case 'entity.not.utf8':
       return new ApiError(400, 'invalid_json', 'The body is not valid UTF-8');
     case 'entity.too.deep':
-      return new ApiError(400, 'invalid_json', `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`);
+      return new ApiError(
+        400,
+        'invalid_json',
+        `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`,
+      );
     case 'encoding.unsupported':
       return new ApiError(415, 'unsupported_media_type', 'The Content-Encoding is not supported');
     default:
@@ -152,7 +164,8 @@ export function apiJsonBody() {
     read(request, response, (error?: unknown) => {
       if (error) return sendError(response, bodyParserRefusal(error));
       const body = parsedJson(request.body as Buffer);
-      if (body === undefined) return sendError(response, new ApiError(400, 'invalid_json', 'The body is not valid JSON'));
+      if (body === undefined)
+        return sendError(response, new ApiError(400, 'invalid_json', 'The body is not valid JSON'));
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         return sendError(response, new ApiError(400, 'invalid_json', 'The body must be a JSON object'));
       }

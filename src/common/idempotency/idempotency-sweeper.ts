@@ -11,7 +11,12 @@ export class IdempotencySweeper implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.queue.schedule({ task: 'idempotency_sweep', what: 'idempotency sweep', when: '*/10 * * * *', run: () => this.sweep() });
+    this.queue.schedule({
+      task: 'idempotency_sweep',
+      what: 'idempotency sweep',
+      when: '*/10 * * * *',
+      run: () => this.sweep(),
+    });
   }
 
   /** Returns how many responses it deleted. */

@@ -105,7 +105,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const replayed = await this.replay(request, response, key);
     if (replayed) return replayed.body;
     const result = await operation();
-    await this.stored.store(apiKeyId, key, { fingerprint: requestFingerprint(request), status: response.statusCode, body: result });
+    await this.stored.store(apiKeyId, key, {
+      fingerprint: requestFingerprint(request),
+      status: response.statusCode,
+      body: result,
+    });
     return result;
   }
 
@@ -124,7 +128,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     try {
       const replayed = await this.replay(request, response, key);
       if (replayed) return replayed.body;
-      const commit = <T>(work: () => Promise<T>) => this.transactions.run(() => this.runOnce(request, response, key, work)) as Promise<T>;
+      const commit = <T>(work: () => Promise<T>) =>
+        this.transactions.run(() => this.runOnce(request, response, key, work)) as Promise<T>;
       return await this.prepared.runWith(commit, handle);
     } finally {
       await claim.release();
@@ -132,7 +137,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /** The stored response, now answered (status and header), unless there is none; 422 for another request. */
-  private async replay(request: AuthenticatedRequest, response: Response, key: string): Promise<{ body: unknown } | undefined> {
+  private async replay(
+    request: AuthenticatedRequest,
+    response: Response,
+    key: string,
+  ): Promise<{ body: unknown } | undefined> {
     const stored = await this.stored.findStored(request.auth.apiKeyId, key);
     if (!stored) return undefined;
     if (stored.fingerprint !== requestFingerprint(request)) {

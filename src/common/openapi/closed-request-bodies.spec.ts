@@ -23,7 +23,11 @@ describe('closeRequestBodies', () => {
       CreateMember: {
         type: 'object',
         required: ['email', 'role'],
-        properties: { email: { type: 'string' }, role: { type: 'string', default: 'member' }, profile: { $ref: '#/components/schemas/Profile' } },
+        properties: {
+          email: { type: 'string' },
+          role: { type: 'string', default: 'member' },
+          profile: { $ref: '#/components/schemas/Profile' },
+        },
       },
       Profile: { type: 'object', required: ['locale'], properties: { locale: { type: 'string', default: 'en' } } },
     });

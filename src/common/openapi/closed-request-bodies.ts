@@ -24,7 +24,7 @@ function referencedComponents(schema: unknown, found: Set<string>): Set<string> 
  * required all the same, and a generated client then demands it (a member's `role`).
  */
 function optionalDefaults(schema: SchemaObject): void {
-  const properties = (schema.properties ?? {});
+  const properties = schema.properties ?? {};
   const required = schema.required?.filter((key) => {
     const property = properties[key];
     return !property || '$ref' in property || property.default === undefined;
@@ -42,10 +42,11 @@ function optionalDefaults(schema: SchemaObject): void {
  * that. And none of them requires a member that has a default.
  */
 export function closeRequestBodies(document: OpenAPIObject): void {
-  const schemas = (document.components?.schemas ?? {});
+  const schemas = document.components?.schemas ?? {};
   const pending = new Set<string>();
   for (const { requestBody } of operationsOf(document)) {
-    if (requestBody && !('$ref' in requestBody)) referencedComponents(requestBody.content['application/json']?.schema, pending);
+    if (requestBody && !('$ref' in requestBody))
+      referencedComponents(requestBody.content['application/json']?.schema, pending);
   }
   const closed = new Set<string>();
   for (const name of pending) {

@@ -8,10 +8,19 @@ import { pipelineHeaders, pipelineOf } from './response-headers';
 const COMPONENT_RESPONSE = '#/components/responses/';
 
 /** What the JSON body parser refuses on every `/v1` and operator route, whatever the method (docs/api.md §1). */
-const BODY_PARSER_ERRORS = ['invalid_json', 'payload_too_large', 'unsupported_media_type'] as const satisfies readonly ErrorCode[];
+const BODY_PARSER_ERRORS = [
+  'invalid_json',
+  'payload_too_large',
+  'unsupported_media_type',
+] as const satisfies readonly ErrorCode[];
 
 /** What validating a JSON body answers (DtoValidationPipe, the records core's own validation, a NUL PostgreSQL refuses). */
-const BODY_VALIDATION_ERRORS = ['unknown_field', 'invalid_type', 'parameter_missing', 'invalid_value'] as const satisfies readonly ErrorCode[];
+const BODY_VALIDATION_ERRORS = [
+  'unknown_field',
+  'invalid_type',
+  'parameter_missing',
+  'invalid_value',
+] as const satisfies readonly ErrorCode[];
 
 /**
  * The codes an operation answers that follow from the operation itself rather than its handler's
@@ -46,14 +55,22 @@ function byStatus(codes: readonly ErrorCode[]): [ErrorStatus, ErrorCode[]][] {
  * list, would be in every name: the description lists them), and `Unmetered` for an operation outside
  * the rate limits, whose answers carry none of its headers. `E401` is the 401 every operation answers.
  */
-function responseName(status: ErrorStatus, codes: readonly ErrorCode[], common: ReadonlySet<ErrorCode>, metered: boolean): string {
-  const pascal = (name: string) => name.replace(/(^|_)([a-z])/g, (_match, _separator, letter: string) => letter.toUpperCase());
+function responseName(
+  status: ErrorStatus,
+  codes: readonly ErrorCode[],
+  common: ReadonlySet<ErrorCode>,
+  metered: boolean,
+): string {
+  const pascal = (name: string) =>
+    name.replace(/(^|_)([a-z])/g, (_match, _separator, letter: string) => letter.toUpperCase());
   const distinguishing = codes.filter((code) => !common.has(code)).map(pascal);
   return [`E${status}`, ...distinguishing, ...(metered ? [] : ['Unmetered'])].join('_');
 }
 
 /** Of each status, the codes every one of `answers` of that status lists. */
-function commonCodes(answers: readonly { status: ErrorStatus; codes: readonly ErrorCode[] }[]): Map<ErrorStatus, Set<ErrorCode>> {
+function commonCodes(
+  answers: readonly { status: ErrorStatus; codes: readonly ErrorCode[] }[],
+): Map<ErrorStatus, Set<ErrorCode>> {
   const common = new Map<ErrorStatus, Set<ErrorCode>>();
   for (const { status, codes } of answers) {
     const seen = common.get(status);
@@ -74,7 +91,13 @@ function commonCodes(answers: readonly { status: ErrorStatus; codes: readonly Er
  * this refuses to build: the codes are what a status is documented from.
  */
 export function documentErrorResponses(document: OpenAPIObject, handlers: Map<string, OperationHandler>): void {
-  const answers: { operation: OperationObject; status: ErrorStatus; codes: ErrorCode[]; headers: string[]; metered: boolean }[] = [];
+  const answers: {
+    operation: OperationObject;
+    status: ErrorStatus;
+    codes: ErrorCode[];
+    headers: string[];
+    metered: boolean;
+  }[] = [];
   for (const { path, operation } of operationsByPath(document)) {
     const handler = operation.operationId ? handlers.get(operation.operationId)?.handler : undefined;
     const pipeline = pipelineOf(handler);
@@ -98,12 +121,16 @@ export function documentErrorResponses(document: OpenAPIObject, handlers: Map<st
     shared[name] ??= {
       description: errorStatusDescription(status, codes),
       headers: Object.fromEntries(headers.map((header) => [header, { $ref: `#/components/headers/${header}` }])),
-      content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) }, example: errorExample(status, codes) } },
+      content: {
+        'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) }, example: errorExample(status, codes) },
+      },
     };
     operation.responses[String(status)] = { $ref: `${COMPONENT_RESPONSE}${name}` };
   }
   for (const { operation } of operationsByPath(document)) {
-    operation.responses = Object.fromEntries(Object.entries(operation.responses).sort(([a], [b]) => Number(a) - Number(b)));
+    operation.responses = Object.fromEntries(
+      Object.entries(operation.responses).sort(([a], [b]) => Number(a) - Number(b)),
+    );
   }
   const sorted = Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b)));
   document.components = { ...document.components, responses: { ...document.components?.responses, ...sorted } };

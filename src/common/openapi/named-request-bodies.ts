@@ -15,7 +15,9 @@ function referringTo(schema: unknown, named: Map<string, string>, isRoot = true)
   const name = isRoot ? undefined : named.get(JSON.stringify(schema));
   if (name !== undefined) return { $ref: `#/components/schemas/${name}` };
   if (Array.isArray(schema)) return schema.map((item) => referringTo(item, named, false));
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'example' ? value : referringTo(value, named, false)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, key === 'example' ? value : referringTo(value, named, false)]),
+  );
 }
 
 /**
@@ -28,7 +30,10 @@ export function nameRequestBodies(document: OpenAPIObject): void {
   const schemas = (document.components!.schemas ??= {});
   const named = new Map<string, string>();
   for (const operation of operationsOf(document)) {
-    const json = operation.requestBody && !('$ref' in operation.requestBody) ? operation.requestBody.content['application/json'] : undefined;
+    const json =
+      operation.requestBody && !('$ref' in operation.requestBody)
+        ? operation.requestBody.content['application/json']
+        : undefined;
     if (!json?.schema || '$ref' in json.schema || !operation.operationId) continue;
     const name = requestSchemaName(operation.operationId);
     if (schemas[name]) throw new Error(`${operation.operationId}: a component schema is already named ${name}`);

@@ -18,7 +18,8 @@ export function operationIdOf(controllerName: string, methodName: string): strin
 export function* operationsByPath(document: OpenAPIObject): Generator<{ path: string; operation: OperationObject }> {
   for (const [path, item] of Object.entries(document.paths)) {
     for (const operation of Object.values(item) as unknown[]) {
-      if (operation && typeof operation === 'object' && 'responses' in operation) yield { path, operation: operation as OperationObject };
+      if (operation && typeof operation === 'object' && 'responses' in operation)
+        yield { path, operation: operation as OperationObject };
     }
   }
 }

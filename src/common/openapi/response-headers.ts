@@ -13,7 +13,8 @@ import { type OperationHandler, operationsOf } from './operation-handlers';
 export const PIPELINE_HEADERS: Record<string, HeaderObject> = {
   'X-Request-Id': {
     required: true,
-    description: 'The request’s id in the service’s logs: the client’s own X-Request-Id when it is safe to log, else a new UUID.',
+    description:
+      'The request’s id in the service’s logs: the client’s own X-Request-Id when it is safe to log, else a new UUID.',
     schema: { type: 'string', maxLength: 128 },
   },
   'X-RateLimit-Limit': {
@@ -27,15 +28,18 @@ export const PIPELINE_HEADERS: Record<string, HeaderObject> = {
     schema: { type: 'integer', minimum: 0 },
   },
   'X-RateLimit-Reset': {
-    description: 'When the bucket’s window ends (or its block, once exhausted), in unix seconds; sent with X-RateLimit-Limit.',
+    description:
+      'When the bucket’s window ends (or its block, once exhausted), in unix seconds; sent with X-RateLimit-Limit.',
     schema: { type: 'integer' },
   },
   'RateLimit-Policy': {
-    description: 'The bucket’s policy, `"<category>";q=<limit>;w=<window seconds>` (IETF RateLimit headers); sent with X-RateLimit-Limit.',
+    description:
+      'The bucket’s policy, `"<category>";q=<limit>;w=<window seconds>` (IETF RateLimit headers); sent with X-RateLimit-Limit.',
     schema: { type: 'string', example: '"read";q=25;w=1' },
   },
   RateLimit: {
-    description: 'The bucket’s state, `"<category>";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers); sent with X-RateLimit-Limit.',
+    description:
+      'The bucket’s state, `"<category>";r=<remaining>;t=<seconds to reset>` (IETF RateLimit headers); sent with X-RateLimit-Limit.',
     schema: { type: 'string', example: '"read";r=24;t=1' },
   },
   'X-RateLimit-Batch-Items-Limit': {
@@ -49,11 +53,13 @@ export const PIPELINE_HEADERS: Record<string, HeaderObject> = {
     schema: { type: 'integer', minimum: 0 },
   },
   'X-RateLimit-Batch-Items-Reset': {
-    description: 'When the batch-items window ends (or its block, once exhausted), in unix seconds; sent with X-RateLimit-Batch-Items-Limit.',
+    description:
+      'When the batch-items window ends (or its block, once exhausted), in unix seconds; sent with X-RateLimit-Batch-Items-Limit.',
     schema: { type: 'integer' },
   },
   'Idempotent-Replayed': {
-    description: '`true` when the answer is the stored one of an earlier request with this Idempotency-Key: the operation did not run again.',
+    description:
+      '`true` when the answer is the stored one of an earlier request with this Idempotency-Key: the operation did not run again.',
     schema: { type: 'string', enum: ['true'] },
   },
   'Retry-After': {
@@ -63,8 +69,18 @@ export const PIPELINE_HEADERS: Record<string, HeaderObject> = {
   },
 };
 
-const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
-const BATCH_ITEMS_HEADERS = ['X-RateLimit-Batch-Items-Limit', 'X-RateLimit-Batch-Items-Remaining', 'X-RateLimit-Batch-Items-Reset'];
+const RATE_LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+];
+const BATCH_ITEMS_HEADERS = [
+  'X-RateLimit-Batch-Items-Limit',
+  'X-RateLimit-Batch-Items-Remaining',
+  'X-RateLimit-Batch-Items-Reset',
+];
 
 /** Successes: 200, and a batch's 207 (some inputs failed), which is stored and replayed alike. */
 const SUCCESSES = new Set(['200', '207']);
@@ -85,7 +101,8 @@ export interface OperationPipeline {
 }
 
 export function pipelineOf(handler: Function | undefined): OperationPipeline {
-  const interceptors = (handler && (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined)) ?? [];
+  const interceptors =
+    (handler && (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined)) ?? [];
   return {
     rateLimited: handler !== undefined && Reflect.getMetadata(RATE_CATEGORY, handler) !== undefined,
     countsBatchItems: handler !== undefined && Reflect.getMetadata(BATCH_ITEMS, handler) === true,
@@ -94,7 +111,10 @@ export function pipelineOf(handler: Function | undefined): OperationPipeline {
 }
 
 /** The pipeline headers a response of `status` of an operation can carry. */
-export function pipelineHeaders(status: string, { rateLimited, countsBatchItems, idempotent }: OperationPipeline): string[] {
+export function pipelineHeaders(
+  status: string,
+  { rateLimited, countsBatchItems, idempotent }: OperationPipeline,
+): string[] {
   const names = ['X-Request-Id'];
   if (rateLimited && !ANSWERED_BEFORE_COUNTING.has(status)) names.push(...RATE_LIMIT_HEADERS);
   if (countsBatchItems && !ANSWERED_BEFORE_COUNTING.has(status)) names.push(...BATCH_ITEMS_HEADERS);

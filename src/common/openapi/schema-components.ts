@@ -11,7 +11,8 @@ const NAMED_SCHEMAS = new Map<string, SchemaObject>();
  */
 export function schemaComponent(name: string, schema: SchemaObject): { $ref: string } {
   const known = NAMED_SCHEMAS.get(name);
-  if (known !== undefined && JSON.stringify(known) !== JSON.stringify(schema)) throw new Error(`Two different schemas are named ${name}`);
+  if (known !== undefined && JSON.stringify(known) !== JSON.stringify(schema))
+    throw new Error(`Two different schemas are named ${name}`);
   NAMED_SCHEMAS.set(name, schema);
   return { $ref: `#/components/schemas/${name}` };
 }

@@ -31,7 +31,9 @@ export function shareHeaderParameters(document: OpenAPIObject): void {
     });
   }
   const parameters = Object.fromEntries(
-    [...shared].map(([key, name]) => [name, JSON.parse(key) as ParameterObject] as const).sort(([a], [b]) => a.localeCompare(b)),
+    [...shared]
+      .map(([key, name]) => [name, JSON.parse(key) as ParameterObject] as const)
+      .sort(([a], [b]) => a.localeCompare(b)),
   );
   document.components = { ...document.components, parameters: { ...document.components?.parameters, ...parameters } };
 }

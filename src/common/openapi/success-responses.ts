@@ -7,9 +7,9 @@ const COMPONENT_SCHEMA = '#/components/schemas/';
 /** What a success's body is, for its name: the component it names, or a page of one (`EntityEnvelopePage`). */
 function bodyName(response: ResponseObject): string | undefined {
   const schema = response.content?.['application/json']?.schema as
-    | { $ref?: string; properties?: { data?: { items?: { $ref?: string } } } }
-    | undefined;
-  const name = (ref: string | undefined) => (ref?.startsWith(COMPONENT_SCHEMA) ? ref.slice(COMPONENT_SCHEMA.length).replace(/Dto$/, '') : undefined);
+    { $ref?: string; properties?: { data?: { items?: { $ref?: string } } } } | undefined;
+  const name = (ref: string | undefined) =>
+    ref?.startsWith(COMPONENT_SCHEMA) ? ref.slice(COMPONENT_SCHEMA.length).replace(/Dto$/, '') : undefined;
   const item = name(schema?.properties?.data?.items?.$ref);
   return name(schema?.$ref) ?? (item === undefined ? undefined : `${item}Page`);
 }
@@ -54,7 +54,8 @@ export function shareSuccessResponses(document: OpenAPIObject): void {
   for (const [key, { status, response, count }] of uses) {
     const name = count > 1 ? responseName(status, response) : undefined;
     if (name === undefined) continue;
-    if (shared[name]) throw new Error(`Two different successes would share the name ${name}: their descriptions differ`);
+    if (shared[name])
+      throw new Error(`Two different successes would share the name ${name}: their descriptions differ`);
     shared[name] = response;
     names.set(key, name);
   }

@@ -5,7 +5,10 @@ const refusal = (text: string, param?: string) => thrownApiError(() => decodeCur
 
 describe('encodeCursor and decodeCursor', () => {
   it('give back the payload, through text a query string carries as it is', () => {
-    const payload = { position: ['2026-03-01T12:00:00.123456+00:00', 'evt_1'], filters: [['$title', 'Ünïcødé & = ? /']] };
+    const payload = {
+      position: ['2026-03-01T12:00:00.123456+00:00', 'evt_1'],
+      filters: [['$title', 'Ünïcødé & = ? /']],
+    };
     const cursor = encodeCursor(payload);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeCursor(cursor)).toEqual(payload);

@@ -23,7 +23,8 @@ export function encodeCursor(payload: object): string {
  * JSON) is 400 `invalid_parameter` naming `param`, never an exception of another kind.
  */
 export function decodeCursor(text: string, param = 'cursor'): unknown {
-  const refused = (why: string) => ApiError.invalidParameter(param, `${param} is not a cursor this service gave: ${why}`);
+  const refused = (why: string) =>
+    ApiError.invalidParameter(param, `${param} is not a cursor this service gave: ${why}`);
   if (text.length > MAX_CURSOR_LENGTH) throw refused(`longer than ${MAX_CURSOR_LENGTH} characters`);
   const bytes = BASE64URL.test(text) ? Buffer.from(text, 'base64url') : undefined;
   // Buffer skips what it cannot read (a stray last character): only text that re-encodes the same is base64url.

@@ -18,13 +18,18 @@ const refusal = (text: string, given = beside()) => thrownApiError(() => resumeL
 
 /** A cursor with some of its members replaced. */
 const altered = (changes: Record<string, unknown>) =>
-  encodeCursor({ ...(decodeCursor(encodeListCursor(ROUTE, { limit: 5, filters: FILTERS }, AFTER)) as object), ...changes });
+  encodeCursor({
+    ...(decodeCursor(encodeListCursor(ROUTE, { limit: 5, filters: FILTERS }, AFTER)) as object),
+    ...changes,
+  });
 
 describe('list cursors (docs/api.md §3)', () => {
   it('resume the page after the key, with the limit and filters they were read with', () => {
     const cursor = encodeListCursor(ROUTE, { limit: 5, filters: FILTERS }, AFTER);
     expect(resumeListCursor(cursor, beside())).toEqual({ limit: 5, filters: FILTERS, after: AFTER });
-    expect(resumeListCursor(cursor, beside({ limit: 5, filters: { $stage: 'LEAD', '$name[startsWith]': 'Ac' } }))).toEqual({
+    expect(
+      resumeListCursor(cursor, beside({ limit: 5, filters: { $stage: 'LEAD', '$name[startsWith]': 'Ac' } })),
+    ).toEqual({
       limit: 5,
       filters: FILTERS,
       after: AFTER,
@@ -61,7 +66,15 @@ describe('list cursors (docs/api.md §3)', () => {
     ['filters as an object', { filters: { a: 'b' } }],
     ['a filter of three members', { filters: [['a', 'b', 'c']] }],
     ['a filter value that is a number', { filters: [['a', 1]] }],
-    ['a filter given twice', { filters: [['a', 'b'], ['a', 'c']] }],
+    [
+      'a filter given twice',
+      {
+        filters: [
+          ['a', 'b'],
+          ['a', 'c'],
+        ],
+      },
+    ],
     ['eleven filters', { filters: Array.from({ length: 11 }, (_, i) => [`f${i}`, 'v']) }],
     ['both filters and a digest', { filtersDigest: 'x' }],
     ['neither filters nor a digest', { filters: undefined }],
@@ -85,7 +98,12 @@ describe('list cursors (docs/api.md §3)', () => {
     ].map(([name, at]): [string, Record<string, unknown>] => [`a timestamp with ${name}`, { after: [at, AFTER.id] }]),
   ])('refuse a cursor with %s as not one the service gave (param cursor)', (_case, changes) => {
     const error = refusal(altered(changes));
-    expect([error.status, error.code, error.param, error.message]).toEqual([400, 'invalid_parameter', 'cursor', expect.any(String)]);
+    expect([error.status, error.code, error.param, error.message]).toEqual([
+      400,
+      'invalid_parameter',
+      'cursor',
+      expect.any(String),
+    ]);
   });
 
   it('take a serial number for the key on a list keyed by serials, and only there', () => {
@@ -93,7 +111,10 @@ describe('list cursors (docs/api.md §3)', () => {
     expect(resumeListCursor(serial, beside({ serialKeys: true })).after.id).toBe('9007199254740993');
     expect(refusal(serial).param).toBe('cursor');
     for (const key of [AFTER.id, '0', '-1', '1.5', '1'.repeat(19), "1' OR 1=1 --"]) {
-      expect({ key, code: refusal(altered({ after: [AFTER.at, key] }), beside({ serialKeys: true })).code }).toEqual({ key, code: 'invalid_parameter' });
+      expect({ key, code: refusal(altered({ after: [AFTER.at, key] }), beside({ serialKeys: true })).code }).toEqual({
+        key,
+        code: 'invalid_parameter',
+      });
     }
   });
 
@@ -111,7 +132,9 @@ describe('list cursors (docs/api.md §3)', () => {
     const long = { '$name[startsWith]': 'x'.repeat(MAX_CURSOR_LENGTH), $stage: 'LEAD' };
     const cursor = encodeListCursor(ROUTE, { limit: 5, filters: long }, AFTER);
     expect(cursor.length).toBeLessThan(1000);
-    expect(resumeListCursor(cursor, beside({ filters: { $stage: 'LEAD', '$name[startsWith]': long['$name[startsWith]'] } }))).toEqual({
+    expect(
+      resumeListCursor(cursor, beside({ filters: { $stage: 'LEAD', '$name[startsWith]': long['$name[startsWith]'] } })),
+    ).toEqual({
       limit: 5,
       filters: { $stage: 'LEAD', '$name[startsWith]': long['$name[startsWith]'] },
       after: AFTER,

@@ -56,12 +56,15 @@ const SERIAL_KEY = /^[1-9]\d{0,17}$/;
  * (fraction and offset seconds only when not zero), years 1 to 9999. Checked field by field
  * below as well, so that what reaches `::timestamptz` never makes PostgreSQL refuse it.
  */
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|[+-](\d{2})(?::(\d{2})(?::(\d{2}))?)?)$/;
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|[+-](\d{2})(?::(\d{2})(?::(\d{2}))?)?)$/;
 
 function isTimestampText(text: unknown): text is string {
   const match = typeof text === 'string' ? TIMESTAMP.exec(text) : null;
   if (!match) return false;
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes, offsetSeconds] = match.slice(1).map((part) => Number(part ?? 0));
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes, offsetSeconds] = match
+    .slice(1)
+    .map((part) => Number(part ?? 0));
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
   return (
@@ -89,7 +92,12 @@ function filtersDigest(filters: PageFilters): string {
 
 /** The cursor of the page after the one read with `page`, whose last row is `after`. */
 export function encodeListCursor(route: string, page: { limit: number; filters: PageFilters }, after: PageKey): string {
-  const cursor: ListCursor = { route, limit: page.limit, filters: Object.entries(page.filters), after: [after.at, after.id] };
+  const cursor: ListCursor = {
+    route,
+    limit: page.limit,
+    filters: Object.entries(page.filters),
+    after: [after.at, after.id],
+  };
   const full = encodeCursor(cursor);
   if (full.length <= MAX_CURSOR_LENGTH) return full;
   const { filters: _carried, ...rest } = cursor;
@@ -114,7 +122,9 @@ function listCursorOf(payload: unknown, { maxFilters, maxLimit, serialKeys = fal
     (filters === undefined ||
       (Array.isArray(filters) &&
         filters.length <= maxFilters &&
-        filters.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && isFilterValue(pair[1])) &&
+        filters.every(
+          (pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && isFilterValue(pair[1]),
+        ) &&
         new Set(filters.map(([key]) => key)).size === filters.length)) &&
     Array.isArray(after) &&
     after.length === 2 &&

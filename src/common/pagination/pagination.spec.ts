@@ -79,7 +79,8 @@ describe('parsePageRequest (docs/api.md §3)', () => {
   });
 
   it(`combines up to ${MAX_FILTERS} filters and refuses one more, naming it (planning grows faster than their number)`, () => {
-    const filters = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`f${index}[startsWith]`, 'v']));
+    const filters = (count: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, index) => [`f${index}[startsWith]`, 'v']));
     expect(Object.keys(parsePageRequest(filters(MAX_FILTERS), WITH_FILTERS, ROUTE).filters)).toHaveLength(MAX_FILTERS);
     const error = refusal(filters(MAX_FILTERS + 1), WITH_FILTERS);
     expect([error.status, error.code, error.param]).toEqual([400, 'invalid_filter', `f${MAX_FILTERS}[startsWith]`]);

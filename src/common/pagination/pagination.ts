@@ -227,7 +227,8 @@ export class PaginationInterceptor implements NestInterceptor {
     request.page = page;
     return next.handle().pipe(
       map((result: PageResult<unknown>) => {
-        if (page.next === undefined) throw new Error(`The page of ${route} was not ended (endPage): it has no next cursor`);
+        if (page.next === undefined)
+          throw new Error(`The page of ${route} was not ended (endPage): it has no next cursor`);
         const nextCursor = page.next && encodeListCursor(route, page, page.next);
         return { object: 'list', data: result.data, totalCount: result.totalCount, nextCursor };
       }),

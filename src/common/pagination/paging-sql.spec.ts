@@ -59,7 +59,9 @@ describe('pagingSql', () => {
   it.each([0, 26, 2.5, Number.NaN, '1; DROP TABLE records' as unknown as number])(
     'writes out no limit but an integer of 1 to 25 (%s)',
     (limit) => {
-      expect(() => pagingSql({ limit, offset: 0 }, new SqlParameterList(), { plannedOnce: true })).toThrow(/integer of 1 to 25/);
+      expect(() => pagingSql({ limit, offset: 0 }, new SqlParameterList(), { plannedOnce: true })).toThrow(
+        /integer of 1 to 25/,
+      );
     },
   );
 });
@@ -88,7 +90,11 @@ describe('keysetPageSql', () => {
     const params = new SqlParameterList();
     const where = `f.workspace_id = ${params.add('wks')}`;
     const after = { at: '2026-03-01T12:00:00.123456+00:00', id: 'file_1' };
-    const sql = keysetPageSql({ columns: 'f.id, f.created_at', from: 'files f', where, key: ['f.created_at', 'f.id'] }, { limit: 2, offset: 0, after }, params);
+    const sql = keysetPageSql(
+      { columns: 'f.id, f.created_at', from: 'files f', where, key: ['f.created_at', 'f.id'] },
+      { limit: 2, offset: 0, after },
+      params,
+    );
     expect(sql.replace(/\s+/g, ' ')).toBe(
       'SELECT (SELECT count(*)::int FROM files f WHERE f.workspace_id = $1) AS total, ' +
         "coalesce((SELECT json_agg(p ORDER BY p.created_at DESC, p.id DESC) FROM (SELECT f.id, f.created_at FROM files f WHERE f.workspace_id = $1 AND (f.created_at, f.id) < ($2::timestamptz, $3) ORDER BY f.created_at DESC, f.id DESC LIMIT $4 OFFSET $5) p), '[]'::json) AS rows",

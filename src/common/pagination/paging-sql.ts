@@ -59,7 +59,11 @@ export function afterKeySql(page: PageWindow, [time, id]: [string, string], para
  * (` AND …`; empty on the first page): the rows after the cursor's in an order of `score DESC, id
  * DESC`, the score an exact numeric, the id breaking ties.
  */
-export function belowRankSql(after: { score: string; id: string } | null, [score, id]: [string, string], params: BoundParameters): string {
+export function belowRankSql(
+  after: { score: string; id: string } | null,
+  [score, id]: [string, string],
+  params: BoundParameters,
+): string {
   if (!after) return '';
   return ` AND (${score}, ${id}) < (${params.add(after.score)}::numeric, ${params.add(after.id)})`;
 }
@@ -83,7 +87,11 @@ export interface KeysetPageQuery {
  * (pageWithCountSql). `where`'s placeholders are bound on `params` before this binds the cursor's
  * and the window's.
  */
-export function keysetPageSql({ columns, from, where, key }: KeysetPageQuery, page: PageWindow, params: BoundParameters): string {
+export function keysetPageSql(
+  { columns, from, where, key }: KeysetPageQuery,
+  page: PageWindow,
+  params: BoundParameters,
+): string {
   const [time, id] = key;
   return pageWithCountSql(
     `SELECT count(*)::int FROM ${from} WHERE ${where}`,

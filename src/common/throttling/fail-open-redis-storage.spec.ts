@@ -19,7 +19,10 @@ function closedPort(): Promise<number> {
  * timeout, a reconnection delay) is still waiting, however fast or slow the machine.
  */
 async function afterOneTurn<T>(promise: Promise<T>): Promise<T | 'still waiting'> {
-  return Promise.race([promise, new Promise<'still waiting'>((resolve) => setImmediate(() => resolve('still waiting')))]);
+  return Promise.race([
+    promise,
+    new Promise<'still waiting'>((resolve) => setImmediate(() => resolve('still waiting'))),
+  ]);
 }
 
 describe('FailOpenRedisStorage without a reachable Redis', () => {
@@ -48,7 +51,9 @@ describe('FailOpenRedisStorage without a reachable Redis', () => {
   });
 
   it('lets every request through at once, uncounted and unblocked, and reports each one', async () => {
-    const increments = Promise.all(Array.from({ length: 50 }, () => storage.increment('rate:read:wks_1', 1000, 1, 1000, 'read')));
+    const increments = Promise.all(
+      Array.from({ length: 50 }, () => storage.increment('rate:read:wks_1', 1000, 1, 1000, 'read')),
+    );
     // At once: no request waits for a connection or a command timeout (see afterOneTurn).
     const records = await afterOneTurn(increments);
     expect(records).not.toBe('still waiting');

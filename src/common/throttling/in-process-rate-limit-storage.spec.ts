@@ -32,7 +32,10 @@ describe('InProcessRateLimitStorage (the Redis script’s fixed window and block
   it('keeps keys and throttler names apart', async () => {
     for (let i = 0; i < 4; i++) await hit('rate:read:wks_1');
     expect(await hit('rate:read:wks_2')).toMatchObject({ totalHits: 1, isBlocked: false });
-    expect(await storage.increment('rate:read:wks_1', 1000, 3, 1000, 'write')).toMatchObject({ totalHits: 1, isBlocked: false });
+    expect(await storage.increment('rate:read:wks_1', 1000, 3, 1000, 'write')).toMatchObject({
+      totalHits: 1,
+      isBlocked: false,
+    });
   });
 
   it('keeps one counter per bucket, not one entry per hit, whatever the limit and the traffic', async () => {

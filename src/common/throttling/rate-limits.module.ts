@@ -17,7 +17,12 @@ export const RateLimitsModule = ThrottlerModule.forRootAsync({
   inject: [AppConfig, RateLimitStoreFailures],
   useFactory: (config: AppConfig, failures: RateLimitStoreFailures) => ({
     throttlers: [
-      ...RATE_CATEGORIES.map((name) => ({ name, limit: config.rateLimits[name], ttl: WINDOW_MS, blockDuration: WINDOW_MS })),
+      ...RATE_CATEGORIES.map((name) => ({
+        name,
+        limit: config.rateLimits[name],
+        ttl: WINDOW_MS,
+        blockDuration: WINDOW_MS,
+      })),
       { name: BATCH_ITEMS_THROTTLER, limit: config.rateLimits.batchItems, ttl: WINDOW_MS, blockDuration: WINDOW_MS },
     ],
     storage: createRateLimitStorage(config, () => failures.count()),

@@ -62,7 +62,11 @@ describe('WorkspaceRateLimitGuard', () => {
       imports: [
         ThrottlerModule.forRoot({
           throttlers: [
-            ...(['read', 'write', 'search'] satisfies RateCategory[]).map((name, i) => ({ name, limit: i + 2, ttl: 1000 })),
+            ...(['read', 'write', 'search'] satisfies RateCategory[]).map((name, i) => ({
+              name,
+              limit: i + 2,
+              ttl: 1000,
+            })),
             { name: 'batch-items', limit: 100, ttl: 1000 },
           ],
           storage: { increment },
@@ -73,7 +77,9 @@ describe('WorkspaceRateLimitGuard', () => {
     await moduleRef.init();
     guard = moduleRef.get(WorkspaceRateLimitGuard);
   });
-  beforeEach(() => increment.mockReset().mockResolvedValue({ totalHits: 1, timeToExpire: 1, isBlocked: false, timeToBlockExpire: 0 }));
+  beforeEach(() =>
+    increment.mockReset().mockResolvedValue({ totalHits: 1, timeToExpire: 1, isBlocked: false, timeToBlockExpire: 0 }),
+  );
 
   function call(route: keyof Routes, request: object) {
     return callOn(Routes, Routes.prototype[route], request);
@@ -81,7 +87,10 @@ describe('WorkspaceRateLimitGuard', () => {
   function callOn(controller: Function, handler: Function, request: object) {
     const headers: Record<string, string> = {};
     const response = { setHeader: (name: string, value: string) => (headers[name] = value) };
-    return { headers, result: guard.canActivate(new ExecutionContextHost([request, response], controller as never, handler)) };
+    return {
+      headers,
+      result: guard.canActivate(new ExecutionContextHost([request, response], controller as never, handler)),
+    };
   }
   const caller = { auth: { workspaceId: 'wks_1' } };
 
@@ -148,7 +157,9 @@ describe('WorkspaceRateLimitGuard', () => {
     });
 
     it('refuses limits resolved per request: they are read once', async () => {
-      await expect(call('searchResolvedLimit', caller).result).rejects.toThrow('@Throttle on Routes.searchResolvedLimit: "search" needs a fixed limit');
+      await expect(call('searchResolvedLimit', caller).result).rejects.toThrow(
+        '@Throttle on Routes.searchResolvedLimit: "search" needs a fixed limit',
+      );
     });
 
     it('reads a route’s decorators once, not on every request', async () => {

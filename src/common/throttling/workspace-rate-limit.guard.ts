@@ -11,7 +11,15 @@ import {
 import type { AuthContext } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
 import { isUncounted } from './fail-open-redis-storage';
-import { BATCH_ITEMS, BATCH_ITEMS_THROTTLER, batchItemsOf, RATE_CATEGORIES, RATE_CATEGORY, RateCategory, rateCategoryOf } from './rate-category';
+import {
+  BATCH_ITEMS,
+  BATCH_ITEMS_THROTTLER,
+  batchItemsOf,
+  RATE_CATEGORIES,
+  RATE_CATEGORY,
+  RateCategory,
+  rateCategoryOf,
+} from './rate-category';
 import type { WeightedThrottlerStorage } from './rate-limit-storage';
 
 /** What the guard reads of a request and writes to a response. */
@@ -69,7 +77,10 @@ export class WorkspaceRateLimitGuard extends ThrottlerGuard {
       }
       return { throttler, limit, ttl, blockDuration, getTracker, generateKey };
     };
-    this.buckets = Object.fromEntries(RATE_CATEGORIES.map((name) => [name, bucket(name)])) as Record<RateCategory, BucketOptions>;
+    this.buckets = Object.fromEntries(RATE_CATEGORIES.map((name) => [name, bucket(name)])) as Record<
+      RateCategory,
+      BucketOptions
+    >;
     this.batchItems = bucket(BATCH_ITEMS_THROTTLER);
   }
 
@@ -105,24 +116,30 @@ export class WorkspaceRateLimitGuard extends ThrottlerGuard {
   /** A bucket as the route's decorators leave it: undefined when skipped, its own when its limits are its own. */
   private routeBucket(bucket: BucketOptions, handler: Function, controller: Function): BucketOptions | undefined {
     const name = bucket.throttler.name!;
-    const read = (metadata: string): unknown => this.reflector.getAllAndOverride(metadata + name, [handler, controller]);
-    const skipped = read(THROTTLER_SKIP) ?? this.reflector.getAllAndOverride(THROTTLER_SKIP + EVERY_BUCKET, [handler, controller]);
+    const read = (metadata: string): unknown =>
+      this.reflector.getAllAndOverride(metadata + name, [handler, controller]);
+    const skipped =
+      read(THROTTLER_SKIP) ?? this.reflector.getAllAndOverride(THROTTLER_SKIP + EVERY_BUCKET, [handler, controller]);
     if (skipped === true) return undefined;
     const route = `${controller.name}.${handler.name}`;
     if (read(THROTTLER_TRACKER) !== undefined || read(THROTTLER_KEY_GENERATOR) !== undefined) {
-      throw new Error(`@Throttle on ${route}: getTracker and generateKey are not taken, every bucket counts per workspace`);
+      throw new Error(
+        `@Throttle on ${route}: getTracker and generateKey are not taken, every bucket counts per workspace`,
+      );
     }
     const [limit, ttl, blockDuration] = [THROTTLER_LIMIT, THROTTLER_TTL, THROTTLER_BLOCK_DURATION].map(read);
     if (limit === undefined && ttl === undefined && blockDuration === undefined) return bucket;
     for (const value of [limit, ttl, blockDuration]) {
-      if (value !== undefined && typeof value !== 'number') throw new Error(`@Throttle on ${route}: "${name}" needs a fixed limit, ttl and blockDuration`);
+      if (value !== undefined && typeof value !== 'number')
+        throw new Error(`@Throttle on ${route}: "${name}" needs a fixed limit, ttl and blockDuration`);
     }
     const own = {
       limit: (limit as number | undefined) ?? bucket.limit,
       ttl: (ttl as number | undefined) ?? bucket.ttl,
       blockDuration: (blockDuration as number | undefined) ?? (ttl as number | undefined) ?? bucket.blockDuration,
     };
-    const generateKey = (context: ExecutionContext, tracker: string, throttler: string) => `${this.generateKey(context, tracker, throttler)}:${route}`;
+    const generateKey = (context: ExecutionContext, tracker: string, throttler: string) =>
+      `${this.generateKey(context, tracker, throttler)}:${route}`;
     return { ...bucket, ...own, generateKey };
   }
 
@@ -185,7 +202,10 @@ export class WorkspaceRateLimitGuard extends ThrottlerGuard {
     return `rate:${name}:${tracker}`;
   }
 
-  protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  protected override async throwThrottlingException(
+    context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
     throw new ApiError(
       429,
       'rate_limited',

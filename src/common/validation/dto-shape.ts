@@ -51,7 +51,11 @@ export function DtoMap(type: () => Type<object>, options: { keyMember?: string }
 
 /** The shape of `member` of `type`, inherited shapes included. */
 export function memberShape(type: Type<object>, member: string): MemberShape | undefined {
-  for (let owner: unknown = type; typeof owner === 'function' && owner !== Function.prototype; owner = Object.getPrototypeOf(owner)) {
+  for (
+    let owner: unknown = type;
+    typeof owner === 'function' && owner !== Function.prototype;
+    owner = Object.getPrototypeOf(owner)
+  ) {
     const shape = SHAPES.get(owner)?.get(member);
     if (shape) return shape;
   }

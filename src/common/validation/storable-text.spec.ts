@@ -2,7 +2,8 @@ import { storable } from './storable-text';
 
 describe('storable', () => {
   it('accepts any text PostgreSQL holds, paired surrogates (astral characters) included', () => {
-    for (const text of ['', 'plain', 'é', '😀', 'a\uD83D\uDE00b']) expect({ text, ok: storable(text) }).toEqual({ text, ok: true });
+    for (const text of ['', 'plain', 'é', '😀', 'a\uD83D\uDE00b'])
+      expect({ text, ok: storable(text) }).toEqual({ text, ok: true });
   });
 
   it('refuses NUL and unpaired surrogates, wherever they are', () => {

@@ -1,4 +1,16 @@
-import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+} from 'class-validator';
 import { ApiError } from '../errors/api-error';
 import { DtoMap, NestedDto } from './dto-shape';
 import { DtoValidationPipe, validateEntry } from './validation.pipe';
@@ -102,10 +114,17 @@ function seen(error: ApiError): [number, string, string | undefined] {
 
 describe('validation pipe error mapping (docs/api.md §2)', () => {
   it('accepts and transforms a valid body', async () => {
-    const body = { name: 'Ada', email: 'ada@example.com', role: 'admin', letters: ['a', 'c'], count: 3, address: { city: 'Paris' } };
+    const body = {
+      name: 'Ada',
+      email: 'ada@example.com',
+      role: 'admin',
+      letters: ['a', 'c'],
+      count: 3,
+      address: { city: 'Paris' },
+    };
     const result = accepted(BodyDto, body);
     expect(result).toBeInstanceOf(BodyDto);
-    expect((result).address).toBeInstanceOf(AddressDto);
+    expect(result.address).toBeInstanceOf(AddressDto);
     expect(result).toEqual(body);
   });
 
@@ -127,7 +146,12 @@ describe('validation pipe error mapping (docs/api.md §2)', () => {
     ['an array item outside the enum', { name: 'x', letters: ['a', 'z'] }, 'letters', undefined],
     ['a fraction for an integer', { name: 'x', count: 1.5 }, 'count', undefined],
     ['a string for a nested object', { name: 'x', address: 'Paris' }, 'address', undefined],
-    ['a number in a nested member', { name: 'x', address: { city: 7 } }, 'address.city', 'address.city must be a string'],
+    [
+      'a number in a nested member',
+      { name: 'x', address: { city: 7 } },
+      'address.city',
+      'address.city must be a string',
+    ],
   ])('answers 400 invalid_type for %s', async (_case, body, param, message) => {
     const error = refusal(body);
     expect([error.status, error.code, error.param]).toEqual([400, 'invalid_type', param]);
@@ -176,8 +200,22 @@ describe('validation pipe: hostile bodies', () => {
   });
 
   it('hands a free-form member over with every own key, prototype-named ones included, at every level', () => {
-    const keys = ['hasOwnProperty', 'toString', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', 'constructor', '__proto__', 'a'];
-    const map = JSON.parse(`{${keys.map((key, index) => `"${key}":{"${key}":${index}}`).join(',')}}`) as Record<string, unknown>;
+    const keys = [
+      'hasOwnProperty',
+      'toString',
+      'valueOf',
+      'isPrototypeOf',
+      'propertyIsEnumerable',
+      'toLocaleString',
+      '__defineGetter__',
+      'constructor',
+      '__proto__',
+      'a',
+    ];
+    const map = JSON.parse(`{${keys.map((key, index) => `"${key}":{"${key}":${index}}`).join(',')}}`) as Record<
+      string,
+      unknown
+    >;
     const result = accepted(FreeMapDto, { map, inner: { map } });
     for (const given of [result.map!, result.inner!.map!]) {
       expect(Object.keys(given)).toEqual(keys);
@@ -186,7 +224,14 @@ describe('validation pipe: hostile bodies', () => {
   });
 
   it('takes null for an optional member as absent, at every level', () => {
-    const result = accepted(BodyDto, { name: 'x', email: null, role: null, letters: null, address: null, previous: [{ city: 'Oslo' }] });
+    const result = accepted(BodyDto, {
+      name: 'x',
+      email: null,
+      role: null,
+      letters: null,
+      address: null,
+      previous: [{ city: 'Oslo' }],
+    });
     expect(result).toEqual({ name: 'x', previous: [{ city: 'Oslo' }] });
     expect(Object.values(result).includes(null)).toBe(false);
     const entries = accepted(MapBodyDto, { entries: { a: { label: 'A', note: null } } }).entries!;
@@ -195,7 +240,11 @@ describe('validation pipe: hostile bodies', () => {
 
   it('answers 422 parameter_missing for a null required member of a nested body', () => {
     expect(seen(refusal({ name: 'x', address: { city: null } }))).toEqual([422, 'parameter_missing', 'address.city']);
-    expect(seen(refusalOf(MapBodyDto, { entries: { a: { label: null } } }))).toEqual([422, 'parameter_missing', 'entries.a.label']);
+    expect(seen(refusalOf(MapBodyDto, { entries: { a: { label: null } } }))).toEqual([
+      422,
+      'parameter_missing',
+      'entries.a.label',
+    ]);
   });
 
   it.each([
@@ -210,7 +259,10 @@ describe('validation pipe: hostile bodies', () => {
   });
 
   it('validates each entry of a map as a body of its own, the map key as its key member', () => {
-    const result = accepted(MapBodyDto, JSON.parse('{"entries":{"b":{"label":"B"},"constructor":{"label":"C"},"toString":{"label":"T","key":"other"}}}'));
+    const result = accepted(
+      MapBodyDto,
+      JSON.parse('{"entries":{"b":{"label":"B"},"constructor":{"label":"C"},"toString":{"label":"T","key":"other"}}}'),
+    );
     const entries = result.entries!;
     expect(Object.getPrototypeOf(entries)).toBeNull();
     expect(Object.keys(entries)).toEqual(['b', 'constructor', 'toString']);
@@ -224,7 +276,13 @@ describe('validation pipe: hostile bodies', () => {
     ['a null entry', { entries: { a: null } }, 400, 'invalid_type', 'entries.a'],
     ['an array entry', { entries: { a: [{ label: 'A' }] } }, 400, 'invalid_type', 'entries.a'],
     ['a string for the map', { entries: 'abc' }, 400, 'invalid_type', 'entries'],
-    ['an unknown member in an entry', { entries: { a: { label: 'A', extra: 1 } } }, 400, 'unknown_field', 'entries.a.extra'],
+    [
+      'an unknown member in an entry',
+      { entries: { a: { label: 'A', extra: 1 } } },
+      400,
+      'unknown_field',
+      'entries.a.extra',
+    ],
     ['a key the entry refuses', { entries: { '1a': { label: 'A' } } }, 422, 'invalid_value', 'entries.1a.key'],
   ])('answers a map with %s', (_case, body, status, code, param) => {
     expect(seen(refusalOf(MapBodyDto, body))).toEqual([status, code, param]);
@@ -248,7 +306,12 @@ describe('validation pipe: hostile bodies', () => {
     ['a lone high surrogate in a member', { name: 'a\ud800' }, BodyDto, 'name'],
     ['a lone low surrogate in an array item', { name: 'x', tags: ['a', '\udc00'] }, BodyDto, 'tags.1'],
     ['NUL in a nested member', { name: 'x', address: { city: 'Pa\u0000ris' } }, BodyDto, 'address.city'],
-    ['a lone surrogate in a body of an array', { name: 'x', previous: [{ city: 'Oslo' }, { city: '\ud800' }] }, BodyDto, 'previous.1.city'],
+    [
+      'a lone surrogate in a body of an array',
+      { name: 'x', previous: [{ city: 'Oslo' }, { city: '\ud800' }] },
+      BodyDto,
+      'previous.1.city',
+    ],
     ['a lone surrogate in a map entry', { entries: { a: { label: 'x\udfff' } } }, MapBodyDto, 'entries.a.label'],
     ['a lone surrogate in a map key', { entries: { ['a\ud800']: { label: 'A' } } }, MapBodyDto, 'entries.a\ud800'],
   ])('answers 422 invalid_value for %s, as record fields do', (_case, body, metatype, param) => {
@@ -262,7 +325,11 @@ describe('validation pipe: hostile bodies', () => {
   });
 
   it('answers 400 invalid_type when validateEntry is given something other than an object', () => {
-    expect(seen(thrownApiError(() => validateEntry(BodyDto, 'x', 'options')))).toEqual([400, 'invalid_type', 'options']);
+    expect(seen(thrownApiError(() => validateEntry(BodyDto, 'x', 'options')))).toEqual([
+      400,
+      'invalid_type',
+      'options',
+    ]);
   });
 
   it('leaves values and untyped bodies to their handlers', () => {

@@ -117,7 +117,12 @@ interface PendingMap {
  * key whose name it finds on the copy's prototype (`hasOwnProperty`, `toString`), which would hide
  * keys from the handler, which would then accept them unseen.
  */
-function instanceOf(type: Type<object>, raw: Record<string, unknown>, path: string, maps: PendingMap[]): Record<string, unknown> {
+function instanceOf(
+  type: Type<object>,
+  raw: Record<string, unknown>,
+  path: string,
+  maps: PendingMap[],
+): Record<string, unknown> {
   const declared = declaredMembers(type);
   const values: Record<string, unknown> = {};
   const built: Record<string, unknown> = {};
@@ -156,7 +161,11 @@ function instanceOf(type: Type<object>, raw: Record<string, unknown>, path: stri
 }
 
 /** Each entry of a DtoMap member validated as a body of its own, in a null-prototype object. */
-function validateMap({ type, keyMember }: MapShape, map: Record<string, unknown>, path: string): Record<string, object> {
+function validateMap(
+  { type, keyMember }: MapShape,
+  map: Record<string, unknown>,
+  path: string,
+): Record<string, object> {
   const entries = Object.create(null) as Record<string, object>;
   for (const key of Object.keys(map)) {
     const entry = map[key];

@@ -11,7 +11,9 @@ function refusal(request: Record<string, unknown>): ApiError {
 
 describe('ServiceVersionGuard', () => {
   it('lets an authenticated request with Service-Version: 2026-03-01 through', () => {
-    expect(new ServiceVersionGuard().canActivate(httpContext({ auth, headers: { 'service-version': '2026-03-01' } }))).toBe(true);
+    expect(
+      new ServiceVersionGuard().canActivate(httpContext({ auth, headers: { 'service-version': '2026-03-01' } })),
+    ).toBe(true);
   });
 
   it('does not check public and operator routes (no API key on the request)', () => {

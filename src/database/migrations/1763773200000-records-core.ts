@@ -50,9 +50,7 @@ export class RecordsCore1763773200000 implements MigrationInterface {
         created_at timestamptz NOT NULL,
         updated_at timestamptz
       )`);
-    await q.query(
-      `CREATE INDEX records_page_idx ON records (workspace_id, object_type, created_at DESC, id DESC)`,
-    );
+    await q.query(`CREATE INDEX records_page_idx ON records (workspace_id, object_type, created_at DESC, id DESC)`);
     await q.query(
       `CREATE UNIQUE INDEX records_external_id_key ON records (workspace_id, object_type, external_id)
         WHERE external_id IS NOT NULL`,

@@ -80,7 +80,8 @@ export class RecordLinkCounts1763805600000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const operation of ['insert', 'delete', 'update']) await q.query(`DROP TRIGGER record_links_counted_${operation} ON record_links`);
+    for (const operation of ['insert', 'delete', 'update'])
+      await q.query(`DROP TRIGGER record_links_counted_${operation} ON record_links`);
     await q.query(`DROP FUNCTION record_links_counted()`);
     await q.query(`DROP FUNCTION count_record_link(text, text, text, int)`);
     await q.query(`DROP TABLE record_link_counts`);

@@ -11,7 +11,9 @@ export class RecordFieldsSize1763809200000 implements MigrationInterface {
   name = 'RecordFieldsSize1763809200000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE records ADD CONSTRAINT records_fields_size CHECK (octet_length(fields::text) <= 2097152) NOT VALID`);
+    await q.query(
+      `ALTER TABLE records ADD CONSTRAINT records_fields_size CHECK (octet_length(fields::text) <= 2097152) NOT VALID`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -15,7 +15,9 @@ export class FileCommits1763816400000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE files ADD COLUMN object_key text, ADD COLUMN sweep_claimed_until timestamptz`);
     await q.query(`UPDATE files SET object_key = storage_key WHERE status = 'COMPLETED'`);
-    await q.query(`ALTER TABLE files ADD CONSTRAINT files_object_key_completed CHECK ((status = 'COMPLETED') = (object_key IS NOT NULL))`);
+    await q.query(
+      `ALTER TABLE files ADD CONSTRAINT files_object_key_completed CHECK ((status = 'COMPLETED') = (object_key IS NOT NULL))`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

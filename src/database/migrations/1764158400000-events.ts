@@ -37,8 +37,12 @@ export class Events1764158400000 implements MigrationInterface {
       )`);
     await q.query(`CREATE INDEX events_retention_idx ON events USING brin (occurred_at)`);
     await q.query(`ALTER TABLE files ADD COLUMN expiry_recorded boolean NOT NULL DEFAULT false`);
-    await q.query(`UPDATE files SET expiry_recorded = true WHERE status = 'PENDING' AND expires_at <= statement_timestamp()`);
-    await q.query(`CREATE INDEX files_unrecorded_expiry_idx ON files (expires_at) WHERE status = 'PENDING' AND NOT expiry_recorded`);
+    await q.query(
+      `UPDATE files SET expiry_recorded = true WHERE status = 'PENDING' AND expires_at <= statement_timestamp()`,
+    );
+    await q.query(
+      `CREATE INDEX files_unrecorded_expiry_idx ON files (expires_at) WHERE status = 'PENDING' AND NOT expiry_recorded`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

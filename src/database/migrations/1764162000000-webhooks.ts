@@ -39,8 +39,12 @@ export class Webhooks1764162000000 implements MigrationInterface {
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL
       )`);
-    await q.query(`CREATE INDEX webhook_endpoints_page_idx ON webhook_endpoints (workspace_id, created_at DESC, id DESC)`);
-    await q.query(`CREATE INDEX webhook_endpoints_enabled_idx ON webhook_endpoints (workspace_id) WHERE status = 'ENABLED'`);
+    await q.query(
+      `CREATE INDEX webhook_endpoints_page_idx ON webhook_endpoints (workspace_id, created_at DESC, id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_endpoints_enabled_idx ON webhook_endpoints (workspace_id) WHERE status = 'ENABLED'`,
+    );
     await q.query(`
       CREATE TABLE webhook_deliveries (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -58,8 +62,12 @@ export class Webhooks1764162000000 implements MigrationInterface {
         claimed_at timestamptz,
         created_at timestamptz NOT NULL
       )`);
-    await q.query(`CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, created_at DESC, id DESC)`);
-    await q.query(`CREATE INDEX webhook_deliveries_claimed_idx ON webhook_deliveries (claimed_at) WHERE status = 'PENDING' AND claimed_at IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, created_at DESC, id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_claimed_idx ON webhook_deliveries (claimed_at) WHERE status = 'PENDING' AND claimed_at IS NOT NULL`,
+    );
     await q.query(`
       CREATE FUNCTION webhook_delivery_enqueue() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN

@@ -26,10 +26,16 @@ export class DeliveryLogRetention1795887200000 implements MigrationInterface {
   name = 'DeliveryLogRetention1795887200000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX webhook_deliveries_made_idx ON webhook_deliveries (created_at) WHERE status <> 'PENDING'`);
-    await q.query(`CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries (scheduled_at) WHERE status = 'PENDING'`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_made_idx ON webhook_deliveries (created_at) WHERE status <> 'PENDING'`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries (scheduled_at) WHERE status = 'PENDING'`,
+    );
     await q.query(`CREATE INDEX webhook_deliveries_count_idx ON webhook_deliveries (endpoint_id)`);
-    await q.query(`ALTER TABLE webhook_deliveries SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_insert_scale_factor = 0.01)`);
+    await q.query(
+      `ALTER TABLE webhook_deliveries SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_insert_scale_factor = 0.01)`,
+    );
     await q.query(`
       CREATE FUNCTION webhook_delivery_job(delivery_id bigint, due timestamptz) RETURNS void LANGUAGE sql AS $$
         SELECT FROM graphile_worker.add_job('webhook_delivery', json_build_object('deliveryId', delivery_id),
@@ -52,7 +58,9 @@ export class DeliveryLogRetention1795887200000 implements MigrationInterface {
         RETURN NEW;
       END $$`);
     await q.query(`DROP FUNCTION webhook_delivery_job(bigint, timestamptz)`);
-    await q.query(`ALTER TABLE webhook_deliveries RESET (autovacuum_vacuum_scale_factor, autovacuum_vacuum_insert_scale_factor)`);
+    await q.query(
+      `ALTER TABLE webhook_deliveries RESET (autovacuum_vacuum_scale_factor, autovacuum_vacuum_insert_scale_factor)`,
+    );
     await q.query(`DROP INDEX webhook_deliveries_count_idx`);
     await q.query(`DROP INDEX webhook_deliveries_pending_idx`);
     await q.query(`DROP INDEX webhook_deliveries_made_idx`);

@@ -14,7 +14,9 @@ export class WebhookFanOut1795887300000 implements MigrationInterface {
   name = 'WebhookFanOut1795887300000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE UNIQUE INDEX webhook_deliveries_first_attempt_idx ON webhook_deliveries (endpoint_id, event_id) WHERE attempt = 1`);
+    await q.query(
+      `CREATE UNIQUE INDEX webhook_deliveries_first_attempt_idx ON webhook_deliveries (endpoint_id, event_id) WHERE attempt = 1`,
+    );
     await q.query(`DROP TRIGGER webhook_delivery_enqueue ON webhook_deliveries`);
     await q.query(`
       CREATE TRIGGER webhook_delivery_enqueue AFTER INSERT ON webhook_deliveries

@@ -21,7 +21,13 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - `written_by`: the transaction that wrote it, by which a chain of search pages leaves out what
  *   its first page could not see (SearchRepository).
  */
-export const SEARCH_SYSTEM_FIELDS: readonly { objectType: string; key: string; valueType: string; options?: { id: string; label: string }[]; shownAtMetadata?: boolean }[] = [
+export const SEARCH_SYSTEM_FIELDS: readonly {
+  objectType: string;
+  key: string;
+  valueType: string;
+  options?: { id: string; label: string }[];
+  shownAtMetadata?: boolean;
+}[] = [
   { objectType: 'note', key: '$title', valueType: 'TEXT' },
   { objectType: 'note', key: '$content', valueType: 'MARKDOWN' },
   { objectType: 'task', key: '$title', valueType: 'TEXT' },
@@ -119,9 +125,15 @@ export class Search1795887400000 implements MigrationInterface {
         written_by xid8 NOT NULL
       )`);
     await q.query(`CREATE INDEX search_documents_words_idx ON search_documents USING gin (words)`);
-    await q.query(`CREATE INDEX search_documents_hidden_words_idx ON search_documents USING gin (hidden_words) WHERE object_type = 'meeting'`);
-    await q.query(`CREATE INDEX search_documents_names_idx ON search_documents USING gin (names ${trgmSchema}.gin_trgm_ops)`);
-    await q.query(`CREATE INDEX search_documents_fragments_idx ON search_documents USING gin (fragments ${trgmSchema}.gin_trgm_ops)`);
+    await q.query(
+      `CREATE INDEX search_documents_hidden_words_idx ON search_documents USING gin (hidden_words) WHERE object_type = 'meeting'`,
+    );
+    await q.query(
+      `CREATE INDEX search_documents_names_idx ON search_documents USING gin (names ${trgmSchema}.gin_trgm_ops)`,
+    );
+    await q.query(
+      `CREATE INDEX search_documents_fragments_idx ON search_documents USING gin (fragments ${trgmSchema}.gin_trgm_ops)`,
+    );
     // Each indexed value of a record, with how it is searched. A meeting's field that METADATA
     // access does not show (custom ones included) is hidden, whatever its type.
     await q.query(`
@@ -169,7 +181,9 @@ export class Search1795887400000 implements MigrationInterface {
     await q.query(`
       CREATE TRIGGER search_documents_refresh AFTER INSERT OR UPDATE OF fields ON records
         FOR EACH ROW EXECUTE FUNCTION search_documents_refresh()`);
-    await q.query(`INSERT INTO search_documents SELECT document.* FROM records r, LATERAL (${documentOf('r')}) document`);
+    await q.query(
+      `INSERT INTO search_documents SELECT document.* FROM records r, LATERAL (${documentOf('r')}) document`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -90,8 +90,10 @@ export class WorkspaceKeys1795887600000 implements MigrationInterface {
       await q.query(`UPDATE ${table} t SET workspace_id = p.workspace_id FROM ${parent} p WHERE p.id = t.${column}`);
       await q.query(`ALTER TABLE ${table} ALTER COLUMN workspace_id SET NOT NULL`);
     }
-    for (const key of FOREIGN_KEYS) await q.query(`ALTER TABLE ${key.table} DROP CONSTRAINT ${key.table}_${key.column}_fkey`);
-    for (const [table, columns] of Object.entries(PRIMARY_KEYS)) await replacePrimaryKey(q, table, [...columns, 'workspace_id']);
+    for (const key of FOREIGN_KEYS)
+      await q.query(`ALTER TABLE ${key.table} DROP CONSTRAINT ${key.table}_${key.column}_fkey`);
+    for (const [table, columns] of Object.entries(PRIMARY_KEYS))
+      await replacePrimaryKey(q, table, [...columns, 'workspace_id']);
     for (const unique of UNIQUES) {
       await q.query(unique.drop);
       await q.query(unique.after);
@@ -107,7 +109,8 @@ export class WorkspaceKeys1795887600000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await rewriteSearchTrigger(q, SEARCH_CONFLICT_AFTER, SEARCH_CONFLICT_BEFORE);
-    for (const key of FOREIGN_KEYS) await q.query(`ALTER TABLE ${key.table} DROP CONSTRAINT ${key.table}_${key.column}_fkey`);
+    for (const key of FOREIGN_KEYS)
+      await q.query(`ALTER TABLE ${key.table} DROP CONSTRAINT ${key.table}_${key.column}_fkey`);
     for (const unique of UNIQUES) {
       await q.query(unique.drop);
       await q.query(unique.before);
@@ -124,7 +127,9 @@ export class WorkspaceKeys1795887600000 implements MigrationInterface {
 }
 
 async function replacePrimaryKey(q: QueryRunner, table: string, columns: string[]): Promise<void> {
-  await q.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_pkey, ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${columns.join(', ')})`);
+  await q.query(
+    `ALTER TABLE ${table} DROP CONSTRAINT ${table}_pkey, ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${columns.join(', ')})`,
+  );
 }
 
 /**
@@ -136,8 +141,11 @@ const SEARCH_UPSERTS = ['search_documents_refresh', 'search_documents_update'];
 /** Redefines each search trigger function with its conflict target replaced, the rest of it as it is. */
 async function rewriteSearchTrigger(q: QueryRunner, from: string, to: string): Promise<void> {
   for (const name of SEARCH_UPSERTS) {
-    const [{ definition }] = (await q.query(`SELECT pg_get_functiondef($1::regproc) AS definition`, [name])) as { definition: string }[];
-    if (!definition.includes(from)) throw new Error(`${name}() no longer says "${from}": rewrite this migration's change of it`);
+    const [{ definition }] = (await q.query(`SELECT pg_get_functiondef($1::regproc) AS definition`, [name])) as {
+      definition: string;
+    }[];
+    if (!definition.includes(from))
+      throw new Error(`${name}() no longer says "${from}": rewrite this migration's change of it`);
     await q.query(definition.replace(from, to));
   }
 }

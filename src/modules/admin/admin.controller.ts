@@ -37,7 +37,11 @@ export class AdminController {
   }
 
   @Post('workspaces/:workspaceId/api-keys')
-  @AdminRoute({ summary: 'Issue an API key (the key is shown once)', response: CreatedApiKeyDto, errors: ['relationship_entity_missing'] })
+  @AdminRoute({
+    summary: 'Issue an API key (the key is shown once)',
+    response: CreatedApiKeyDto,
+    errors: ['relationship_entity_missing'],
+  })
   @ApiJsonBody(CreateApiKeyDto, {
     summary: 'A key with every scope; memberId needs the id of one of the workspace’s members',
     value: { memberId: exampleIdOf('member'), scopes: ['*'], name: 'Integration' },

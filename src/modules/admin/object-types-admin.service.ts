@@ -40,12 +40,18 @@ function typeConfigurationOf(input: AddFieldDto, prefix: string): TypeConfigurat
     for (const [index, option] of options.entries()) {
       const clash = options.findIndex((other) => other.id === option.id || other.label === option.label);
       if (clash !== index) {
-        throw ApiError.invalidValue(param(`typeConfiguration.options.${index}`), 'option ids and labels must be unique');
+        throw ApiError.invalidValue(
+          param(`typeConfiguration.options.${index}`),
+          'option ids and labels must be unique',
+        );
       }
     }
     configuration.options = options;
   } else if (given.options) {
-    throw ApiError.invalidValue(param('typeConfiguration.options'), 'options apply to SINGLE_SELECT and MULTI_SELECT only');
+    throw ApiError.invalidValue(
+      param('typeConfiguration.options'),
+      'options apply to SINGLE_SELECT and MULTI_SELECT only',
+    );
   }
   if (given.multipleValues && fieldTypeOf(input.valueType).singleValued) {
     throw ApiError.invalidValue(param('typeConfiguration.multipleValues'), `${input.valueType} fields hold one value`);
@@ -82,7 +88,13 @@ export class ObjectTypesAdminService {
         throw new ApiError(409, 'duplicate_slug', `This workspace already has a type ${input.slug}`, 'slug');
       }
       const types = await this.workingCopy(workspaceId);
-      const created: ObjectTypeDefinition = { slug: input.slug, label: input.label, custom: true, fields: [], relationships: [] };
+      const created: ObjectTypeDefinition = {
+        slug: input.slug,
+        label: input.label,
+        custom: true,
+        fields: [],
+        relationships: [],
+      };
       types.set(input.slug, created);
       for (const [key, field] of fieldEntries) {
         await this.insertField(workspaceId, created, field, `fields.${key}`);
@@ -180,7 +192,10 @@ export class ObjectTypesAdminService {
   private async workingCopy(workspaceId: string): Promise<Map<string, ObjectTypeDefinition>> {
     const types = await this.definitions.typesOf({ workspaceId });
     return new Map(
-      [...types].map(([slug, type]) => [slug, { ...type, fields: [...type.fields], relationships: [...type.relationships] }]),
+      [...types].map(([slug, type]) => [
+        slug,
+        { ...type, fields: [...type.fields], relationships: [...type.relationships] },
+      ]),
     );
   }
 

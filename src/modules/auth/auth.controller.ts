@@ -23,7 +23,11 @@ export class KeyValidationDto {
 @Controller('v1/auth')
 export class AuthController {
   @Get('validate')
-  @Endpoint({ summary: 'Check that the API key is active and read its scopes', category: 'read', response: KeyValidationDto })
+  @Endpoint({
+    summary: 'Check that the API key is active and read its scopes',
+    category: 'read',
+    response: KeyValidationDto,
+  })
   validate(@Caller() caller: AuthContext): KeyValidationDto {
     return { active: true, scopes: [...caller.scopes], subjectType: 'user', tokenType: 'api_key' };
   }

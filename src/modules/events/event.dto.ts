@@ -9,7 +9,11 @@ export class EventChangesDto {
   @ApiProperty({ type: [String], example: ['$title'], description: 'Keys of the fields whose values changed' })
   fields: string[];
 
-  @ApiProperty({ type: [String], example: [], description: 'Keys of the relationships whose links changed, including from their other end' })
+  @ApiProperty({
+    type: [String],
+    example: [],
+    description: 'Keys of the relationships whose links changed, including from their other end',
+  })
   relationships: string[];
 }
 
@@ -32,7 +36,11 @@ export class EventDto {
   @ApiProperty({ format: 'date-time', description: 'When the change committed (milliseconds)' })
   occurredAt: string;
 
-  @ApiProperty({ example: 'note', description: '`note`, `task`, `meeting`, `account`, `contact`, `opportunity`, `list`, `file`, or a custom type’s slug' })
+  @ApiProperty({
+    example: 'note',
+    description:
+      '`note`, `task`, `meeting`, `account`, `contact`, `opportunity`, `list`, `file`, or a custom type’s slug',
+  })
   entityType: string;
 
   @ApiProperty({ example: exampleIdOf('note') })
@@ -56,7 +64,10 @@ export class EventDto {
   @ApiPropertyOptional({ type: EventChangesDto, description: '`updated` events only: what changed' })
   changes?: EventChangesDto;
 
-  @ApiPropertyOptional({ example: exampleIdOf('account'), description: '`list.member_added` and `list.member_removed` only: the record that joined or left' })
+  @ApiPropertyOptional({
+    example: exampleIdOf('account'),
+    description: '`list.member_added` and `list.member_removed` only: the record that joined or left',
+  })
   memberId?: string;
 }
 
@@ -68,7 +79,8 @@ export class EventPageDto {
   data: EventDto[];
 
   @ApiProperty({
-    description: 'Always present: pass it as `cursor` for the events after these (poll with it when the page was not full)',
+    description:
+      'Always present: pass it as `cursor` for the events after these (poll with it when the page was not full)',
   })
   nextCursor: string;
 }

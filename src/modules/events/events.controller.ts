@@ -14,7 +14,9 @@ import { MAX_EVENTS_PAGE } from './feed-cursor';
 
 /** Handler parameter: the request's query parameters, which the feed checks itself. */
 // eslint-disable-next-line no-useless-assignment -- applied as a parameter decorator (@Query()), which the rule does not see
-const Query = createParamDecorator((_data: unknown, context: ExecutionContext): ParsedUrlQuery => queryOf(context.switchToHttp().getRequest<Request>()));
+const Query = createParamDecorator((_data: unknown, context: ExecutionContext): ParsedUrlQuery =>
+  queryOf(context.switchToHttp().getRequest<Request>()),
+);
 
 @ApiTags('Events')
 @Controller('v1/events')

@@ -6,5 +6,10 @@ import { EventPruner } from './event-pruner';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 
-@Module({ imports: [JobQueueModule, MeetingsModule, FilesModule], controllers: [EventsController], providers: [EventsService, EventPruner], exports: [EventsService] })
+@Module({
+  imports: [JobQueueModule, MeetingsModule, FilesModule],
+  controllers: [EventsController],
+  providers: [EventsService, EventPruner],
+  exports: [EventsService],
+})
 export class EventsModule {}

@@ -72,7 +72,8 @@ function limitOf(raw: unknown): number | undefined {
 function typesOf(raw: unknown): string[] | undefined {
   if (raw === undefined) return undefined;
   const names = typeof raw === 'string' ? raw.split(',') : [''];
-  if (names.some((name) => name === '')) throw ApiError.invalidParameter('types', 'types is a comma-separated list of event types');
+  if (names.some((name) => name === ''))
+    throw ApiError.invalidParameter('types', 'types is a comma-separated list of event types');
   return [...new Set(names)].sort();
 }
 
@@ -105,7 +106,9 @@ export class EventsService {
   async feed(caller: AuthContext, query: ParsedUrlQuery): Promise<SerializedJson> {
     const readable = await this.eventTypesOf(caller);
     const request = this.readRequest(caller, query, readable);
-    const entityTypes = [...new Set([...readable.values()].filter((entry) => entry.readable).map((entry) => entry.entityType))];
+    const entityTypes = [
+      ...new Set([...readable.values()].filter((entry) => entry.readable).map((entry) => entry.entityType)),
+    ];
     const { events, head } = await this.events.read(
       caller.workspaceId,
       request.after,
@@ -122,7 +125,9 @@ export class EventsService {
       readAt: full ? events[events.length - 1].occurred_at.getTime() : Date.now(),
     };
     const data = (await this.eventsJsonFor(caller, events)).join(',');
-    return new SerializedJson(`{"object":"list","data":[${data}],"nextCursor":${JSON.stringify(encodeFeedCursor(next))}}`);
+    return new SerializedJson(
+      `{"object":"list","data":[${data}],"nextCursor":${JSON.stringify(encodeFeedCursor(next))}}`,
+    );
   }
 
   /**
@@ -132,7 +137,8 @@ export class EventsService {
   async eventTypesOf(caller: AuthContext): Promise<Map<string, EventTypeAccess>> {
     const types = new Map<string, EventTypeAccess>();
     const add = (entityType: string, actions: string[], scope: Scope) => {
-      for (const action of actions) types.set(`${entityType}.${action}`, { entityType, scope, readable: caller.scopes.has(scope) });
+      for (const action of actions)
+        types.set(`${entityType}.${action}`, { entityType, scope, readable: caller.scopes.has(scope) });
     };
     for (const type of (await this.definitions.typesOf(caller)).values()) {
       if (type.slug === 'member') continue;
@@ -144,22 +150,33 @@ export class EventsService {
 
   private readRequest(caller: AuthContext, query: ParsedUrlQuery, readable: Map<string, EventTypeAccess>): FeedRequest {
     for (const name of Object.keys(query)) {
-      if (!['cursor', 'types', 'limit'].includes(name)) throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
+      if (!['cursor', 'types', 'limit'].includes(name))
+        throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
     }
     const limit = limitOf(query.limit);
     const types = typesOf(query.types);
     const unknown = types?.find((type) => !readable.has(type));
-    if (unknown !== undefined) throw ApiError.invalidParameter('types', `${unknown.slice(0, 100)} is not an event type of this workspace`);
+    if (unknown !== undefined)
+      throw ApiError.invalidParameter('types', `${unknown.slice(0, 100)} is not an event type of this workspace`);
     const unreadable = types?.filter((type) => !readable.get(type)!.readable) ?? [];
     if (unreadable.length > 0) {
-      throw insufficientScope(`Reading ${namedTypes(unreadable)} events`, unreadable.map((type) => readable.get(type)!.scope), caller.scopes);
+      throw insufficientScope(
+        `Reading ${namedTypes(unreadable)} events`,
+        unreadable.map((type) => readable.get(type)!.scope),
+        caller.scopes,
+      );
     }
     const kept = Date.now() - this.config.eventRetentionDays * DAY_MS;
-    if (query.cursor === undefined) return { after: '0', occurredFrom: new Date(kept), types: types ?? null, limit: limit ?? DEFAULT_EVENTS_PAGE };
+    if (query.cursor === undefined)
+      return { after: '0', occurredFrom: new Date(kept), types: types ?? null, limit: limit ?? DEFAULT_EVENTS_PAGE };
     const cursor = decodeFeedCursor(query.cursor);
-    if (cursor.workspaceId !== caller.workspaceId) throw ApiError.invalidParameter('cursor', 'This cursor is of another workspace');
+    if (cursor.workspaceId !== caller.workspaceId)
+      throw ApiError.invalidParameter('cursor', 'This cursor is of another workspace');
     if (cursor.readAt < kept) {
-      throw ApiError.invalidParameter('cursor', `This cursor is older than the events kept (${this.config.eventRetentionDays} days): read the feed from its start`);
+      throw ApiError.invalidParameter(
+        'cursor',
+        `This cursor is older than the events kept (${this.config.eventRetentionDays} days): read the feed from its start`,
+      );
     }
     if ((limit !== undefined && limit !== cursor.limit) || (types !== undefined && !sameTypes(types, cursor.types))) {
       throw ApiError.invalidParameter('cursor', 'limit and types beside a cursor must be the ones it was made with');
@@ -176,13 +193,19 @@ export class EventsService {
    */
   async eventsJsonFor(caller: AuthContext, rows: EventRow[]): Promise<string[]> {
     const meetingRows = rows.filter((row) => row.entity_type === 'meeting');
-    const meetings = await this.meetings.presentAll(caller, meetingRows.map((row) => JSON.parse(row.data) as EntityEnvelopeDto));
+    const meetings = await this.meetings.presentAll(
+      caller,
+      meetingRows.map((row) => JSON.parse(row.data) as EntityEnvelopeDto),
+    );
     const redacted = new Map<EventRow, MeetingDto>(meetingRows.map((row, index) => [row, meetings[index]]));
     const changesOf = (row: EventRow): string | null => {
       const meeting = redacted.get(row);
       if (!row.changes || meeting?.accessLevel !== 'METADATA') return row.changes;
       const changes = JSON.parse(row.changes) as EventChangesDto;
-      return JSON.stringify({ fields: changes.fields, relationships: changes.relationships.filter((key) => Object.hasOwn(meeting.relationships, key)) });
+      return JSON.stringify({
+        fields: changes.fields,
+        relationships: changes.relationships.filter((key) => Object.hasOwn(meeting.relationships, key)),
+      });
     };
     const fileIds = [...new Set(rows.filter((row) => row.entity_type === 'file').map((row) => row.entity_id))];
     const visibleFiles = fileIds.length > 0 ? await this.files.visibleIds(caller, fileIds) : new Set<string>();

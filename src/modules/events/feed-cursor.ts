@@ -20,7 +20,10 @@ export interface FeedCursor {
 export const MAX_EVENTS_PAGE = 100;
 
 function refused(): ApiError {
-  return ApiError.invalidParameter('cursor', 'cursor is not a cursor of this feed: pass the nextCursor of a page unchanged');
+  return ApiError.invalidParameter(
+    'cursor',
+    'cursor is not a cursor of this feed: pass the nextCursor of a page unchanged',
+  );
 }
 
 export function encodeFeedCursor(cursor: FeedCursor): string {
@@ -34,7 +37,8 @@ export function decodeFeedCursor(raw: unknown): FeedCursor {
   const parsed = decodeCursor(raw);
   if (!Array.isArray(parsed) || parsed.length !== 5) throw refused();
   const [workspaceId, after, types, limit, readAt] = parsed as unknown[];
-  const typesValid = types === null || (Array.isArray(types) && types.length > 0 && types.every((type) => typeof type === 'string'));
+  const typesValid =
+    types === null || (Array.isArray(types) && types.length > 0 && types.every((type) => typeof type === 'string'));
   if (
     typeof workspaceId !== 'string' ||
     typeof after !== 'string' ||

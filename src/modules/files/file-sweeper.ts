@@ -36,7 +36,12 @@ export class FileSweeper implements OnModuleInit {
   onModuleInit(): void {
     const minutes = this.config.fileSweepIntervalSeconds / 60;
     if (minutes === 0) return;
-    this.queue.schedule({ task: 'file_sweep', what: 'file sweep', when: ({ hour, min }) => (hour * 60 + min) % minutes === 0, run: () => this.sweep() });
+    this.queue.schedule({
+      task: 'file_sweep',
+      what: 'file sweep',
+      when: ({ hour, min }) => (hour * 60 + min) % minutes === 0,
+      run: () => this.sweep(),
+    });
   }
 
   /** Sweeps until nothing is left; returns how many files it swept. */
@@ -61,7 +66,13 @@ export class FileSweeper implements OnModuleInit {
       const expired = await this.transactions.run(async () => {
         const files = await this.files.claimUnrecordedExpiries(BATCH);
         for (const file of files) {
-          this.events.record({ workspaceId: file.workspaceId, entityType: 'file', entityId: file.id, action: 'expired', data: toFileDto(file) });
+          this.events.record({
+            workspaceId: file.workspaceId,
+            entityType: 'file',
+            entityId: file.id,
+            action: 'expired',
+            data: toFileDto(file),
+          });
         }
         return files.length;
       });

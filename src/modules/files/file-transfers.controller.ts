@@ -35,8 +35,8 @@ export class FileTransfersController {
     summary: 'Upload the bytes of a PENDING file (the uploadUrl of POST /v1/files)',
     description:
       'No Authorization or Service-Version header. Send exactly the uploadHeaders (Content-Type equal to the ' +
-      'file\'s mimeType) and at most sizeBytes bytes. A second upload before completion replaces the first. ' +
-      'With files stored in S3 this route serves nothing (404): the uploadUrl is S3\'s.',
+      "file's mimeType) and at most sizeBytes bytes. A second upload before completion replaces the first. " +
+      "With files stored in S3 this route serves nothing (404): the uploadUrl is S3's.",
   })
   @SignedUrl()
   @ApiConsumes('*/*')
@@ -45,7 +45,13 @@ export class FileTransfersController {
     description: 'Stored; complete the file with POST /v1/files/{id}/complete',
     headers: { ETag: { description: 'MD5 of the stored bytes, quoted', schema: { type: 'string' } } },
   })
-  @ApiErrors(['invalid_signature', 'invalid_state', 'payload_too_large', 'unsupported_media_type', 'database_unavailable'])
+  @ApiErrors([
+    'invalid_signature',
+    'invalid_state',
+    'payload_too_large',
+    'unsupported_media_type',
+    'database_unavailable',
+  ])
   async upload(
     @Param('id') id: string,
     @Req() request: Request,
@@ -58,7 +64,7 @@ export class FileTransfersController {
   @Get('downloads/:id')
   @ApiOperation({
     summary: 'Download the bytes of a COMPLETED file (the url of GET /v1/files/{id}/url)',
-    description: 'No Authorization or Service-Version header. Served with the file\'s Content-Type, as an attachment.',
+    description: "No Authorization or Service-Version header. Served with the file's Content-Type, as an attachment.",
   })
   @SignedUrl()
   @ApiOkResponse({
@@ -66,7 +72,8 @@ export class FileTransfersController {
     content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
     headers: {
       'Content-Disposition': {
-        description: "attachment; filename=\"…\", and filename*=UTF-8''… unless the name is printable ASCII without \" or %",
+        description:
+          'attachment; filename="…", and filename*=UTF-8\'\'… unless the name is printable ASCII without " or %',
         schema: { type: 'string' },
       },
     },

@@ -53,7 +53,11 @@ export class FileTransfersService {
       }
       const declared = Number(request.headers['content-length'] ?? 0);
       if (declared > file.sizeBytes) {
-        throw new ApiError(413, 'payload_too_large', `Content-Length ${declared} exceeds the file's sizeBytes (${file.sizeBytes})`);
+        throw new ApiError(
+          413,
+          'payload_too_large',
+          `Content-Length ${declared} exceeds the file's sizeBytes (${file.sizeBytes})`,
+        );
       }
       const received = await storage.receive(file, request, file.sizeBytes);
       try {
@@ -85,7 +89,10 @@ export class FileTransfersService {
   }
 
   /** The bytes of a COMPLETED file, with what the response headers need. */
-  async download(id: string, query: ParsedUrlQuery): Promise<{ file: FileRecord; size: number; open: () => ReadStream }> {
+  async download(
+    id: string,
+    query: ParsedUrlQuery,
+  ): Promise<{ file: FileRecord; size: number; open: () => ReadStream }> {
     const storage = this.local();
     const file = await this.signedFile(id, query, (found) => ({ action: 'download', fileId: found.id }));
     const size = file.status === 'COMPLETED' ? await storage.sizeOf(file) : null;

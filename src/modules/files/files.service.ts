@@ -75,7 +75,11 @@ export class FilesService {
     }
     try {
       if (snapshot.size !== file.sizeBytes) {
-        throw new ApiError(422, 'size_mismatch', `The upload has ${snapshot.size} bytes; sizeBytes is ${file.sizeBytes}`);
+        throw new ApiError(
+          422,
+          'size_mismatch',
+          `The upload has ${snapshot.size} bytes; sizeBytes is ${file.sizeBytes}`,
+        );
       }
       if (body.md5 !== undefined) {
         const actual = await this.storage.md5(snapshot.key);

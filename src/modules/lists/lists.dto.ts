@@ -16,7 +16,10 @@ const NAME_RULE = `fields.$name must be 1 to ${MAX_LIST_NAME_LENGTH} characters,
 function MaxCharacters(max: number, message: string): PropertyDecorator {
   return ValidateBy({
     name: 'maxCharacters',
-    validator: { validate: (value: unknown) => typeof value === 'string' && [...value].length <= max, defaultMessage: () => message },
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && [...value].length <= max,
+      defaultMessage: () => message,
+    },
   });
 }
 
@@ -38,7 +41,8 @@ function relationshipsSchema(value: object): ApiPropertyOptions {
     type: 'object',
     nullable: true,
     additionalProperties: false,
-    description: 'The members, under the key of the list’s $objectType; null, here or for the key, is the same as absent.',
+    description:
+      'The members, under the key of the list’s $objectType; null, here or for the key, is the same as absent.',
     properties: { $accounts: value, $contacts: value, $opportunities: value },
   };
 }
@@ -63,7 +67,10 @@ export class CreateListFieldsDto {
   @MaxCharacters(MAX_LIST_NAME_LENGTH, NAME_RULE)
   $name: string;
 
-  @ApiProperty({ enum: OBJECT_TYPE_NAMES, description: 'The members’ type, fixed after create; read back bare (`account`)' })
+  @ApiProperty({
+    enum: OBJECT_TYPE_NAMES,
+    description: 'The members’ type, fixed after create; read back bare (`account`)',
+  })
   @IsIn(OBJECT_TYPE_NAMES, { message: `fields.$objectType must be one of ${LIST_MEMBER_TYPES.join(', ')}` })
   $objectType: string;
 }

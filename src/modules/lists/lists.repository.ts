@@ -6,7 +6,6 @@ import { ListEntity, type ListMemberType } from '../../database/entities/list.en
 import { Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
 
-
 export interface ListRow {
   id: string;
   name: string;
@@ -38,7 +37,9 @@ export class ListsRepository {
     const list = await this.transactions
       .repository(ListEntity)
       .findOne({ select: { id: true, name: true, objectType: true, createdAt: true }, where: { id, workspaceId } });
-    return list ? { id: list.id, name: list.name, object_type: list.objectType, created_at: list.createdAt } : undefined;
+    return list
+      ? { id: list.id, name: list.name, object_type: list.objectType, created_at: list.createdAt }
+      : undefined;
   }
 
   /**
@@ -46,7 +47,11 @@ export class ListsRepository {
    * the transaction ends, so concurrent updates of one list take turns. Undefined when not found;
    * else the list and its name before.
    */
-  async update(workspaceId: string, id: string, name: string | undefined): Promise<(ListRow & { previous_name: string }) | undefined> {
+  async update(
+    workspaceId: string,
+    id: string,
+    name: string | undefined,
+  ): Promise<(ListRow & { previous_name: string }) | undefined> {
     const [row] = await this.transactions.query<ListRow & { previous_name: string }>(
       `UPDATE lists l SET name = coalesce($3, l.name), updated_at = $4
          FROM (SELECT name FROM lists WHERE id = $1 AND workspace_id = $2 FOR UPDATE) previous
@@ -82,8 +87,14 @@ export class ListsRepository {
   ): Promise<{ list: ListRow; recordIds: string[]; total: number } | undefined> {
     const params = new SqlParameterList();
     const [list, workspace] = [params.add(listId), params.add(workspaceId)];
-    const memberPage = keysetPageSql({ columns: 'record_id, added_at', from: 'list_members', where: 'list_id = l.id', key: ['added_at', 'record_id'] }, page, params);
-    const [row] = await this.transactions.query<ListRow & { total: number; rows: { record_id: string; added_at: string }[] }>(
+    const memberPage = keysetPageSql(
+      { columns: 'record_id, added_at', from: 'list_members', where: 'list_id = l.id', key: ['added_at', 'record_id'] },
+      page,
+      params,
+    );
+    const [row] = await this.transactions.query<
+      ListRow & { total: number; rows: { record_id: string; added_at: string }[] }
+    >(
       `SELECT l.id, l.name, l.object_type, l.created_at, page.total, page.rows
          FROM lists l
         CROSS JOIN LATERAL (${memberPage}) page

@@ -46,14 +46,23 @@ function readNewName(fields: Record<string, unknown> | undefined): string | unde
  * The member ids a create or update writes. Exactly one key, and it must be the one of the list's
  * type (422 `object_type_mismatch`); a key that is no member key at all is 400 `unknown_relationship`.
  */
-function readMembers(raw: Record<string, unknown> | undefined, objectType: ListMemberType, isCreate: boolean): MemberChange {
+function readMembers(
+  raw: Record<string, unknown> | undefined,
+  objectType: ListMemberType,
+  isCreate: boolean,
+): MemberChange {
   const none: MemberChange = { add: [], remove: [] };
   if (raw === undefined) return none;
   const expected = MEMBER_KEYS[objectType];
   const keys = Object.keys(raw);
   for (const key of keys) {
     if (!Object.values(MEMBER_KEYS).includes(key)) {
-      throw new ApiError(400, 'unknown_relationship', `relationships.${key} is not a list member key`, `relationships.${key}`);
+      throw new ApiError(
+        400,
+        'unknown_relationship',
+        `relationships.${key} is not a list member key`,
+        `relationships.${key}`,
+      );
     }
     if (key !== expected) {
       throw new ApiError(
@@ -100,9 +109,20 @@ export class ListsService {
     const objectType = body.fields.$objectType.replace(/^\$/, '') as ListMemberType;
     const members = readMembers(body.relationships, objectType, true);
     return this.transactions.run(async () => {
-      const list = await this.lists.insert({ id: newId('list'), workspaceId: caller.workspaceId, name: body.fields.$name, objectType });
+      const list = await this.lists.insert({
+        id: newId('list'),
+        workspaceId: caller.workspaceId,
+        name: body.fields.$name,
+        objectType,
+      });
       const dto = this.toDto(list);
-      this.events.record({ workspaceId: caller.workspaceId, entityType: 'list', entityId: list.id, action: 'created', data: dto });
+      this.events.record({
+        workspaceId: caller.workspaceId,
+        entityType: 'list',
+        entityId: list.id,
+        action: 'created',
+        data: dto,
+      });
       await this.applyMembers(caller, list, members);
       return dto;
     });
@@ -117,7 +137,14 @@ export class ListsService {
       const dto = this.toDto(list);
       if (list.name !== list.previous_name) {
         const changes = { fields: ['$name'], relationships: [] };
-        this.events.record({ workspaceId: caller.workspaceId, entityType: 'list', entityId: list.id, action: 'updated', data: dto, changes });
+        this.events.record({
+          workspaceId: caller.workspaceId,
+          entityType: 'list',
+          entityId: list.id,
+          action: 'updated',
+          data: dto,
+          changes,
+        });
       }
       await this.applyMembers(caller, list, readMembers(body.relationships, list.object_type, false));
       return dto;
@@ -166,8 +193,19 @@ export class ListsService {
     const removed = change.remove.length > 0 ? await this.lists.removeMembers(list.id, change.remove) : [];
     const added = await this.lists.addMembers(list.id, [...new Set(change.add)]);
     const data = this.toDto(list);
-    for (const [action, memberIds] of [['member_removed', removed], ['member_added', added]] as const) {
-      for (const memberId of memberIds) this.events.record({ workspaceId: caller.workspaceId, entityType: 'list', entityId: list.id, action, data, memberId });
+    for (const [action, memberIds] of [
+      ['member_removed', removed],
+      ['member_added', added],
+    ] as const) {
+      for (const memberId of memberIds)
+        this.events.record({
+          workspaceId: caller.workspaceId,
+          entityType: 'list',
+          entityId: list.id,
+          action,
+          data,
+          memberId,
+        });
     }
   }
 

@@ -27,7 +27,10 @@ const CREATE_MEETING_EXAMPLE = recordWriteExample(MEETING, true, {
   $startDate: '2026-01-02T09:00:00Z',
   $endDate: '2026-01-02T10:00:00Z',
 });
-const UPDATE_MEETING_EXAMPLE = { summary: 'Show only the metadata to others', value: { fields: { $privacySetting: 'METADATA' } } };
+const UPDATE_MEETING_EXAMPLE = {
+  summary: 'Show only the metadata to others',
+  value: { fields: { $privacySetting: 'METADATA' } },
+};
 @ApiTags('Meetings')
 @ApiExtraModels(MeetingCreateOptionsDto)
 @Controller('v1/meetings')

@@ -68,7 +68,10 @@ function transcriptId(value: unknown, param: string): string {
  * default FULL; clearing the transcript is refused (read_only_field), as documented. Returns the
  * write for the records core, which validates the values, and the new transcript, if any.
  */
-function readUpdate(type: ObjectTypeDefinition, body: UpdateMeetingDto): { write: Record<string, unknown>; fileId?: string } {
+function readUpdate(
+  type: ObjectTypeDefinition,
+  body: UpdateMeetingDto,
+): { write: Record<string, unknown>; fileId?: string } {
   const write: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body.fields ?? {})) {
     const param = `fields.${key}`;
@@ -89,7 +92,11 @@ function readUpdate(type: ObjectTypeDefinition, body: UpdateMeetingDto): { write
     if (unknown !== undefined) {
       throw new ApiError(400, 'invalid_operation', `${param} allows only replace`, `${param}.${unknown}`);
     }
-    if (operations.length !== 1 || operations[0] !== 'replace' || typeof (value as { replace: unknown }).replace !== 'string') {
+    if (
+      operations.length !== 1 ||
+      operations[0] !== 'replace' ||
+      typeof (value as { replace: unknown }).replace !== 'string'
+    ) {
       throw readOnly(param, 'can only be replaced by another file id: clearing or removing it is not supported');
     }
     fileId = (value as { replace: string }).replace;
@@ -146,12 +153,16 @@ export class MeetingsService {
     const { autoCreateRecords, ...recordBody } = body;
     const options = validateEntry(MeetingCreateOptionsDto, { autoCreateRecords }, '');
     if (isPlainObject(recordBody.fields)) {
-      recordBody.fields = { ...recordBody.fields, $privacySetting: recordBody.fields.$privacySetting ?? DEFAULT_PRIVACY };
+      recordBody.fields = {
+        ...recordBody.fields,
+        $privacySetting: recordBody.fields.$privacySetting ?? DEFAULT_PRIVACY,
+      };
     }
     let fileId: string | undefined;
     if (isPlainObject(recordBody.relationships)) {
       const transcript = recordBody.relationships[TRANSCRIPT];
-      if (transcript !== undefined && transcript !== null) fileId = transcriptId(transcript, `relationships.${TRANSCRIPT}`);
+      if (transcript !== undefined && transcript !== null)
+        fileId = transcriptId(transcript, `relationships.${TRANSCRIPT}`);
     }
     const transcriptText = fileId === undefined ? null : await this.transcripts.textOf(caller.workspaceId, fileId);
     return this.transactions.run(async () => {
@@ -208,7 +219,10 @@ export class MeetingsService {
 
   /** Meetings redacted for the caller by its access now (a page, the change feed's meeting events). */
   async presentAll(caller: AuthContext, meetings: EntityEnvelopeDto[]): Promise<MeetingDto[]> {
-    const access = await this.meetings.fullAccess(caller, meetings.map((meeting) => meeting.id));
+    const access = await this.meetings.fullAccess(
+      caller,
+      meetings.map((meeting) => meeting.id),
+    );
     return meetings.map((meeting) => this.render(meeting, access.get(meeting.id) === true));
   }
 
@@ -231,7 +245,12 @@ export class MeetingsService {
   }
 
   /** Checks the transcript just linked to `meetingId`, then indexes it for search. */
-  private async linkTranscript(caller: AuthContext, fileId: string, meetingId: string, text: string | null): Promise<void> {
+  private async linkTranscript(
+    caller: AuthContext,
+    fileId: string,
+    meetingId: string,
+    text: string | null,
+  ): Promise<void> {
     await this.checkTranscript(caller, fileId, meetingId);
     await this.transcripts.index(caller.workspaceId, meetingId, fileId, text);
   }
@@ -268,9 +287,14 @@ export class MeetingsService {
     if (emails.length === 0) return false;
     if (autoCreate) await this.createMissingContacts(caller, emails);
     const types = await this.definitions.typesOf(caller);
-    const contactIds = (await this.records.findHoldingAny(caller, 'contact', '$email', emails)).map((contact) => contact.id);
+    const contactIds = (await this.records.findHoldingAny(caller, 'contact', '$email', emails)).map(
+      (contact) => contact.id,
+    );
     const accountIds = await this.records.idsLinkedBy(relationshipOf(types.get('contact')!, '$account'), contactIds);
-    const opportunityIds = await this.records.idsLinkedBy(relationshipOf(types.get('account')!, '$opportunity'), accountIds);
+    const opportunityIds = await this.records.idsLinkedBy(
+      relationshipOf(types.get('account')!, '$opportunity'),
+      accountIds,
+    );
     const derived = { $contact: contactIds, $account: accountIds, $opportunity: opportunityIds };
     const meetingType = types.get('meeting')!;
     for (const key of DERIVED_RELATIONSHIPS) {
@@ -296,7 +320,9 @@ export class MeetingsService {
     const createsAccounts = creatableWith(await this.definitions.typeOf(caller, 'account'), ['$name', '$website']);
     // Two meetings creating records at once queue here, and the second sees the first's contacts.
     await this.records.lockCreation(caller, ['account', 'contact']);
-    const known = new Set((await this.records.findHoldingAny(caller, 'contact', '$email', emails)).flatMap((contact) => contact.values));
+    const known = new Set(
+      (await this.records.findHoldingAny(caller, 'contact', '$email', emails)).flatMap((contact) => contact.values),
+    );
     const members = new Set(await this.members.emailsOf(caller.workspaceId));
     const missing = emails.filter((email) => !known.has(email) && !members.has(email));
     if (missing.length === 0) return;
@@ -320,7 +346,10 @@ export class MeetingsService {
   private render(meeting: EntityEnvelopeDto, fullAccess: boolean): MeetingDto {
     if (fullAccess) return { ...meeting, accessLevel: 'FULL', objectType: 'meeting' };
     const fields = Object.fromEntries(
-      Object.entries(meeting.fields).map(([key, value]) => [key, METADATA_FIELDS.has(key) ? value : { ...value, value: null }]),
+      Object.entries(meeting.fields).map(([key, value]) => [
+        key,
+        METADATA_FIELDS.has(key) ? value : { ...value, value: null },
+      ]),
     );
     const relationships = Object.fromEntries(
       Object.entries(meeting.relationships).filter(([key]) => !HIDDEN_RELATIONSHIPS.has(key)),

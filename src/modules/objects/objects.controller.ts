@@ -35,7 +35,8 @@ const batch = new BatchRoutes({
 });
 
 /** The type's slug, pre-filled with the one the operator's create-type example makes. */
-const EntitySlug = () => ApiParam({ name: 'entitySlug', example: PROJECT_SLUG, description: 'The slug of a custom object type' });
+const EntitySlug = () =>
+  ApiParam({ name: 'entitySlug', example: PROJECT_SLUG, description: 'The slug of a custom object type' });
 
 @ApiTags('Custom objects')
 @Controller('v1/objects')
@@ -112,7 +113,8 @@ export class ObjectsController {
   @Post(':entitySlug/values/batch/upsert')
   @EntitySlug()
   @Endpoint({
-    summary: 'Create or update up to 100 custom object records, matched on externalId or on one of the type’s unique fields',
+    summary:
+      'Create or update up to 100 custom object records, matched on externalId or on one of the type’s unique fields',
     ...batch.endpoint('objects:create', 'objects:update'),
   })
   @batch.documentBatch('upsert')
@@ -134,7 +136,11 @@ export class ObjectsController {
     response: UpsertAnswerDto,
   })
   @batch.documentUpsert()
-  upsert(@Caller() caller: AuthContext, @Param('entitySlug') slug: string, @Body() body: unknown): Promise<UpsertAnswerDto> {
+  upsert(
+    @Caller() caller: AuthContext,
+    @Param('entitySlug') slug: string,
+    @Body() body: unknown,
+  ): Promise<UpsertAnswerDto> {
     return this.objects.upsert(caller, slug, body);
   }
 

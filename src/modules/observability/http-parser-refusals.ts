@@ -31,7 +31,10 @@ function parserRefusal(error: NodeJS.ErrnoException & { reason?: string }): Refu
       return { code: 'request_timeout', message: 'The request did not arrive in time' };
     default:
       // llhttp's reasons are fixed texts ("Invalid method encountered"), never the client's bytes.
-      return { code: 'malformed_request', message: `The request is not valid HTTP/1.1: ${error.reason ?? 'parse error'}` };
+      return {
+        code: 'malformed_request',
+        message: `The request is not valid HTTP/1.1: ${error.reason ?? 'parse error'}`,
+      };
   }
 }
 
@@ -39,7 +42,10 @@ function parserRefusal(error: NodeJS.ErrnoException & { reason?: string }): Refu
 const CONNECT_REFUSAL: Refusal = { code: 'method_not_allowed', message: 'CONNECT is not supported' };
 
 /** An `Expect` other than 100-continue, which Node answers with an empty 417. */
-const EXPECTATION_REFUSAL: Refusal = { code: 'expectation_failed', message: 'Only "Expect: 100-continue" is supported' };
+const EXPECTATION_REFUSAL: Refusal = {
+  code: 'expectation_failed',
+  message: 'Only "Expect: 100-continue" is supported',
+};
 
 function statusOf({ code }: Refusal): number {
   return ERROR_CODES[code].status;

@@ -76,7 +76,9 @@ export class MetricsListener implements OnApplicationBootstrap, OnApplicationShu
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      response.writeHead(405, { ...PLAIN_TEXT, Allow: 'GET, HEAD' }).end(`${request.method} is not allowed: GET, HEAD\n`);
+      response
+        .writeHead(405, { ...PLAIN_TEXT, Allow: 'GET, HEAD' })
+        .end(`${request.method} is not allowed: GET, HEAD\n`);
       return;
     }
     try {

@@ -15,7 +15,9 @@ import { ServiceLogger } from './service-logger';
     {
       provide: RateLimitStoreFailures,
       inject: [MetricsService],
-      useFactory: (metrics: MetricsService): RateLimitStoreFailures => ({ count: () => metrics.countRateLimitStoreError() }),
+      useFactory: (metrics: MetricsService): RateLimitStoreFailures => ({
+        count: () => metrics.countRateLimitStoreError(),
+      }),
     },
   ],
   exports: [MetricsService, ServiceLogger, RateLimitStoreFailures],

@@ -47,7 +47,12 @@ export function requestLogging(logger: ServiceLogger): RequestObserver {
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.pino.isLevelEnabled(level)) return;
       const line = {
-        req: { id, method: request.method, url: loggableUrl(request.originalUrl), headers: withoutCredentials(request.headers) },
+        req: {
+          id,
+          method: request.method,
+          url: loggableUrl(request.originalUrl),
+          headers: withoutCredentials(request.headers),
+        },
         res: { statusCode: status },
         responseTime: Date.now() - started,
       };

@@ -10,11 +10,17 @@ describe('SecretRedactor', () => {
     const redacted = new SecretRedactor(undefined).redact(line);
     expect(redacted).not.toContain(key.slice(3));
     expect(redacted).not.toContain(other.slice(3));
-    expect(redacted).toBe(JSON.stringify({ url: '/v1/notes/[redacted]?api_key=[redacted]', headers: { 'x-thing': 'a[redacted]' } }));
+    expect(redacted).toBe(
+      JSON.stringify({ url: '/v1/notes/[redacted]?api_key=[redacted]', headers: { 'x-thing': 'a[redacted]' } }),
+    );
   });
 
   it('leaves ids, short sk_ strings and other text alone', () => {
-    const line = JSON.stringify({ url: '/v1/tasks/task_01JD6Y3Z8Q0N5V4W7X2C9B1A3E', note: `sk_${'a'.repeat(39)}`, msg: 'ok' });
+    const line = JSON.stringify({
+      url: '/v1/tasks/task_01JD6Y3Z8Q0N5V4W7X2C9B1A3E',
+      note: `sk_${'a'.repeat(39)}`,
+      msg: 'ok',
+    });
     expect(new SecretRedactor('an-admin-token-of-32-characters!').redact(line)).toBe(line);
   });
 

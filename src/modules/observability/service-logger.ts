@@ -4,7 +4,13 @@ import { AppConfig } from '../../config/app-config';
 import { SecretRedactor } from './secret-redaction';
 
 /** Nest's start-up lines (one per module and route, ~95): at debug, so that at info they do not bury the banner. */
-const NEST_STARTUP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+const NEST_STARTUP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
 
 /**
  * The service's one logger: JSON lines on stdout, for Nest, for the code's own `Logger`s and for

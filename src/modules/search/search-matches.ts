@@ -33,7 +33,9 @@ export function folded(text: string): { text: string; origins: number[] } {
 
 /** The words of `q` as the search reads them. */
 export function termsOf(q: string, fragment: string | null, digits: string | null): MatchTerms {
-  const words = folded(q).text.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '');
+  const words = folded(q)
+    .text.split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== '');
   return { words, fragment, digits };
 }
 
@@ -99,6 +101,12 @@ export function matchesIn(entity: EntityEnvelopeDto, terms: MatchTerms): SearchM
   }
   if (matches.length > 0) return matches;
   return Object.entries(entity.fields)
-    .filter(([field, { value, valueType }]) => (NAME_FIELDS.has(field) || valueType === 'FULL_NAME') && textsOf(value, valueType).length > 0)
-    .map(([field, { value, valueType }]) => ({ field, snippet: snippetAround(textsOf(value, valueType).join(' '), 0, 0) }));
+    .filter(
+      ([field, { value, valueType }]) =>
+        (NAME_FIELDS.has(field) || valueType === 'FULL_NAME') && textsOf(value, valueType).length > 0,
+    )
+    .map(([field, { value, valueType }]) => ({
+      field,
+      snippet: snippetAround(textsOf(value, valueType).join(' '), 0, 0),
+    }));
 }

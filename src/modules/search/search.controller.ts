@@ -13,7 +13,9 @@ import { MAX_QUERY_LENGTH, SearchService } from './search.service';
 
 /** Handler parameter: the request's query parameters, which the search checks itself. */
 // eslint-disable-next-line no-useless-assignment -- applied as a parameter decorator (@Query()), which the rule does not see
-const Query = createParamDecorator((_data: unknown, context: ExecutionContext): ParsedUrlQuery => queryOf(context.switchToHttp().getRequest<Request>()));
+const Query = createParamDecorator((_data: unknown, context: ExecutionContext): ParsedUrlQuery =>
+  queryOf(context.switchToHttp().getRequest<Request>()),
+);
 
 @ApiTags('Search')
 @Controller('v1/search')
@@ -45,12 +47,17 @@ export class SearchController {
         'Comma-separated record types to search (default: every type the key may read). Each needs its read scope ' +
         '(`contacts:read`, …; `objects:read` for custom types): naming one the key may not read is 403.',
     },
-    { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MAX_PAGE_SIZE } },
+    {
+      name: 'limit',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: MAX_PAGE_SIZE },
+    },
     {
       name: 'cursor',
       required: false,
       schema: { type: 'string' },
-      description: 'The `nextCursor` of a previous page, unchanged. It carries its `q`, `types` and `limit`; given beside it, they must be its own.',
+      description:
+        'The `nextCursor` of a previous page, unchanged. It carries its `q`, `types` and `limit`; given beside it, they must be its own.',
     },
   )
   @ApiOkResponse({ type: SearchPageDto })

@@ -7,7 +7,10 @@ export class SearchMatchDto {
   @ApiProperty({ example: '$name', description: 'The key of a field that matched' })
   field: string;
 
-  @ApiProperty({ example: 'Zoë Müller', description: 'Its text around what matched, as the caller reads the field (never what its view hides)' })
+  @ApiProperty({
+    example: 'Zoë Müller',
+    description: 'Its text around what matched, as the caller reads the field (never what its view hides)',
+  })
   snippet: string;
 }
 
@@ -16,13 +19,21 @@ export class SearchResultDto {
   @ApiProperty({ enum: ['search_result'] })
   object: 'search_result';
 
-  @ApiProperty({ example: 'contact', description: '`note`, `task`, `meeting`, `account`, `contact`, `opportunity` or a custom type’s slug' })
+  @ApiProperty({
+    example: 'contact',
+    description: '`note`, `task`, `meeting`, `account`, `contact`, `opportunity` or a custom type’s slug',
+  })
   entityType: string;
 
   @ApiProperty({ example: exampleIdOf('contact') })
   entityId: string;
 
-  @ApiProperty({ type: 'number', example: 1.2, minimum: 0, description: 'Relevance: higher is better; comparable within one query only' })
+  @ApiProperty({
+    type: 'number',
+    example: 1.2,
+    minimum: 0,
+    description: 'Relevance: higher is better; comparable within one query only',
+  })
   score: number;
 
   @ApiProperty({ type: [SearchMatchDto], description: 'The fields that matched, with a snippet of each' })

@@ -53,14 +53,26 @@ export class SearchRepository {
       `(f.object_type = 'meeting' AND (f.hidden_words @@ query.words OR f.transcript_words @@ query.words) ` +
       `AND ${query.hiddenMeetingFields('f.record_id', params)})`;
     const fragmentMatch = `(${fragment}::text IS NOT NULL AND f.fragments LIKE '%' || search_unaccent(${fragment}) || '%')`;
-    const seen = query.snapshot ? `AND pg_visible_in_snapshot(d.written_by, ${params.add(query.snapshot)}::pg_snapshot)` : '';
+    const seen = query.snapshot
+      ? `AND pg_visible_in_snapshot(d.written_by, ${params.add(query.snapshot)}::pg_snapshot)`
+      : '';
     const workspace = params.add(query.workspaceId);
     const objectTypes = params.add(query.objectTypes);
     const candidates = params.add(MAX_RANKED_CANDIDATES);
-    const after = belowRankSql(query.after && { score: query.after.score, id: query.after.recordId }, ['ranked.score', 'ranked.record_id'], params);
+    const after = belowRankSql(
+      query.after && { score: query.after.score, id: query.after.recordId },
+      ['ranked.score', 'ranked.record_id'],
+      params,
+    );
     // The query's words as a tsquery, the last one a prefix: the lexemes the documents' own parser
     // makes of the unaccented text, so that `acme.io` or `o'brien` split as they did when indexed.
-    const rows = await this.transactions.query<{ record_id: string; object_type: string; score: string; ranked_count: string; snapshot: string }>(
+    const rows = await this.transactions.query<{
+      record_id: string;
+      object_type: string;
+      score: string;
+      ranked_count: string;
+      snapshot: string;
+    }>(
       `WITH lexemes AS (
          SELECT t.lexeme, t.positions FROM unnest(to_tsvector('simple', search_unaccent(${text}))) t
        ), query AS (

@@ -45,7 +45,10 @@ interface SearchRequest {
 }
 
 function refusedCursor(): ApiError {
-  return ApiError.invalidParameter('cursor', 'cursor is not a cursor of this search: pass the nextCursor of a page unchanged');
+  return ApiError.invalidParameter(
+    'cursor',
+    'cursor is not a cursor of this search: pass the nextCursor of a page unchanged',
+  );
 }
 
 function decodeSearchCursor(raw: unknown): SearchCursor {
@@ -59,7 +62,10 @@ function decodeSearchCursor(raw: unknown): SearchCursor {
     q.trim() !== q ||
     q.length < 1 ||
     q.length > MAX_QUERY_LENGTH ||
-    !(types === null || (Array.isArray(types) && types.length > 0 && types.every((type) => typeof type === 'string'))) ||
+    !(
+      types === null ||
+      (Array.isArray(types) && types.length > 0 && types.every((type) => typeof type === 'string'))
+    ) ||
     !(Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= MAX_PAGE_SIZE) ||
     !isSnapshot(snapshot) ||
     typeof score !== 'string' ||
@@ -76,23 +82,42 @@ function decodeSearchCursor(raw: unknown): SearchCursor {
  * xips ascending. A cursor is no signed token: anything else would be an error of the database.
  */
 function isSnapshot(value: unknown): value is string {
-  const parts = typeof value === 'string' && value.length <= 4096 ? /^(\d{1,19}):(\d{1,19}):((?:\d{1,19})(?:,\d{1,19})*)?$/.exec(value) : null;
+  const parts =
+    typeof value === 'string' && value.length <= 4096
+      ? /^(\d{1,19}):(\d{1,19}):((?:\d{1,19})(?:,\d{1,19})*)?$/.exec(value)
+      : null;
   if (!parts) return false;
   const xmin = BigInt(parts[1]);
   const xmax = BigInt(parts[2]);
   const xips = parts[3] ? parts[3].split(',').map(BigInt) : [];
-  return xmin > 0n && xmin <= xmax && xmax < 2n ** 63n && xips.every((xip, index) => xip >= xmin && xip < xmax && (index === 0 || xip > xips[index - 1]));
+  return (
+    xmin > 0n &&
+    xmin <= xmax &&
+    xmax < 2n ** 63n &&
+    xips.every((xip, index) => xip >= xmin && xip < xmax && (index === 0 || xip > xips[index - 1]))
+  );
 }
 
 function encodeSearchCursor(cursor: SearchCursor): string {
-  return encodeCursor([cursor.workspaceId, cursor.q, cursor.types, cursor.limit, cursor.snapshot, cursor.score, cursor.recordId]);
+  return encodeCursor([
+    cursor.workspaceId,
+    cursor.q,
+    cursor.types,
+    cursor.limit,
+    cursor.snapshot,
+    cursor.score,
+    cursor.recordId,
+  ]);
 }
 
 function queryText(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   const q = typeof raw === 'string' ? raw.trim() : '';
   if (q.length < 1 || q.length > MAX_QUERY_LENGTH) {
-    throw ApiError.invalidParameter('q', `q must be 1 to ${MAX_QUERY_LENGTH} characters, leading and trailing spaces aside`);
+    throw ApiError.invalidParameter(
+      'q',
+      `q must be 1 to ${MAX_QUERY_LENGTH} characters, leading and trailing spaces aside`,
+    );
   }
   // No record can hold such text, and PostgreSQL refuses it as a parameter.
   if (!storable(q)) throw ApiError.invalidParameter('q', 'q contains NUL or unpaired surrogate characters');
@@ -102,14 +127,16 @@ function queryText(raw: unknown): string | undefined {
 function limitOf(raw: unknown): number | undefined {
   if (raw === undefined) return undefined;
   const value = typeof raw === 'string' && /^\d{1,3}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= 1 && value <= MAX_PAGE_SIZE)) throw ApiError.invalidParameter('limit', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  if (!(value >= 1 && value <= MAX_PAGE_SIZE))
+    throw ApiError.invalidParameter('limit', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
   return value;
 }
 
 function typesOf(raw: unknown): string[] | undefined {
   if (raw === undefined) return undefined;
   const names = typeof raw === 'string' ? raw.split(',').map((name) => name.trim()) : [''];
-  if (names.some((name) => name === '')) throw ApiError.invalidParameter('types', 'types is a comma-separated list of record types');
+  if (names.some((name) => name === ''))
+    throw ApiError.invalidParameter('types', 'types is a comma-separated list of record types');
   return [...new Set(names)].sort();
 }
 
@@ -126,7 +153,9 @@ function sameTypes(a: string[] | null, b: string[] | null): boolean {
 function fragmentsOf(q: string): { phoneDigits: string | null; fragment: string | null } {
   if (PHONE_TEXT.test(q)) {
     const digits = (toE164(q) ?? q).replace(/\D/g, '');
-    return digits.length >= MIN_PHONE_DIGITS ? { phoneDigits: digits, fragment: digits } : { phoneDigits: null, fragment: null };
+    return digits.length >= MIN_PHONE_DIGITS
+      ? { phoneDigits: digits, fragment: digits }
+      : { phoneDigits: null, fragment: null };
   }
   const plain = q.toLowerCase();
   const fragmentLike = /[@.]/.test(plain) && !/\s/.test(plain) && plain.length >= MIN_FRAGMENT_LENGTH;
@@ -180,7 +209,11 @@ export class SearchService {
             recordId: last.recordId,
           })
         : null;
-    const terms = termsOf(request.q, phoneDigits === null && fragment !== null ? folded(request.q).text : null, phoneDigits);
+    const terms = termsOf(
+      request.q,
+      phoneDigits === null && fragment !== null ? folded(request.q).text : null,
+      phoneDigits,
+    );
     const entities = await this.entitiesOf(caller, shown);
     const data: SearchResultDto[] = shown.flatMap((hit) => {
       const entity = entities.get(hit.recordId);
@@ -201,7 +234,8 @@ export class SearchService {
 
   private readRequest(query: ParsedUrlQuery): SearchRequest {
     for (const name of Object.keys(query)) {
-      if (!['q', 'types', 'limit', 'cursor'].includes(name)) throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
+      if (!['q', 'types', 'limit', 'cursor'].includes(name))
+        throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
     }
     const q = queryText(query.q);
     const limit = limitOf(query.limit);
@@ -211,7 +245,11 @@ export class SearchService {
       return { q, types: types ?? null, limit: limit ?? MAX_PAGE_SIZE, cursor: null };
     }
     const cursor = decodeSearchCursor(query.cursor);
-    if ((q !== undefined && q !== cursor.q) || (limit !== undefined && limit !== cursor.limit) || (types !== undefined && !sameTypes(types, cursor.types))) {
+    if (
+      (q !== undefined && q !== cursor.q) ||
+      (limit !== undefined && limit !== cursor.limit) ||
+      (types !== undefined && !sameTypes(types, cursor.types))
+    ) {
       throw ApiError.invalidParameter('cursor', 'q, limit and types beside a cursor must be the ones it was made with');
     }
     return { q: cursor.q, types: cursor.types, limit: cursor.limit, cursor };
@@ -227,10 +265,15 @@ export class SearchService {
       return readable;
     }
     const unknown = asked.find((slug) => !scopes.has(slug));
-    if (unknown !== undefined) throw ApiError.invalidParameter('types', `${unknown.slice(0, 100)} is not a record type of this workspace`);
+    if (unknown !== undefined)
+      throw ApiError.invalidParameter('types', `${unknown.slice(0, 100)} is not a record type of this workspace`);
     const unreadable = asked.filter((slug) => !caller.scopes.has(scopes.get(slug)!));
     if (unreadable.length > 0) {
-      throw insufficientScope(`Searching ${namedTypes(unreadable)} records`, unreadable.map((slug) => scopes.get(slug)!), caller.scopes);
+      throw insufficientScope(
+        `Searching ${namedTypes(unreadable)} records`,
+        unreadable.map((slug) => scopes.get(slug)!),
+        caller.scopes,
+      );
     }
     return asked;
   }

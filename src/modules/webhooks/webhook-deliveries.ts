@@ -23,7 +23,8 @@ const SECRET_PREFIX = 'whsec_';
  */
 export function signatureOf(endpoint: WebhookEndpointRow, eventId: string, at: Date, body: string): string {
   const secrets = [endpoint.secret];
-  if (endpoint.previous_secret && endpoint.previous_secret_until && endpoint.previous_secret_until > at) secrets.push(endpoint.previous_secret);
+  if (endpoint.previous_secret && endpoint.previous_secret_until && endpoint.previous_secret_until > at)
+    secrets.push(endpoint.previous_secret);
   const signed = `${eventId}.${Math.floor(at.getTime() / 1000)}.${body}`;
   return secrets
     .map((secret) => {
@@ -64,14 +65,26 @@ export class WebhookDeliveries {
    * the attempts made together (a fan-out's), one per event and API key, and `successes`, when
    * given, records their successes together (its flush must follow).
    */
-  async make(delivery: DeliveryRow, endpoint: WebhookEndpointRow, bodies: EventBodies, shutdown?: AbortSignal, successes?: SucceededAttempts): Promise<void> {
+  async make(
+    delivery: DeliveryRow,
+    endpoint: WebhookEndpointRow,
+    bodies: EventBodies,
+    shutdown?: AbortSignal,
+    successes?: SucceededAttempts,
+  ): Promise<void> {
     const attemptedAt = this.clock.now();
     const refused = (error: string): SendOutcome => ({ status: null, durationMs: 0, error, retryAfterSeconds: null });
-    if (endpoint.status !== 'ENABLED') return this.record(delivery, endpoint, refused('the endpoint is disabled'), attemptedAt, { final: true });
+    if (endpoint.status !== 'ENABLED')
+      return this.record(delivery, endpoint, refused('the endpoint is disabled'), attemptedAt, { final: true });
     const body = await bodies.of(endpoint, delivery.event_id);
-    if (typeof body !== 'string') return this.record(delivery, endpoint, refused(body.refused), attemptedAt, { final: true });
+    if (typeof body !== 'string')
+      return this.record(delivery, endpoint, refused(body.refused), attemptedAt, { final: true });
     const url = new URL(endpoint.url);
-    const resolution = await resolveWebhookUrl(url, this.config.webhooks.allowPrivateNetworks, this.config.webhooks.allowedNetworks);
+    const resolution = await resolveWebhookUrl(
+      url,
+      this.config.webhooks.allowPrivateNetworks,
+      this.config.webhooks.allowedNetworks,
+    );
     if ('refused' in resolution) return this.record(delivery, endpoint, refused(resolution.refused), attemptedAt);
     const sentAt = this.clock.now();
     const headers = {
@@ -80,7 +93,9 @@ export class WebhookDeliveries {
       'webhook-signature': signatureOf(endpoint, delivery.event_id, sentAt, body),
       'user-agent': 'workspace-records-webhooks/1',
     };
-    return this.record(delivery, endpoint, await postTo(url, resolution, headers, body, shutdown), sentAt, { successes });
+    return this.record(delivery, endpoint, await postTo(url, resolution, headers, body, shutdown), sentAt, {
+      successes,
+    });
   }
 
   /** Successes of attempts made together (a fan-out's), to be recorded a few at once (see SucceededAttempts). */
@@ -99,7 +114,13 @@ export class WebhookDeliveries {
       if (!pending) return;
       const { delivery, failingSince } = pending;
       const now = this.clock.now();
-      const outcome = { succeeded: false, responseStatus: null, durationMs: 0, error: 'the service failed while making this attempt', attemptedAt: now };
+      const outcome = {
+        succeeded: false,
+        responseStatus: null,
+        durationMs: 0,
+        error: 'the service failed while making this attempt',
+        attemptedAt: now,
+      };
       const next = nextAttemptAt(this.config.webhooks, delivery.attempt, null, now);
       await this.webhooks.finishAttempt(delivery.id, delivery.endpoint_id, outcome, next, failingSince);
       if (next) await this.webhooks.insertAttempt(delivery.endpoint_id, delivery.event_id, delivery.attempt + 1, next);
@@ -118,9 +139,15 @@ export class WebhookDeliveries {
     try {
       await this.recordUnexpectedFailure(deliveryId);
     } catch (recordError) {
-      this.logger.error({ err: recordError }, `webhook attempt ${deliveryId} could not be recorded; letting its claim go for the recovery`);
+      this.logger.error(
+        { err: recordError },
+        `webhook attempt ${deliveryId} could not be recorded; letting its claim go for the recovery`,
+      );
       await this.webhooks.releaseClaim(deliveryId).catch((releaseError: unknown) => {
-        this.logger.error({ err: releaseError }, `webhook attempt ${deliveryId} keeps its claim; it is made again once this worker stops`);
+        this.logger.error(
+          { err: releaseError },
+          `webhook attempt ${deliveryId} keeps its claim; it is made again once this worker stops`,
+        );
       });
     }
   }
@@ -130,7 +157,12 @@ export class WebhookDeliveries {
    * it was not made, with the next attempt due now (the endpoint's failing streak as it was).
    */
   async notMade(delivery: DeliveryRow, endpoint: WebhookEndpointRow): Promise<void> {
-    const outcome: SendOutcome = { status: null, durationMs: 0, error: 'not made: the instance shut down first', retryAfterSeconds: null };
+    const outcome: SendOutcome = {
+      status: null,
+      durationMs: 0,
+      error: 'not made: the instance shut down first',
+      retryAfterSeconds: null,
+    };
     await this.record(delivery, endpoint, outcome, this.clock.now(), { notMade: true });
   }
 
@@ -162,7 +194,11 @@ export class WebhookDeliveries {
     endpoint: WebhookEndpointRow,
     outcome: SendOutcome,
     attemptedAt: Date,
-    { final = false, notMade = false, successes }: { final?: boolean; notMade?: boolean; successes?: SucceededAttempts } = {},
+    {
+      final = false,
+      notMade = false,
+      successes,
+    }: { final?: boolean; notMade?: boolean; successes?: SucceededAttempts } = {},
   ): Promise<void> {
     const succeeded = outcome.error === null;
     const attempt = { ...outcome, succeeded, responseStatus: outcome.status, attemptedAt };
@@ -173,7 +209,15 @@ export class WebhookDeliveries {
     }
     const { failingSince, next, disabledReason } = afterFailure(
       this.config.webhooks,
-      { attempt: delivery.attempt, status: outcome.status, retryAfterSeconds: outcome.retryAfterSeconds, attemptedAt, failingSince: endpoint.failing_since, final, notMade },
+      {
+        attempt: delivery.attempt,
+        status: outcome.status,
+        retryAfterSeconds: outcome.retryAfterSeconds,
+        attemptedAt,
+        failingSince: endpoint.failing_since,
+        final,
+        notMade,
+      },
       this.clock.now(),
     );
     await this.transactions.run(async () => {

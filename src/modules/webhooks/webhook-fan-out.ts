@@ -11,7 +11,8 @@ const ATTEMPTS_AT_ONCE = 8;
 
 function payloadOf(raw: unknown): FanOutPayload {
   const payload = raw as Partial<FanOutPayload> | null;
-  const texts = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+  const texts = (value: unknown): value is string[] =>
+    Array.isArray(value) && value.every((item) => typeof item === 'string');
   if (
     typeof payload?.workspaceId !== 'string' ||
     !texts(payload.eventIds) ||
@@ -65,7 +66,9 @@ export class WebhookFanOut implements OnModuleInit {
     const makeInTurn = async () => {
       while (next < claimed.length) {
         const { delivery, endpoint } = claimed[next++];
-        const making = shutdown.aborted ? this.deliveries.notMade(delivery, endpoint) : this.deliveries.make(delivery, endpoint, bodies, shutdown, successes);
+        const making = shutdown.aborted
+          ? this.deliveries.notMade(delivery, endpoint)
+          : this.deliveries.make(delivery, endpoint, bodies, shutdown, successes);
         await making.catch((error: unknown) => this.deliveries.failedUnexpectedly(delivery.id, error));
       }
     };

@@ -48,14 +48,30 @@ export class WebhookQueue implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.queue.register('webhook_delivery', (payload, shutdown) => this.attempt(String((payload as { deliveryId: unknown }).deliveryId), shutdown));
-    this.queue.register(FAN_OUT_TASK, (payload, shutdown) => this.fanOut.run(payload, this.queue.instanceId!, shutdown));
-    this.queue.schedule({ task: 'webhook_recovery', what: 'webhook attempt recovery', when: '* * * * *', run: () => this.recoverAbandoned() });
-    this.queue.schedule({ task: 'webhook_delivery_retention', what: 'delivery log retention', when: '30 * * * *', run: () => this.pruneLog() });
+    this.queue.register('webhook_delivery', (payload, shutdown) =>
+      this.attempt(String((payload as { deliveryId: unknown }).deliveryId), shutdown),
+    );
+    this.queue.register(FAN_OUT_TASK, (payload, shutdown) =>
+      this.fanOut.run(payload, this.queue.instanceId!, shutdown),
+    );
+    this.queue.schedule({
+      task: 'webhook_recovery',
+      what: 'webhook attempt recovery',
+      when: '* * * * *',
+      run: () => this.recoverAbandoned(),
+    });
+    this.queue.schedule({
+      task: 'webhook_delivery_retention',
+      what: 'delivery log retention',
+      when: '30 * * * *',
+      run: () => this.pruneLog(),
+    });
   }
 
   private async attempt(deliveryId: string, shutdown: AbortSignal): Promise<void> {
-    await this.deliveries.attempt(deliveryId, this.queue.instanceId!, shutdown).catch((error: unknown) => this.deliveries.failedUnexpectedly(deliveryId, error));
+    await this.deliveries
+      .attempt(deliveryId, this.queue.instanceId!, shutdown)
+      .catch((error: unknown) => this.deliveries.failedUnexpectedly(deliveryId, error));
   }
 
   /**
@@ -66,14 +82,20 @@ export class WebhookQueue implements OnModuleInit {
   async recoverAbandoned(): Promise<number> {
     const before = new Date(Date.now() - STALE_MS);
     let recovered = await this.webhooks.enqueueDroppedAttempts(before);
-    const instances = new Set([...(await this.webhooks.staleClaimants(before)), ...(await this.webhooks.deliveryJobHoldersSince(before))]);
+    const instances = new Set([
+      ...(await this.webhooks.staleClaimants(before)),
+      ...(await this.webhooks.deliveryJobHoldersSince(before)),
+    ]);
     for (const instanceId of instances) {
       if (instanceId === this.queue.instanceId) continue;
       const lock = await this.locks.claim(JobQueue.livenessLock(instanceId));
       if (!lock) continue;
       try {
         // The claimed attempts are recorded before the jobs are released, in one transaction: a released job never makes an attempt that was cut off again unrecorded.
-        recovered += await this.transactions.run(async () => (await this.webhooks.requeueClaimsOf(instanceId)) + (await this.webhooks.releaseDeliveryJobsOf(instanceId)));
+        recovered += await this.transactions.run(
+          async () =>
+            (await this.webhooks.requeueClaimsOf(instanceId)) + (await this.webhooks.releaseDeliveryJobsOf(instanceId)),
+        );
       } finally {
         await lock.release();
       }

@@ -44,15 +44,25 @@ describe('nextAttemptAt', () => {
 
 describe('afterFailure', () => {
   it('starts the endpoint’s failing streak at the first failure, and retries on the schedule', () => {
-    expect(afterFailure(settings, failure(), now, noJitter)).toEqual({ failingSince: now, next: later(5000), disabledReason: null });
+    expect(afterFailure(settings, failure(), now, noJitter)).toEqual({
+      failingSince: now,
+      next: later(5000),
+      disabledReason: null,
+    });
   });
 
   it('keeps a streak that began earlier', () => {
-    expect(afterFailure(settings, failure({ failingSince: ago(HOUR) }), now, noJitter)).toEqual({ failingSince: ago(HOUR), next: later(5000), disabledReason: null });
+    expect(afterFailure(settings, failure({ failingSince: ago(HOUR) }), now, noJitter)).toEqual({
+      failingSince: ago(HOUR),
+      next: later(5000),
+      disabledReason: null,
+    });
   });
 
   it('disables the endpoint once every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS, and makes no next attempt', () => {
-    expect(afterFailure(settings, failure({ failingSince: ago(120 * HOUR - 1) }), now, noJitter).disabledReason).toBeNull();
+    expect(
+      afterFailure(settings, failure({ failingSince: ago(120 * HOUR - 1) }), now, noJitter).disabledReason,
+    ).toBeNull();
     expect(afterFailure(settings, failure({ failingSince: ago(120 * HOUR) }), now, noJitter)).toEqual({
       failingSince: ago(120 * HOUR),
       next: null,
@@ -61,19 +71,33 @@ describe('afterFailure', () => {
   });
 
   it('disables the endpoint at once when the receiver answers 410 Gone', () => {
-    expect(afterFailure(settings, failure({ status: 410 }), now, noJitter)).toEqual({ failingSince: now, next: null, disabledReason: 'the receiver answered 410 Gone' });
+    expect(afterFailure(settings, failure({ status: 410 }), now, noJitter)).toEqual({
+      failingSince: now,
+      next: null,
+      disabledReason: 'the receiver answered 410 Gone',
+    });
   });
 
   it('retries a refusal of the receiver’s after its Retry-After', () => {
-    expect(afterFailure(settings, failure({ status: 503, retryAfterSeconds: 120 }), now, noJitter).next).toEqual(later(120_000));
+    expect(afterFailure(settings, failure({ status: 503, retryAfterSeconds: 120 }), now, noJitter).next).toEqual(
+      later(120_000),
+    );
   });
 
   it('gives up after the schedule’s last attempt, the endpoint left enabled', () => {
-    expect(afterFailure(settings, failure({ attempt: 3 }), now, noJitter)).toEqual({ failingSince: now, next: null, disabledReason: null });
+    expect(afterFailure(settings, failure({ attempt: 3 }), now, noJitter)).toEqual({
+      failingSince: now,
+      next: null,
+      disabledReason: null,
+    });
   });
 
   it('neither retries a final attempt (refused by the service) nor counts it in the streak, whatever the receiver', () => {
-    expect(afterFailure(settings, failure({ final: true, status: 410 }), now, noJitter)).toEqual({ failingSince: null, next: null, disabledReason: null });
+    expect(afterFailure(settings, failure({ final: true, status: 410 }), now, noJitter)).toEqual({
+      failingSince: null,
+      next: null,
+      disabledReason: null,
+    });
     expect(afterFailure(settings, failure({ final: true, failingSince: ago(200 * HOUR) }), now, noJitter)).toEqual({
       failingSince: ago(200 * HOUR),
       next: null,
@@ -82,7 +106,9 @@ describe('afterFailure', () => {
   });
 
   it('makes an attempt not made (the instance shut down) due at once, the streak as it was', () => {
-    expect(afterFailure(settings, failure({ notMade: true, status: null, failingSince: ago(200 * HOUR) }), now, noJitter)).toEqual({
+    expect(
+      afterFailure(settings, failure({ notMade: true, status: null, failingSince: ago(200 * HOUR) }), now, noJitter),
+    ).toEqual({
       failingSince: ago(200 * HOUR),
       next: now,
       disabledReason: null,

@@ -47,7 +47,13 @@ const randomJitter: Jitter = (spreadMs) => (spreadMs > 0 ? randomInt(-spreadMs, 
  * When the attempt after number `attempt` is due, from `now`: the schedule's delay ± 10 %, or a
  * longer Retry-After; null after the schedule's last.
  */
-export function nextAttemptAt(settings: RetrySettings, attempt: number, retryAfterSeconds: number | null, now: Date, jitter = randomJitter): Date | null {
+export function nextAttemptAt(
+  settings: RetrySettings,
+  attempt: number,
+  retryAfterSeconds: number | null,
+  now: Date,
+  jitter = randomJitter,
+): Date | null {
   if (attempt >= settings.retrySchedule.length) return null;
   const delaySeconds = settings.retrySchedule[attempt];
   const scheduled = delaySeconds * 1000 + jitter(Math.round(delaySeconds * 100));
@@ -61,16 +67,26 @@ export function nextAttemptAt(settings: RetrySettings, attempt: number, retryAft
  * attempt is not retried; a `notMade` one is due again at once; neither says anything of the
  * receiver, so the streak is left as it was.
  */
-export function afterFailure(settings: RetrySettings, failed: FailedAttempt, now: Date, jitter = randomJitter): AfterFailure {
+export function afterFailure(
+  settings: RetrySettings,
+  failed: FailedAttempt,
+  now: Date,
+  jitter = randomJitter,
+): AfterFailure {
   const judged = !failed.final && !failed.notMade;
   const failingSince = judged ? (failed.failingSince ?? failed.attemptedAt) : failed.failingSince;
   let disabledReason: string | null = null;
   if (judged && failed.status === 410) disabledReason = 'the receiver answered 410 Gone';
-  if (judged && failingSince && failed.attemptedAt.getTime() - failingSince.getTime() >= settings.disableAfterHours * 3600_000) {
+  if (
+    judged &&
+    failingSince &&
+    failed.attemptedAt.getTime() - failingSince.getTime() >= settings.disableAfterHours * 3600_000
+  ) {
     disabledReason = `every attempt failed for ${settings.disableAfterHours} hours`;
   }
   let next: Date | null = null;
   if (failed.notMade) next = now;
-  else if (!failed.final && !disabledReason) next = nextAttemptAt(settings, failed.attempt, failed.retryAfterSeconds, now, jitter);
+  else if (!failed.final && !disabledReason)
+    next = nextAttemptAt(settings, failed.attempt, failed.retryAfterSeconds, now, jitter);
   return { failingSince, next, disabledReason };
 }

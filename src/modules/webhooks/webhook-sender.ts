@@ -41,7 +41,12 @@ function agentFor(url: URL, address: { address: string }): HttpAgent {
   const key = `${url.protocol}//${address.address}`;
   let agent = agents.get(key);
   if (!agent) {
-    const options = { keepAlive: true, timeout: IDLE_CONNECTION_MS, maxSockets: CONNECTIONS_PER_ADDRESS, maxFreeSockets: CONNECTIONS_PER_ADDRESS };
+    const options = {
+      keepAlive: true,
+      timeout: IDLE_CONNECTION_MS,
+      maxSockets: CONNECTIONS_PER_ADDRESS,
+      maxFreeSockets: CONNECTIONS_PER_ADDRESS,
+    };
     agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
     agents.set(key, agent);
     if (agents.size > MAX_AGENTS) {
@@ -69,7 +74,9 @@ export async function postTo(
   shutdown?: AbortSignal,
 ): Promise<SendOutcome> {
   const outcome = await postOnce(url, address, headers, body, shutdown);
-  return outcome === STALE_CONNECTION ? postOnce(url, address, headers, body, shutdown, { reuse: false }) as Promise<SendOutcome> : outcome;
+  return outcome === STALE_CONNECTION
+    ? (postOnce(url, address, headers, body, shutdown, { reuse: false }) as Promise<SendOutcome>)
+    : outcome;
 }
 
 /** A reused connection that was closed before any answer: the request may be sent again. */
@@ -86,7 +93,8 @@ function postOnce(
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const pinned: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [address]);
+    if (options.all)
+      (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [address]);
     else callback(null, address.address, address.family);
   };
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -109,8 +117,11 @@ function postOnce(
       resolve(outcome);
     };
     const why = (error: Error & { code?: string }) => {
-      if (error.name !== 'AbortError' && error.code !== 'ABORT_ERR') return `${error.code ?? error.name}: ${error.message}`.slice(0, 500);
-      return shutdown?.aborted ? 'cut off: the instance making this attempt shut down' : `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`;
+      if (error.name !== 'AbortError' && error.code !== 'ABORT_ERR')
+        return `${error.code ?? error.name}: ${error.message}`.slice(0, 500);
+      return shutdown?.aborted
+        ? 'cut off: the instance making this attempt shut down'
+        : `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`;
     };
     const failed = (error: Error & { code?: string }) => {
       if (request.reusedSocket && error.code === 'ECONNRESET' && !shutdown?.aborted) settle(STALE_CONNECTION);
@@ -127,7 +138,12 @@ function postOnce(
         const status = response.statusCode ?? null;
         const succeeded = status !== null && status >= 200 && status < 300;
         const retryAfter = status === 429 || status === 503 ? retryAfterSeconds(response.headers['retry-after']) : null;
-        settle({ status, durationMs: elapsed(), error: succeeded ? null : `the receiver answered ${status}`, retryAfterSeconds: retryAfter });
+        settle({
+          status,
+          durationMs: elapsed(),
+          error: succeeded ? null : `the receiver answered ${status}`,
+          retryAfterSeconds: retryAfter,
+        });
       };
       response.on('end', done);
       response.on('close', done);

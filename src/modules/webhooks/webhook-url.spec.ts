@@ -38,20 +38,27 @@ describe('isPrivateAddress', () => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '203.0.113.10', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:0808:0808::1'])(
-    'lets %s through',
-    (address) => {
-      expect(isPrivateAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '203.0.113.10',
+    '2001:4860:4860::8888',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:0808:0808::1',
+  ])('lets %s through', (address) => {
+    expect(isPrivateAddress(address)).toBe(false);
+  });
 });
 
 describe('isAllowedAddress', () => {
   const loopback = allowed('127.0.0.0/8,::1/128');
 
-  it.each(['127.0.0.1', '127.255.0.9', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1'])('lets %s through the loopback networks', (address) => {
-    expect(isAllowedAddress(address, loopback)).toBe(true);
-  });
+  it.each(['127.0.0.1', '127.255.0.9', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1'])(
+    'lets %s through the loopback networks',
+    (address) => {
+      expect(isAllowedAddress(address, loopback)).toBe(true);
+    },
+  );
 
   it.each(['192.0.2.10', '10.0.0.1', '::2', '2001:db8::1', '::ffff:192.0.2.10', '64:ff9b::c000:20a', 'not an address'])(
     'refuses %s outside the loopback networks',
@@ -62,7 +69,10 @@ describe('isAllowedAddress', () => {
 
   it('reads IPv6 networks and bare addresses', () => {
     const networks = allowed('2001:db8::/32,192.0.2.7');
-    expect(['2001:db8:ffff::1', '192.0.2.7'].map((address) => isAllowedAddress(address, networks))).toEqual([true, true]);
+    expect(['2001:db8:ffff::1', '192.0.2.7'].map((address) => isAllowedAddress(address, networks))).toEqual([
+      true,
+      true,
+    ]);
     expect(['2001:db9::1', '192.0.2.8'].map((address) => isAllowedAddress(address, networks))).toEqual([false, false]);
   });
 });
@@ -75,7 +85,10 @@ describe('resolveWebhookUrl', () => {
       { address: '192.0.2.10', family: 4 },
       { address: '2001:db8::10', family: 6 },
     ]);
-    await expect(resolveWebhookUrl(new URL('https://hooks.example.com/x'), false)).resolves.toEqual({ address: '192.0.2.10', family: 4 });
+    await expect(resolveWebhookUrl(new URL('https://hooks.example.com/x'), false)).resolves.toEqual({
+      address: '192.0.2.10',
+      family: 4,
+    });
   });
 
   it('connects to the first address inside WEBHOOK_ALLOWED_NETWORKS', async () => {
@@ -83,17 +96,23 @@ describe('resolveWebhookUrl', () => {
       { address: '::1', family: 6 },
       { address: '127.0.0.1', family: 4 },
     ]);
-    await expect(resolveWebhookUrl(new URL('http://hooks.example.com/x'), true, allowed('127.0.0.0/8'))).resolves.toEqual({
+    await expect(
+      resolveWebhookUrl(new URL('http://hooks.example.com/x'), true, allowed('127.0.0.0/8')),
+    ).resolves.toEqual({
       address: '127.0.0.1',
       family: 4,
     });
   });
 
   it('refuses, naming the setting, a host with no address inside WEBHOOK_ALLOWED_NETWORKS', async () => {
-    await expect(resolveWebhookUrl(new URL('https://192.0.2.10/x'), false, allowed('127.0.0.0/8,::1/128'))).resolves.toEqual({
+    await expect(
+      resolveWebhookUrl(new URL('https://192.0.2.10/x'), false, allowed('127.0.0.0/8,::1/128')),
+    ).resolves.toEqual({
       refused: 'the host resolves to 192.0.2.10, outside the networks deliveries may reach (WEBHOOK_ALLOWED_NETWORKS)',
     });
-    await expect(resolveWebhookUrl(new URL('http://[2001:db8::1]:8080/x'), false, allowed('127.0.0.0/8,::1/128'))).resolves.toEqual({
+    await expect(
+      resolveWebhookUrl(new URL('http://[2001:db8::1]:8080/x'), false, allowed('127.0.0.0/8,::1/128')),
+    ).resolves.toEqual({
       refused: 'the host resolves to 2001:db8::1, outside the networks deliveries may reach (WEBHOOK_ALLOWED_NETWORKS)',
     });
     expect(lookupMock).not.toHaveBeenCalled();
@@ -105,10 +124,13 @@ describe('resolveWebhookUrl', () => {
     });
   });
 
-  it.each(['webhooks.invalid', 'INVALID', 'a.b.invalid.'])('answers %s does not resolve without asking DNS (RFC 6761)', async (host) => {
-    await expect(resolveWebhookUrl(new URL(`https://${host}/x`), false)).resolves.toEqual({
-      refused: `the host ${new URL(`https://${host}/x`).hostname} does not resolve (ENOTFOUND)`,
-    });
-    expect(lookupMock).not.toHaveBeenCalled();
-  });
+  it.each(['webhooks.invalid', 'INVALID', 'a.b.invalid.'])(
+    'answers %s does not resolve without asking DNS (RFC 6761)',
+    async (host) => {
+      await expect(resolveWebhookUrl(new URL(`https://${host}/x`), false)).resolves.toEqual({
+        refused: `the host ${new URL(`https://${host}/x`).hostname} does not resolve (ENOTFOUND)`,
+      });
+      expect(lookupMock).not.toHaveBeenCalled();
+    },
+  );
 });

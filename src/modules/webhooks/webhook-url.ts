@@ -39,7 +39,10 @@ for (const [network, prefix] of [
 /** The 8 groups of an IPv6 address, as numbers (`::` expanded, a dotted IPv4 tail read as two groups). */
 function ipv6Groups(address: string): number[] {
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
-  const text = dotted ? address.slice(0, dotted.index) + (((+dotted[1] << 8) | +dotted[2]).toString(16) + ':' + ((+dotted[3] << 8) | +dotted[4]).toString(16)) : address;
+  const text = dotted
+    ? address.slice(0, dotted.index) +
+      (((+dotted[1] << 8) | +dotted[2]).toString(16) + ':' + ((+dotted[3] << 8) | +dotted[4]).toString(16))
+    : address;
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
   const part = (piece: string | undefined) => (piece ? piece.split(':').map((group) => parseInt(group, 16)) : []);
   const [front, back] = [part(head), part(tail)];
@@ -55,7 +58,8 @@ function embeddedIpv4(address: string): string | undefined {
   const groups = ipv6Groups(address);
   const ipv4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
   const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
-  if (zeros(0, 5) && (groups[5] === 0xffff || groups[5] === 0) && !(groups[5] === 0 && groups[6] === 0)) return ipv4(groups[6], groups[7]);
+  if (zeros(0, 5) && (groups[5] === 0xffff || groups[5] === 0) && !(groups[5] === 0 && groups[6] === 0))
+    return ipv4(groups[6], groups[7]);
   if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return ipv4(groups[6], groups[7]);
   if (groups[0] === 0x2002) return ipv4(groups[1], groups[2]);
   return undefined;
@@ -100,14 +104,16 @@ export function isAllowedAddress(address: string, networks: readonly Network[]):
  */
 export function readWebhookUrl(value: unknown): URL {
   if (typeof value !== 'string') throw ApiError.invalidType('url', 'a string');
-  if (value.length > MAX_WEBHOOK_URL_LENGTH) throw ApiError.invalidValue('url', `url holds at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  if (value.length > MAX_WEBHOOK_URL_LENGTH)
+    throw ApiError.invalidValue('url', `url holds at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw ApiError.invalidValue('url', 'url must be an absolute http or https URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw ApiError.invalidValue('url', 'url must use https or http');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw ApiError.invalidValue('url', 'url must use https or http');
   if (url.username || url.password) throw ApiError.invalidValue('url', 'url may not hold credentials');
   return url;
 }
@@ -126,26 +132,42 @@ const RESERVED_INVALID = /(^|\.)invalid\.?$/i;
  * first address inside one of them, and none inside refuses the URL. The caller connects to
  * exactly the address answered, never resolving the name again.
  */
-export async function resolveWebhookUrl(url: URL, allowPrivateNetworks: boolean, allowedNetworks?: readonly Network[]): Promise<Resolution> {
+export async function resolveWebhookUrl(
+  url: URL,
+  allowPrivateNetworks: boolean,
+  allowedNetworks?: readonly Network[],
+): Promise<Resolution> {
   // URL keeps an IPv6 literal's brackets.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const unresolved = (code: string) => ({ refused: `the host ${host.slice(0, 100)} does not resolve (${code})` });
   if (RESERVED_INVALID.test(host)) return unresolved('ENOTFOUND');
   let addresses: { address: string; family: number }[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
+    addresses = isIP(host)
+      ? [{ address: host, family: isIP(host) }]
+      : await lookup(host, { all: true, verbatim: true });
   } catch (error) {
     return unresolved((error as { code?: string }).code ?? 'error');
   }
   if (addresses.length === 0) return { refused: `the host ${host.slice(0, 100)} has no address` };
   const blocked = allowPrivateNetworks ? undefined : addresses.find(({ address }) => isPrivateAddress(address));
   if (blocked) {
-    return { refused: `the host resolves to ${blocked.address}, a loopback, private, link-local, multicast or unspecified address` };
+    return {
+      refused: `the host resolves to ${blocked.address}, a loopback, private, link-local, multicast or unspecified address`,
+    };
   }
-  const chosen = allowedNetworks ? addresses.find(({ address }) => isAllowedAddress(address, allowedNetworks)) : addresses[0];
+  const chosen = allowedNetworks
+    ? addresses.find(({ address }) => isAllowedAddress(address, allowedNetworks))
+    : addresses[0];
   if (!chosen) {
-    const shown = addresses.slice(0, 3).map(({ address }) => address).join(', ') + (addresses.length > 3 ? ', …' : '');
-    return { refused: `the host resolves to ${shown}, outside the networks deliveries may reach (WEBHOOK_ALLOWED_NETWORKS)` };
+    const shown =
+      addresses
+        .slice(0, 3)
+        .map(({ address }) => address)
+        .join(', ') + (addresses.length > 3 ? ', …' : '');
+    return {
+      refused: `the host resolves to ${shown}, outside the networks deliveries may reach (WEBHOOK_ALLOWED_NETWORKS)`,
+    };
   }
   return { address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
 }

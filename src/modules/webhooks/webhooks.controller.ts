@@ -33,7 +33,8 @@ export class WebhooksController {
     response: WebhookWithSecretDto,
   })
   @ApiJsonBody(CreateWebhookDto, {
-    summary: 'Notes created and updated, sent to an address of a documentation range (RFC 5737): put your receiver’s URL there',
+    summary:
+      'Notes created and updated, sent to an address of a documentation range (RFC 5737): put your receiver’s URL there',
     value: { url: EXAMPLE_WEBHOOK_URL, eventTypes: ['note.created', 'note.updated'], description: 'CRM sync' },
   })
   @PreparesOutsideTransaction()
@@ -42,14 +43,23 @@ export class WebhooksController {
   }
 
   @Get()
-  @Endpoint({ summary: 'List the webhook endpoints of the workspace, newest first', category: 'search', scopes: ['webhooks:read'] })
+  @Endpoint({
+    summary: 'List the webhook endpoints of the workspace, newest first',
+    category: 'search',
+    scopes: ['webhooks:read'],
+  })
   @Paginated(WebhookDto)
   list(@Caller() caller: AuthContext, @Page() page: PageRequest): Promise<PageResult<WebhookDto>> {
     return this.webhooks.list(caller, page);
   }
 
   @Get(':id')
-  @Endpoint({ summary: 'Retrieve a webhook endpoint', category: 'read', scopes: ['webhooks:read'], response: WebhookDto })
+  @Endpoint({
+    summary: 'Retrieve a webhook endpoint',
+    category: 'read',
+    scopes: ['webhooks:read'],
+    response: WebhookDto,
+  })
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookDto> {
     return this.webhooks.get(caller, id);
   }
@@ -63,7 +73,10 @@ export class WebhooksController {
   })
   @ApiJsonBody(UpdateWebhookDto, {
     summary: 'Also send tasks created, and say so',
-    value: { eventTypes: ['note.created', 'note.updated', 'task.created'], description: 'CRM sync: notes and new tasks' },
+    value: {
+      eventTypes: ['note.created', 'note.updated', 'task.created'],
+      description: 'CRM sync: notes and new tasks',
+    },
   })
   @PreparesOutsideTransaction()
   update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
@@ -89,7 +102,11 @@ export class WebhooksController {
     response: WebhookWithSecretDto,
   })
   @ApiJsonBody(RotateWebhookSecretDto, { summary: 'No members', value: {} }, false)
-  rotateSecret(@Caller() caller: AuthContext, @Param('id') id: string, @Body() _body: RotateWebhookSecretDto): Promise<WebhookWithSecretDto> {
+  rotateSecret(
+    @Caller() caller: AuthContext,
+    @Param('id') id: string,
+    @Body() _body: RotateWebhookSecretDto,
+  ): Promise<WebhookWithSecretDto> {
     return this.webhooks.rotateSecret(caller, id);
   }
 
@@ -100,7 +117,11 @@ export class WebhooksController {
     scopes: ['webhooks:read'],
   })
   @Paginated(WebhookDeliveryDto, { serialKeys: true })
-  deliveries(@Caller() caller: AuthContext, @Param('id') id: string, @Page() page: PageRequest): Promise<PageResult<WebhookDeliveryDto>> {
+  deliveries(
+    @Caller() caller: AuthContext,
+    @Param('id') id: string,
+    @Page() page: PageRequest,
+  ): Promise<PageResult<WebhookDeliveryDto>> {
     return this.webhooks.deliveries(caller, id, page);
   }
 
@@ -116,7 +137,11 @@ export class WebhooksController {
     summary: 'eventId needs the id of an event this endpoint was sent (its deliveries list them)',
     value: { eventId: exampleIdOf('event') },
   })
-  redeliver(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: RedeliverWebhookDto): Promise<WebhookDeliveryDto> {
+  redeliver(
+    @Caller() caller: AuthContext,
+    @Param('id') id: string,
+    @Body() body: RedeliverWebhookDto,
+  ): Promise<WebhookDeliveryDto> {
     return this.webhooks.redeliver(caller, id, body);
   }
 }

@@ -53,7 +53,10 @@ export class CreateWebhookDto {
   @IsString({ each: true, message: 'eventTypes must be an array of strings' })
   eventTypes: string[];
 
-  @ApiPropertyOptional({ ...DESCRIPTION_PROPERTY, description: 'Free text for people; null is the same as leaving it out' })
+  @ApiPropertyOptional({
+    ...DESCRIPTION_PROPERTY,
+    description: 'Free text for people; null is the same as leaving it out',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_WEBHOOK_DESCRIPTION_LENGTH, { message: DESCRIPTION_RULE })
@@ -82,7 +85,8 @@ export class UpdateWebhookDto {
 
   @ApiPropertyOptional({
     enum: WEBHOOK_STATUSES,
-    description: 'DISABLED stops deliveries (disabledReason then says a person did it); ENABLED resumes them and clears disabledReason',
+    description:
+      'DISABLED stops deliveries (disabledReason then says a person did it); ENABLED resumes them and clears disabledReason',
   })
   @IsOptional()
   @IsIn(WEBHOOK_STATUSES, { message: STATUS_RULE })
@@ -93,7 +97,10 @@ export class UpdateWebhookDto {
 export class RotateWebhookSecretDto {}
 
 export class RedeliverWebhookDto {
-  @ApiProperty({ example: exampleIdOf('event'), description: 'An event this endpoint was sent before (any attempt, any outcome)' })
+  @ApiProperty({
+    example: exampleIdOf('event'),
+    description: 'An event this endpoint was sent before (any attempt, any outcome)',
+  })
   @IsString()
   eventId: string;
 }
@@ -108,7 +115,11 @@ export class WebhookDto {
   @ApiProperty({ example: EXAMPLE_WEBHOOK_URL })
   url: string;
 
-  @ApiProperty({ type: [String], example: ['note.created', 'note.updated'], description: 'Event types, or `["*"]` for every type' })
+  @ApiProperty({
+    type: [String],
+    example: ['note.created', 'note.updated'],
+    description: 'Event types, or `["*"]` for every type',
+  })
   eventTypes: string[];
 
   @ApiProperty({ type: 'string', nullable: true })
@@ -163,7 +174,11 @@ export class WebhookDeliveryDto {
   @ApiProperty({ type: 'integer', nullable: true })
   durationMs: number | null;
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'Why the attempt failed; null when it succeeded or is PENDING' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Why the attempt failed; null when it succeeded or is PENDING',
+  })
   error: string | null;
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true })

@@ -107,7 +107,10 @@ export class WebhooksRepository implements AppendFollower {
    * attempt one more than the highest under the endpoint's lock, takes turns with it, so that the
    * two never both make an event's first attempt.
    */
-  async expandFanOut(payload: FanOutPayload, instanceId: string): Promise<{ delivery: DeliveryRow; endpoint: WebhookEndpointRow }[]> {
+  async expandFanOut(
+    payload: FanOutPayload,
+    instanceId: string,
+  ): Promise<{ delivery: DeliveryRow; endpoint: WebhookEndpointRow }[]> {
     const rows = await this.transactions.query<DeliveryRow & { endpoint: WebhookEndpointRow }>(
       `WITH wanted AS (
          SELECT w.id AS endpoint_id, e.id AS event_id, e.ordinal
@@ -152,7 +155,16 @@ export class WebhooksRepository implements AppendFollower {
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'ENABLED', $8, date_trunc('milliseconds', statement_timestamp()),
                date_trunc('milliseconds', statement_timestamp()))
        RETURNING ${ENDPOINT_COLUMNS}`,
-      [endpoint.id, endpoint.workspaceId, endpoint.memberId, endpoint.apiKeyId, endpoint.url, endpoint.eventTypes, endpoint.description, endpoint.secret],
+      [
+        endpoint.id,
+        endpoint.workspaceId,
+        endpoint.memberId,
+        endpoint.apiKeyId,
+        endpoint.url,
+        endpoint.eventTypes,
+        endpoint.description,
+        endpoint.secret,
+      ],
     );
     return row;
   }
@@ -174,8 +186,15 @@ export class WebhooksRepository implements AppendFollower {
   async pageEndpoints(workspaceId: string, page: PageRequest): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
     const params = new SqlParameterList();
     const where = `workspace_id = ${params.add(workspaceId)}`;
-    const [result] = await this.transactions.query<{ total: number; rows: (WebhookEndpointRow & { created_at: string; updated_at: string })[] }>(
-      keysetPageSql({ columns: ENDPOINT_COLUMNS, from: 'webhook_endpoints', where, key: ['created_at', 'id'] }, page, params),
+    const [result] = await this.transactions.query<{
+      total: number;
+      rows: (WebhookEndpointRow & { created_at: string; updated_at: string })[];
+    }>(
+      keysetPageSql(
+        { columns: ENDPOINT_COLUMNS, from: 'webhook_endpoints', where, key: ['created_at', 'id'] },
+        page,
+        params,
+      ),
       params.values,
     );
     const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
@@ -189,7 +208,13 @@ export class WebhooksRepository implements AppendFollower {
   async updateEndpoint(
     workspaceId: string,
     id: string,
-    change: { url?: string; eventTypes?: string[]; description?: string | null; status?: WebhookStatus; disabledReason?: string | null },
+    change: {
+      url?: string;
+      eventTypes?: string[];
+      description?: string | null;
+      status?: WebhookStatus;
+      disabledReason?: string | null;
+    },
   ): Promise<WebhookEndpointRow | undefined> {
     const [row] = await this.transactions.query<WebhookEndpointRow>(
       `UPDATE webhook_endpoints
@@ -225,7 +250,12 @@ export class WebhooksRepository implements AppendFollower {
   }
 
   /** A new secret; the current one signs beside it until `previousUntil`. Undefined when not found. */
-  async rotateSecret(workspaceId: string, id: string, secret: string, previousUntil: Date): Promise<WebhookEndpointRow | undefined> {
+  async rotateSecret(
+    workspaceId: string,
+    id: string,
+    secret: string,
+    previousUntil: Date,
+  ): Promise<WebhookEndpointRow | undefined> {
     const [row] = await this.transactions.query<WebhookEndpointRow>(
       `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = $4, secret = $3, updated_at = statement_timestamp()
         WHERE id = $1 AND workspace_id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
@@ -248,7 +278,11 @@ export class WebhooksRepository implements AppendFollower {
     const params = new SqlParameterList();
     const where = `endpoint_id = ${params.add(endpointId)}`;
     const [result] = await this.transactions.query<{ total: number; rows: (DeliveryRow & { created_at: string })[] }>(
-      keysetPageSql({ columns: `${DELIVERY_COLUMNS}, created_at`, from: 'webhook_deliveries', where, key: ['created_at', 'id'] }, page, params),
+      keysetPageSql(
+        { columns: `${DELIVERY_COLUMNS}, created_at`, from: 'webhook_deliveries', where, key: ['created_at', 'id'] },
+        page,
+        params,
+      ),
       params.values,
     );
     const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
@@ -283,7 +317,10 @@ export class WebhooksRepository implements AppendFollower {
    * making it, or an instance that stopped, whose claims the recovery records as abandoned): an
    * attempt is never made by two instances at once.
    */
-  async claimAttempt(id: string, instanceId: string): Promise<{ delivery: DeliveryRow; endpoint: WebhookEndpointRow } | undefined> {
+  async claimAttempt(
+    id: string,
+    instanceId: string,
+  ): Promise<{ delivery: DeliveryRow; endpoint: WebhookEndpointRow } | undefined> {
     const [row] = await this.transactions.query<DeliveryRow & { endpoint: WebhookEndpointRow }>(
       `WITH claimed AS (
          UPDATE webhook_deliveries SET claimed_by = $2, claimed_at = statement_timestamp()
@@ -303,7 +340,13 @@ export class WebhooksRepository implements AppendFollower {
    * one is, with the endpoint's failing streak (`failingSince`: when it began, null after a
    * success), in one statement; answers whether it recorded it.
    */
-  async finishAttempt(id: string, endpointId: string, outcome: AttemptOutcome, nextAttemptAt: Date | null, failingSince: Date | null): Promise<boolean> {
+  async finishAttempt(
+    id: string,
+    endpointId: string,
+    outcome: AttemptOutcome,
+    nextAttemptAt: Date | null,
+    failingSince: Date | null,
+  ): Promise<boolean> {
     const [{ recorded }] = await this.transactions.query<{ recorded: boolean }>(
       `WITH finished AS (
          UPDATE webhook_deliveries
@@ -357,7 +400,10 @@ export class WebhooksRepository implements AppendFollower {
 
   /** Lets go of this PENDING attempt's claim (its making threw and could not be recorded). */
   async releaseClaim(id: string): Promise<void> {
-    await this.transactions.query(`UPDATE webhook_deliveries SET claimed_by = NULL, claimed_at = NULL WHERE id = $1 AND status = 'PENDING'`, [id]);
+    await this.transactions.query(
+      `UPDATE webhook_deliveries SET claimed_by = NULL, claimed_at = NULL WHERE id = $1 AND status = 'PENDING'`,
+      [id],
+    );
   }
 
   /**
@@ -453,16 +499,19 @@ export class WebhooksRepository implements AppendFollower {
 
   /** Releases the jobs a stopped instance had taken, for others to take; answers how many. */
   async releaseDeliveryJobsOf(instanceId: string): Promise<number> {
-    const [{ count }] = await this.transactions.query<{ count: number }>(`SELECT count(*)::int AS count FROM graphile_worker.jobs WHERE locked_by = $1`, [
-      instanceId,
-    ]);
+    const [{ count }] = await this.transactions.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM graphile_worker.jobs WHERE locked_by = $1`,
+      [instanceId],
+    );
     await this.transactions.query(`SELECT graphile_worker.force_unlock_workers($1::text[])`, [[instanceId]]);
     return count;
   }
 }
 
 /** Rows read through json_agg or to_json carry their timestamps as text. */
-function revive(row: WebhookEndpointRow & { created_at: Date | string; updated_at: Date | string }): WebhookEndpointRow {
+function revive(
+  row: WebhookEndpointRow & { created_at: Date | string; updated_at: Date | string },
+): WebhookEndpointRow {
   const date = (value: Date | string | null) => (value === null ? null : new Date(value));
   return {
     ...row,

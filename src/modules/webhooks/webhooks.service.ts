@@ -42,7 +42,10 @@ function newSecret(): string {
 function urlOf(value: unknown): string {
   const { href } = readWebhookUrl(value);
   if (href.length > MAX_WEBHOOK_URL_LENGTH) {
-    throw ApiError.invalidValue('url', `url holds at most ${MAX_WEBHOOK_URL_LENGTH} characters once normalised (percent-encoded)`);
+    throw ApiError.invalidValue(
+      'url',
+      `url holds at most ${MAX_WEBHOOK_URL_LENGTH} characters once normalised (percent-encoded)`,
+    );
   }
   return href;
 }
@@ -54,7 +57,11 @@ function unreadableOf(known: EventTypes, types: string[]): string[] {
 
 /** The 403 of a caller that may not read `unreadable`, naming the scopes it lacks for them. */
 function mayNotRead(caller: AuthContext, known: EventTypes, unreadable: string[], needing: string): ApiError {
-  return insufficientScope(needing, unreadable.map((type) => known.get(type)!.scope), caller.scopes);
+  return insufficientScope(
+    needing,
+    unreadable.map((type) => known.get(type)!.scope),
+    caller.scopes,
+  );
 }
 
 function toDto(row: WebhookEndpointRow): WebhookDto {
@@ -184,7 +191,9 @@ export class WebhooksService {
   async rotateSecret(caller: AuthContext, id: string): Promise<WebhookWithSecretDto> {
     const secret = newSecret();
     const until = new Date(Date.now() + PREVIOUS_SECRET_MS);
-    const row = isIdOf('webhook', id) ? await this.webhooks.rotateSecret(caller.workspaceId, id, secret, until) : undefined;
+    const row = isIdOf('webhook', id)
+      ? await this.webhooks.rotateSecret(caller.workspaceId, id, secret, until)
+      : undefined;
     if (!row) throw notFound();
     return { ...toDto(row), secret };
   }
@@ -207,11 +216,21 @@ export class WebhooksService {
       const endpoint = await this.webhooks.findEndpoint(caller.workspaceId, id, { lock: true });
       if (!endpoint) throw notFound();
       if (endpoint.status !== 'ENABLED') {
-        throw new ApiError(409, 'invalid_state', 'This webhook is DISABLED: enable it (status ENABLED) before redelivering');
+        throw new ApiError(
+          409,
+          'invalid_state',
+          'This webhook is DISABLED: enable it (status ENABLED) before redelivering',
+        );
       }
-      const event = isIdOf('event', body.eventId) ? await this.events.find(caller.workspaceId, body.eventId) : undefined;
+      const event = isIdOf('event', body.eventId)
+        ? await this.events.find(caller.workspaceId, body.eventId)
+        : undefined;
       if (!event) {
-        throw new ApiError(404, 'not_found', `No event ${body.eventId.slice(0, 40)} of this workspace is kept (events are kept ${this.config.eventRetentionDays} days)`);
+        throw new ApiError(
+          404,
+          'not_found',
+          `No event ${body.eventId.slice(0, 40)} of this workspace is kept (events are kept ${this.config.eventRetentionDays} days)`,
+        );
       }
       if (!(await this.sentTypes(endpoint, endpoint.event_types)).includes(event.type)) {
         throw new ApiError(404, 'not_found', `This webhook is not sent ${event.type} events`);
@@ -238,9 +257,11 @@ export class WebhooksService {
     }
     const known = await this.feed.eventTypesOf(caller);
     const unknown = types.find((type) => type !== ALL_EVENT_TYPES && !known.has(type));
-    if (unknown !== undefined) throw ApiError.invalidValue('eventTypes', `${unknown} is not an event type of this workspace`);
+    if (unknown !== undefined)
+      throw ApiError.invalidValue('eventTypes', `${unknown} is not an event type of this workspace`);
     const unreadable = unreadableOf(known, types);
-    if (unreadable.length > 0) throw mayNotRead(caller, known, unreadable, `Subscribing to ${namedTypes(unreadable)} events`);
+    if (unreadable.length > 0)
+      throw mayNotRead(caller, known, unreadable, `Subscribing to ${namedTypes(unreadable)} events`);
     return types;
   }
 
@@ -257,12 +278,19 @@ export class WebhooksService {
   }
 
   /** A caller that points an endpoint elsewhere, or changes what it is sent, must be able to read what it is then sent. */
-  private async checkCallerReads(caller: AuthContext, endpoint: WebhookEndpointRow, types: string[], pointsElsewhere: boolean): Promise<void> {
+  private async checkCallerReads(
+    caller: AuthContext,
+    endpoint: WebhookEndpointRow,
+    types: string[],
+    pointsElsewhere: boolean,
+  ): Promise<void> {
     const known = await this.feed.eventTypesOf(caller);
     const unreadable = unreadableOf(known, await this.sentTypes(endpoint, types));
     if (unreadable.length === 0) return;
     const named = namedTypes(unreadable);
-    const needing = pointsElsewhere ? `Pointing a webhook sent ${named} events at another url` : `Subscribing a webhook to ${named} events`;
+    const needing = pointsElsewhere
+      ? `Pointing a webhook sent ${named} events at another url`
+      : `Subscribing a webhook to ${named} events`;
     throw mayNotRead(caller, known, unreadable, needing);
   }
 

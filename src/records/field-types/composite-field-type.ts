@@ -22,7 +22,11 @@ export interface NumberMember extends MemberBase<number> {
 }
 export type MemberSpec = StringMember | NumberMember;
 
-export const stringMember = (name: string): StringMember => ({ name, kind: 'string', schema: { maxLength: MAX_TEXT_LENGTH } });
+export const stringMember = (name: string): StringMember => ({
+  name,
+  kind: 'string',
+  schema: { maxLength: MAX_TEXT_LENGTH },
+});
 
 /** The closed object of `members`, each optional; `nullable` where null is accepted as absent. */
 function objectSchema(members: readonly MemberSpec[], nullable: boolean): OpenApiSchema {
@@ -41,7 +45,11 @@ function objectSchema(members: readonly MemberSpec[], nullable: boolean): OpenAp
  * dropped (as if absent). Stored with members in declaration order. `multipleValues` does not apply.
  * Filters: `equal` and `startsWith`, matching when any string member matches.
  */
-export function compositeFieldType(valueType: ValueType, members: readonly MemberSpec[], example: Record<string, unknown>): FieldType {
+export function compositeFieldType(
+  valueType: ValueType,
+  members: readonly MemberSpec[],
+  example: Record<string, unknown>,
+): FieldType {
   const writeSchema: OpenApiSchema = { ...objectSchema(members, true), example };
   const strings = members.filter((spec): spec is StringMember => spec.kind === 'string');
   const type: FieldType = {
@@ -81,7 +89,9 @@ export function compositeFieldType(valueType: ValueType, members: readonly Membe
       }
       const alternatives = strings.flatMap((spec) => {
         const expected = spec.filterValue ? spec.filterValue(raw) : raw;
-        return expected === undefined ? [] : [containsJson(fieldsColumn, { [field.key]: { [spec.name]: expected } }, params)];
+        return expected === undefined
+          ? []
+          : [containsJson(fieldsColumn, { [field.key]: { [spec.name]: expected } }, params)];
       });
       return `(${alternatives.join(' OR ')})`;
     },

@@ -4,7 +4,8 @@ import { COMPARISONS, compareTextSql } from './sql';
 import { expectString, invalidFilter } from './values';
 
 // Date, `T`, hours and minutes, optional seconds and fraction, then `Z` or an offset (±HH:MM or ±HHMM).
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:[Zz]|([+-])(\d{2}):?(\d{2}))$/;
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:[Zz]|([+-])(\d{2}):?(\d{2}))$/;
 
 /**
  * An ISO 8601 date-time with `Z` or an offset as the UTC ISO string with milliseconds
@@ -43,7 +44,10 @@ export const datetimeFieldType = scalarFieldType({
   normalise: (value, param) => {
     const utc = parseDateTime(expectString(value, param, { max: 64, trim: true }));
     if (!utc) {
-      throw ApiError.invalidValue(param, `${param} must be an ISO 8601 date-time with an offset or Z, e.g. 2026-01-02T03:04:05Z`);
+      throw ApiError.invalidValue(
+        param,
+        `${param} must be an ISO 8601 date-time with an offset or Z, e.g. 2026-01-02T03:04:05Z`,
+      );
     }
     return utc;
   },

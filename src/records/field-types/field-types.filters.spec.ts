@@ -265,7 +265,14 @@ class Params implements SqlParameters {
 function build(key: string, operator: FilterOperator, raw: string): { sql: string; values: unknown[] } {
   const params = new Params();
   const definition = field(key);
-  const sql = fieldTypeOf(definition.valueType).filterSql('r.fields', definition, operator, raw, params, `${key}[${operator}]`);
+  const sql = fieldTypeOf(definition.valueType).filterSql(
+    'r.fields',
+    definition,
+    operator,
+    raw,
+    params,
+    `${key}[${operator}]`,
+  );
   return { sql, values: params.values };
 }
 
@@ -277,11 +284,15 @@ describe('field-type filters on PostgreSQL', () => {
     await client.query('CREATE TEMP TABLE r (id text PRIMARY KEY, fields jsonb NOT NULL)');
     for (const [id, values] of Object.entries(WRITTEN)) {
       const fields = Object.fromEntries(
-        Object.entries(values).map(([key, value]) => [key, fieldTypeOf(FIELDS[key][0]).write(value, field(key), `fields.${key}`)]),
+        Object.entries(values).map(([key, value]) => [
+          key,
+          fieldTypeOf(FIELDS[key][0]).write(value, field(key), `fields.${key}`),
+        ]),
       );
       await client.query('INSERT INTO r (id, fields) VALUES ($1, $2)', [id, JSON.stringify(fields)]);
     }
-    for (const [id, json] of Object.entries(RAW)) await client.query('INSERT INTO r (id, fields) VALUES ($1, $2)', [id, json]);
+    for (const [id, json] of Object.entries(RAW))
+      await client.query('INSERT INTO r (id, fields) VALUES ($1, $2)', [id, json]);
   });
   afterAll(() => client.end());
 
@@ -292,7 +303,9 @@ describe('field-type filters on PostgreSQL', () => {
 
   it('covers every operator of every filterable value type', () => {
     const covered = new Set(CASES.map(([key, operator]) => `${FIELDS[key][0]}.${operator}`));
-    const expected = Object.values(FIELD_TYPES).flatMap((type) => type.operators.map((operator) => `${type.valueType}.${operator}`));
+    const expected = Object.values(FIELD_TYPES).flatMap((type) =>
+      type.operators.map((operator) => `${type.valueType}.${operator}`),
+    );
     expect([...covered].sort()).toEqual(expected.sort());
   });
 
@@ -317,7 +330,11 @@ describe('field-type filters on PostgreSQL', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(ApiError);
-    expect({ ...(error as ApiError) }).toMatchObject({ status: 400, code: 'invalid_filter', param: `${key}[${operator}]` });
+    expect({ ...(error as ApiError) }).toMatchObject({
+      status: 400,
+      code: 'invalid_filter',
+      param: `${key}[${operator}]`,
+    });
   });
 
   it('never interpolates the field key unless it is a plain key', () => {

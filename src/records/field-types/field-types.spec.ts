@@ -75,8 +75,26 @@ const GOOD: Good[] = [
   [
     'ADDRESS',
     {},
-    { street: '1 Main St', street2: 'Flat 2', city: 'London', state: 'Greater London', postalCode: 'SW1A 1AA', country: 'gb', latitude: 51.5, longitude: -0.12 },
-    { city: 'London', country: 'GB', latitude: 51.5, longitude: -0.12, postalCode: 'SW1A 1AA', state: 'Greater London', street: '1 Main St', street2: 'Flat 2' },
+    {
+      street: '1 Main St',
+      street2: 'Flat 2',
+      city: 'London',
+      state: 'Greater London',
+      postalCode: 'SW1A 1AA',
+      country: 'gb',
+      latitude: 51.5,
+      longitude: -0.12,
+    },
+    {
+      city: 'London',
+      country: 'GB',
+      latitude: 51.5,
+      longitude: -0.12,
+      postalCode: 'SW1A 1AA',
+      state: 'Greater London',
+      street: '1 Main St',
+      street2: 'Flat 2',
+    },
   ],
   ['ADDRESS', {}, {}, {}],
   ['ADDRESS', {}, { city: null, street: '1 Main St' }, { street: '1 Main St' }],
@@ -228,7 +246,13 @@ describe('field-type registry', () => {
   describe('read', () => {
     it.each<[string, ValueType, TypeConfiguration, unknown, unknown]>([
       ['a scalar stored before the field became multiple-valued', 'EMAIL', MULTI, 'a@x.io', ['a@x.io']],
-      ['an array stored before the field became single-valued', 'URL', {}, ['https://a.example', 'https://b.example'], 'https://a.example'],
+      [
+        'an array stored before the field became single-valued',
+        'URL',
+        {},
+        ['https://a.example', 'https://b.example'],
+        'https://a.example',
+      ],
       ['an empty array on a single-valued field', 'TEXT', {}, [], null],
       ['an option id that is no longer an option', 'SINGLE_SELECT', SELECT, 'gone', 'gone'],
       ['a MULTI_SELECT scalar', 'MULTI_SELECT', SELECT, 'opt_a', ['opt_a']],
@@ -242,7 +266,8 @@ describe('field-type registry', () => {
   describe('OpenAPI fragments', () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
-    const schemaOf = (valueType: ValueType, config: TypeConfiguration = {}) => fieldTypeOf(valueType).openApi(fieldOf(valueType, config));
+    const schemaOf = (valueType: ValueType, config: TypeConfiguration = {}) =>
+      fieldTypeOf(valueType).openApi(fieldOf(valueType, config));
 
     it.each(GOOD.filter((row) => !row[4]?.schemaStricter).map((row) => [row[0], label(row[2]), row] as const))(
       'the %s schema accepts %s',
@@ -267,7 +292,9 @@ describe('field-type registry', () => {
     });
 
     // A NUMBER, CURRENCY or CHECKBOX field with multipleValues is refused by its definition, so is never read.
-    const definable = GOOD.filter(([valueType, config]) => !(config.multipleValues && fieldTypeOf(valueType).singleValued));
+    const definable = GOOD.filter(
+      ([valueType, config]) => !(config.multipleValues && fieldTypeOf(valueType).singleValued),
+    );
     it.each(definable.map((row) => [row[0], label(row[1]), label(row[2]), row] as const))(
       'the %s read schema accepts what a %s field reads of %s',
       (_type, _config, _input, [valueType, config, input]) => {
@@ -295,9 +322,16 @@ describe('field-type registry', () => {
 
     it('documents the shapes', () => {
       expect(schemaOf('ADDRESS')).toMatchObject({ type: 'object', additionalProperties: false });
-      expect(Object.keys((schemaOf('ADDRESS') as { properties: object }).properties).sort()).toEqual(
-        ['city', 'country', 'latitude', 'longitude', 'postalCode', 'state', 'street', 'street2'],
-      );
+      expect(Object.keys((schemaOf('ADDRESS') as { properties: object }).properties).sort()).toEqual([
+        'city',
+        'country',
+        'latitude',
+        'longitude',
+        'postalCode',
+        'state',
+        'street',
+        'street2',
+      ]);
       expect(schemaOf('FULL_NAME')).toEqual({
         type: 'object',
         properties: {
@@ -307,16 +341,31 @@ describe('field-type registry', () => {
         additionalProperties: false,
         example: { firstName: 'Ada', lastName: 'Lovelace' },
       });
-      expect(schemaOf('SINGLE_SELECT', SELECT)).toEqual({ type: 'string', enum: ['opt_a', 'Alpha', 'opt_b', 'Beta', 'Gamma'] });
+      expect(schemaOf('SINGLE_SELECT', SELECT)).toEqual({
+        type: 'string',
+        enum: ['opt_a', 'Alpha', 'opt_b', 'Beta', 'Gamma'],
+      });
       expect(schemaOf('SINGLE_SELECT')).toEqual({ type: 'string' });
-      expect(schemaOf('MULTI_SELECT', SELECT)).toMatchObject({ type: 'array', maxItems: 100, items: { type: 'string' } });
+      expect(schemaOf('MULTI_SELECT', SELECT)).toMatchObject({
+        type: 'array',
+        maxItems: 100,
+        items: { type: 'string' },
+      });
       expect(schemaOf('EMAIL', MULTI)).toEqual({
         oneOf: [
           { type: 'string', format: 'email', maxLength: 320, example: 'ada@example.com' },
-          { type: 'array', items: { type: 'string', format: 'email', maxLength: 320, example: 'ada@example.com' }, maxItems: 100 },
+          {
+            type: 'array',
+            items: { type: 'string', format: 'email', maxLength: 320, example: 'ada@example.com' },
+            maxItems: 100,
+          },
         ],
       });
-      expect(schemaOf('CURRENCY', { currency: 'USD' })).toEqual({ type: 'number', example: 1250, description: 'Amount in USD' });
+      expect(schemaOf('CURRENCY', { currency: 'USD' })).toEqual({
+        type: 'number',
+        example: 1250,
+        description: 'Amount in USD',
+      });
       expect(schemaOf('DATETIME')).toMatchObject({ type: 'string', format: 'date-time' });
       expect(schemaOf('MARKDOWN')).toMatchObject({ type: 'string', maxLength: 1_000_000 });
     });

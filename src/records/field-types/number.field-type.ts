@@ -13,7 +13,10 @@ function filterNumber(raw: string, param: string): number {
 }
 
 /** A finite JSON number stored as a JSON number (NUMBER, CURRENCY). */
-export function numericFieldType(valueType: 'NUMBER' | 'CURRENCY', schema: (field: FieldDefinition) => OpenApiSchema): FieldType {
+export function numericFieldType(
+  valueType: 'NUMBER' | 'CURRENCY',
+  schema: (field: FieldDefinition) => OpenApiSchema,
+): FieldType {
   return scalarFieldType({
     valueType,
     normalise: (value, param) => expectNumber(value, param),

@@ -21,12 +21,7 @@ export interface ScalarSpec {
   /** `equal`: the normalised JSON value a raw filter value stands for (matched by containment). */
   equalValue?(raw: string, field: FieldDefinition, param: string): unknown;
   /** Other operators: a predicate on one stored value. Throws 400 invalid_filter for a bad raw. */
-  predicate?(
-    operator: FilterOperator,
-    raw: string,
-    params: SqlParameters,
-    param: string,
-  ): (value: JsonSql) => string;
+  predicate?(operator: FilterOperator, raw: string, params: SqlParameters, param: string): (value: JsonSql) => string;
 }
 
 export function isMultiple(field: FieldDefinition): boolean {

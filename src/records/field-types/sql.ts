@@ -84,7 +84,11 @@ export function prefixPredicate(raw: string, params: SqlParameters): (value: Jso
 }
 
 /** `contains` on string values: a substring match, the `%…%` pattern bound once. */
-export function containsPredicate(raw: string, params: SqlParameters, caseInsensitive: boolean): (value: JsonSql) => string {
+export function containsPredicate(
+  raw: string,
+  params: SqlParameters,
+  caseInsensitive: boolean,
+): (value: JsonSql) => string {
   const placeholder = params.add(`%${escapeLike(raw)}%`);
   return (value) => containsTextSql(value, placeholder, caseInsensitive);
 }

@@ -24,7 +24,10 @@ export const telephoneFieldType = scalarFieldType({
   normalise: (value, param) => {
     const e164 = toE164(expectString(value, param, { max: 64, trim: true }));
     if (!e164) {
-      throw ApiError.invalidValue(param, `${param} must be a telephone number in international format, e.g. +14155550100`);
+      throw ApiError.invalidValue(
+        param,
+        `${param} must be a telephone number in international format, e.g. +14155550100`,
+      );
     }
     return e164;
   },

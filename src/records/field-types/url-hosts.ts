@@ -3,7 +3,10 @@
  * case, without a trailing dot or a leading `www.`. hostKey and hostKeySql compute the same key.
  */
 export function hostKey(host: string): string {
-  return host.toLowerCase().replace(/\.+$/, '').replace(/^www\./, '');
+  return host
+    .toLowerCase()
+    .replace(/\.+$/, '')
+    .replace(/^www\./, '');
 }
 
 /**

@@ -21,7 +21,11 @@ export interface StringRules {
 }
 
 /** A string (else 400 invalid_type) of at most `max` characters and storable (else 422). */
-export function expectString(value: unknown, param: string, { max = MAX_TEXT_LENGTH, trim = false }: StringRules = {}): string {
+export function expectString(
+  value: unknown,
+  param: string,
+  { max = MAX_TEXT_LENGTH, trim = false }: StringRules = {},
+): string {
   if (typeof value !== 'string') throw ApiError.invalidType(param, 'a string');
   const text = trim ? value.trim() : value;
   if (text.length > max && characterCount(text) > max) {

@@ -9,7 +9,12 @@ export const FILE_STATUSES = ['PENDING', 'COMPLETED', 'CANCELLED', 'EXPIRED'] as
 export type FileStatus = (typeof FILE_STATUSES)[number];
 
 export class CreateFileDto {
-  @ApiProperty({ example: 'call.vtt', minLength: 1, maxLength: 255, description: 'Original filename; no control characters (C0, DEL, C1: U+0000–U+001F, U+007F–U+009F)' })
+  @ApiProperty({
+    example: 'call.vtt',
+    minLength: 1,
+    maxLength: 255,
+    description: 'Original filename; no control characters (C0, DEL, C1: U+0000–U+001F, U+007F–U+009F)',
+  })
   @IsString()
   @Length(1, 255)
   @WithoutControlCharacters()
@@ -56,7 +61,12 @@ export class FileDto {
   @ApiProperty({ format: 'date-time', description: 'When the session was created' })
   createdAt: string;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the upload completed; null until COMPLETED' })
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When the upload completed; null until COMPLETED',
+  })
   completedAt: string | null;
 
   @ApiProperty({

@@ -5,7 +5,12 @@ import { loadConfig } from '../../../config/app-config';
 import { contentDisposition } from './file-storage';
 import { FileUrlSigner, resolveFileUrlSecret } from './file-url-signer';
 
-const upload = { action: 'upload', fileId: 'fil_01JD6Y3Z8Q0N5V4W7X2C9B1A3E', contentType: 'text/plain', sizeBytes: 10 } as const;
+const upload = {
+  action: 'upload',
+  fileId: 'fil_01JD6Y3Z8Q0N5V4W7X2C9B1A3E',
+  contentType: 'text/plain',
+  sizeBytes: 10,
+} as const;
 
 describe('resolveFileUrlSecret', () => {
   const dataDir = () => mkdtempSync(path.join(tmpdir(), 'file-secret-'));

@@ -22,8 +22,7 @@ export function resolveFileUrlSecret(config: AppConfig): Buffer {
 }
 
 export type SignedAction =
-  | { action: 'upload'; fileId: string; contentType: string; sizeBytes: number }
-  | { action: 'download'; fileId: string };
+  { action: 'upload'; fileId: string; contentType: string; sizeBytes: number } | { action: 'download'; fileId: string };
 
 function canonical(signed: SignedAction, expires: number): string {
   return signed.action === 'upload'

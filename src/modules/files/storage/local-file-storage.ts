@@ -74,7 +74,8 @@ export class LocalFileStorage extends FileStorage {
 
   async readStart(file: StoredFile, bytes: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
-    for await (const chunk of createReadStream(this.pathOf(committedKey(file)), { start: 0, end: bytes - 1 })) chunks.push(chunk as Buffer);
+    for await (const chunk of createReadStream(this.pathOf(committedKey(file)), { start: 0, end: bytes - 1 }))
+      chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   }
 

@@ -12,7 +12,16 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Settings } from '../../../config/app-config';
-import { committedKey, contentDisposition, FileStorage, Snapshot, snapshotKey, StoredFile, UploadTarget, unixSeconds } from './file-storage';
+import {
+  committedKey,
+  contentDisposition,
+  FileStorage,
+  Snapshot,
+  snapshotKey,
+  StoredFile,
+  UploadTarget,
+  unixSeconds,
+} from './file-storage';
 
 function isNotFound(error: unknown): boolean {
   return (
@@ -99,7 +108,11 @@ export class S3FileStorage extends FileStorage {
 
   async readStart(file: StoredFile, bytes: number): Promise<Buffer> {
     const object = await this.client.send(
-      new GetObjectCommand({ Bucket: this.bucket, Key: this.objectPath(committedKey(file)), Range: `bytes=0-${bytes - 1}` }),
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: this.objectPath(committedKey(file)),
+        Range: `bytes=0-${bytes - 1}`,
+      }),
     );
     const chunks: Buffer[] = [];
     for await (const chunk of object.Body as Readable) chunks.push(chunk as Buffer);
@@ -127,7 +140,11 @@ export class S3FileStorage extends FileStorage {
     let continuation: string | undefined;
     do {
       const listed = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.objectPath(file.storageKey), ContinuationToken: continuation }),
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: this.objectPath(file.storageKey),
+          ContinuationToken: continuation,
+        }),
       );
       for (const object of listed.Contents ?? []) {
         if (object.Key !== kept) await this.delete(object.Key!);
