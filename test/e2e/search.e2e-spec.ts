@@ -1,6 +1,4 @@
 import type { Response } from 'supertest';
-import { DataSource } from 'typeorm';
-import { TranscriptIndex } from '../../src/modules/meetings/transcript-index';
 import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createMember } from '../support/factories';
@@ -206,38 +204,6 @@ describe('GET /v1/search', () => {
       // Rewriting the meeting's fields keeps its transcript's words, now matched for everyone.
       expect((await post(`/v1/meetings/${id}`, { fields: { $privacySetting: 'FULL' } })).status).toBe(200);
       expect(foundIds(await search('q=axolotlite', keys.outsider))).toEqual([id]);
-    });
-
-    it('indexes, once, a transcript linked before transcripts were searchable', async () => {
-      const created = await post('/v1/meetings', {
-        fields: {
-          $title: 'Quokka sync',
-          $startDate: new Date(Date.now() - 3 * HOUR).toISOString(),
-          $endDate: new Date(Date.now() - 2 * HOUR).toISOString(),
-        },
-        relationships: {
-          $transcript: await uploadFile(suite.t.http, suite.ws.key, {
-            content: 'WEBVTT\n\n00:00.000 --> 00:04.000\nThe wombatite memo\n',
-          }),
-        },
-      });
-      expect(created.status).toBe(200);
-      const id = created.body.id as string;
-      // As a meeting linked before the search's migrations left it.
-      await suite.t.app
-        .get(DataSource)
-        .query(`UPDATE search_documents SET transcript_words = ''::tsvector WHERE record_id = $1`, [id]);
-      expect(foundIds(await search('q=wombatite'))).toEqual([]);
-      const backfill = suite.t.app.get(TranscriptIndex);
-      expect(await backfill.backfill()).toBeGreaterThanOrEqual(1);
-      expect(foundIds(await search('q=wombatite'))).toEqual([id]);
-      expect(await backfill.backfill()).toBe(0);
-      const [job] = await suite.t.app
-        .get(DataSource)
-        .query<{ count: number }[]>(
-          `SELECT count(*)::int AS count FROM graphile_worker.jobs WHERE key = 'search_transcript_backfill'`,
-        );
-      expect(job.count).toBe(1);
     });
   });
 

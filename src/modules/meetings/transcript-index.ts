@@ -10,12 +10,6 @@ import { FileStorage } from '../files/storage/file-storage';
  */
 export const INDEXED_TRANSCRIPT_BYTES = 256 * 1024;
 
-/** The queue's task that indexes the transcripts linked before transcripts were searchable (enqueued once, by a migration). */
-export const TRANSCRIPT_BACKFILL_TASK = 'search_transcript_backfill';
-
-/** Meetings a backfill reads and indexes at a time. */
-const BACKFILL_BATCH = 100;
-
 /** A cue's timing line in WebVTT or SubRip (`00:01.000 --> 00:04.000`), and the header: no words of the meeting. */
 const NOT_SPOKEN = /^(?:WEBVTT.*|.*-->.*|\d+)$/gm;
 
@@ -50,42 +44,5 @@ export class TranscriptIndex {
       `UPDATE search_documents SET transcript_words = strip(to_tsvector('simple', search_unaccent($2))) WHERE record_id = $1`,
       [meetingId, words],
     );
-  }
-
-  /**
-   * Indexes every transcript whose meeting's document holds no transcript words yet: those linked
-   * before transcripts were searchable, which a migration cannot read from file storage. A meeting
-   * whose transcript changed meanwhile is left to the write that changed it (its link is checked in
-   * the statement). Returns how many it indexed.
-   */
-  async backfill(): Promise<number> {
-    let after = '';
-    let indexed = 0;
-    for (;;) {
-      const batch = await this.transactions.query<{ workspace_id: string; meeting_id: string; file_id: string }>(
-        `SELECT l.workspace_id, l.source_id AS meeting_id, l.target_id AS file_id
-           FROM record_links l
-           JOIN search_documents d ON d.record_id = l.source_id AND d.workspace_id = l.workspace_id
-          WHERE l.link = 'meeting:$transcript' AND d.transcript_words = ''::tsvector AND l.source_id > $1
-          ORDER BY l.source_id
-          LIMIT ${BACKFILL_BATCH}`,
-        [after],
-      );
-      for (const { workspace_id: workspaceId, meeting_id: meetingId, file_id: fileId } of batch) {
-        const text = await this.textOf(workspaceId, fileId);
-        if (text === null) continue;
-        const updated = await this.transactions.query<{ record_id: string }>(
-          `UPDATE search_documents d SET transcript_words = strip(to_tsvector('simple', search_unaccent($3)))
-            WHERE d.record_id = $1 AND d.workspace_id = $4 AND d.transcript_words = ''::tsvector
-              AND EXISTS (SELECT 1 FROM record_links l
-                           WHERE l.source_id = $1 AND l.workspace_id = $4 AND l.link = 'meeting:$transcript' AND l.target_id = $2)
-            RETURNING d.record_id`,
-          [meetingId, fileId, text, workspaceId],
-        );
-        indexed += updated.length;
-      }
-      if (batch.length < BACKFILL_BATCH) return indexed;
-      after = batch[batch.length - 1].meeting_id;
-    }
   }
 }
