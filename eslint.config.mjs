@@ -14,7 +14,6 @@ const layerRules = LAYERS.slice(0, -1).map((layer, index) => {
   const above = [...LAYERS.slice(index + 1), 'app.module', 'app.setup', 'main', 'bootstrap', 'cli'];
   return {
     files: [`src/${layer}/**/*.ts`],
-    ignores: ['**/*.spec.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
