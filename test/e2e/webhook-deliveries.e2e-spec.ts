@@ -190,6 +190,16 @@ describe('webhook deliveries to a real receiver', () => {
     new Set(receiver.delivered.map((hook) => hook.id)).size >= count;
 
   /** The receiver's delivered requests by webhook-id, failing if one came twice. */
+  /** The endpoint once the service has disabled it. */
+  async function disabledEndpoint(ws: TestWorkspace, endpointId: string) {
+    const repository = suite.t.app.get(WebhooksRepository);
+    await until(
+      'the endpoint to be disabled',
+      async () => (await repository.findEndpoint(ws.workspaceId, endpointId))!.status === 'DISABLED',
+    );
+    return repository.findEndpoint(ws.workspaceId, endpointId);
+  }
+
   function deliveredById(receiver: WebhookReceiver): Map<string, ReceivedWebhook> {
     const byId = new Map<string, ReceivedWebhook>();
     for (const hook of receiver.delivered) {
@@ -553,12 +563,7 @@ describe('webhook deliveries to a real receiver', () => {
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
     receiver.answer({ status: 410 });
     ok(await post('/v1/notes', { fields: { $title: 'gone' } }, ws.key));
-    const repository = suite.t.app.get(WebhooksRepository);
-    await until(
-      'the endpoint to be disabled',
-      async () => (await repository.findEndpoint(ws.workspaceId, endpoint.id))!.status === 'DISABLED',
-    );
-    expect(await repository.findEndpoint(ws.workspaceId, endpoint.id)).toMatchObject({
+    expect(await disabledEndpoint(ws, endpoint.id)).toMatchObject({
       status: 'DISABLED',
       disabled_reason: 'the receiver answered 410 Gone',
     });
@@ -593,12 +598,7 @@ describe('webhook deliveries to a real receiver', () => {
     ]);
     receiver.answer({ status: 500 });
     ok(await post('/v1/notes', { fields: { $title: 'one failure too many' } }, ws.key));
-    const repository = suite.t.app.get(WebhooksRepository);
-    await until(
-      'the endpoint to be disabled',
-      async () => (await repository.findEndpoint(ws.workspaceId, endpoint.id))!.status === 'DISABLED',
-    );
-    expect(await repository.findEndpoint(ws.workspaceId, endpoint.id)).toMatchObject({
+    expect(await disabledEndpoint(ws, endpoint.id)).toMatchObject({
       disabled_reason: 'every attempt failed for 120 hours',
     });
     expect(

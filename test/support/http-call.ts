@@ -34,27 +34,8 @@ export function httpCall(
   const startedAt = Date.now();
   const base = { method, path: options.path, startedAt };
   return new Promise((resolve) => {
-    const req = request(`${baseUrl}${options.path}`, { method, headers, agent: options.agent ?? false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', (error: NodeJS.ErrnoException) =>
-        resolve({
-          ...base,
-          status: 0,
-          headers: {},
-          text: '',
-          body: undefined,
-          error: error.code ?? error.message,
-          endedAt: Date.now(),
-        }),
-      );
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const body = jsonBodyOf(res.headers, text);
-        resolve({ ...base, status: res.statusCode ?? 0, headers: res.headers, text, body, endedAt: Date.now() });
-      });
-    });
-    req.on('error', (error: NodeJS.ErrnoException) =>
+    // The request or its answer broke off: no status, the error's code in its place.
+    const noAnswer = (error: NodeJS.ErrnoException) =>
       resolve({
         ...base,
         status: 0,
@@ -63,8 +44,18 @@ export function httpCall(
         body: undefined,
         error: error.code ?? error.message,
         endedAt: Date.now(),
-      }),
-    );
+      });
+    const req = request(`${baseUrl}${options.path}`, { method, headers, agent: options.agent ?? false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', noAnswer);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const body = jsonBodyOf(res.headers, text);
+        resolve({ ...base, status: res.statusCode ?? 0, headers: res.headers, text, body, endedAt: Date.now() });
+      });
+    });
+    req.on('error', noAnswer);
     req.end(payload);
   });
 }
