@@ -1,7 +1,6 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
-export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
 
 /**
  * One attempt to deliver an event to an endpoint: the delivery log. A PENDING attempt is made by

@@ -1,7 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export const WEBHOOK_STATUSES = ['ENABLED', 'DISABLED'] as const;
-export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+export type WebhookStatus = 'ENABLED' | 'DISABLED';
 
 /** An HTTPS endpoint a workspace's events are delivered to (docs/api.md, webhooks). */
 @Entity('webhook_endpoints')
