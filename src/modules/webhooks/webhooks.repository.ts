@@ -62,9 +62,12 @@ const ENDPOINT_COLUMNS = `id, workspace_id, member_id, api_key_id, url, event_ty
 const DELIVERY_COLUMNS = `id::text AS id, endpoint_id, event_id, attempt, status, scheduled_at, attempted_at, response_status, duration_ms,
   error, next_attempt_at`;
 
-/** The database clock at the statement, in milliseconds: the precision the API shows and the list is ordered by (docs/api.md §3). */
-const STATEMENT_TIME_MS = () => "date_trunc('milliseconds', statement_timestamp())";
+/**
+ * The database clock at the statement, whole, and in milliseconds: the precision the API shows and
+ * the list is ordered by (docs/api.md §3).
+ */
 const STATEMENT_TIME = () => 'statement_timestamp()';
+const STATEMENT_TIME_MS = () => "date_trunc('milliseconds', statement_timestamp())";
 
 /** The queue's task that fans a write's events out to the endpoints subscribed to them (WebhookFanOut). */
 export const FAN_OUT_TASK = 'webhook_fanout';
@@ -82,10 +85,11 @@ export interface FanOutPayload {
 
 /**
  * `webhook_endpoints` and `webhook_deliveries` (one row per attempt; see the Webhooks migrations):
- * the endpoints' reads and writes through their TypeORM repository; the delivery path and the pages
- * by hand where TypeORM cannot say the statement (docs/architecture.md). Also the events' AppendFollower: a write whose events an enabled endpoint
- * subscribes to enqueues one fan-out job for them, whatever the number of endpoints, in the
- * statement that appends them; the job inserts their first attempts (expandFanOut).
+ * through their TypeORM repositories, but for the delivery path, the queue's side and the pages,
+ * written by hand where TypeORM cannot say the statement (docs/architecture.md lists each). Also
+ * the events' AppendFollower: a write whose events an enabled endpoint subscribes to enqueues one
+ * fan-out job for them, whatever the number of endpoints, in the statement that appends them; the
+ * job inserts their first attempts (expandFanOut).
  */
 @Injectable()
 export class WebhooksRepository implements AppendFollower {
