@@ -23,7 +23,9 @@ function valueRows(r: string, ordinal: boolean): string {
  * field may hold one value twice, so the value itself cannot be the key). The key's index serves
  * what the index on `record_id` served (the trigger's delete, the cascade from `records`, the
  * filters' EXISTS probe, which it also narrows by field), so that index goes: a write maintains as
- * many indexes as before.
+ * many indexes as before. The key's index is the larger (a unique index keeps every entry, where
+ * the other deduplicated a record's: about 20 MB against 4 MB for 160,000 values), the price of a
+ * key by which logical replication (a shard move) can apply the trigger's deletes.
  *
  * The rows are rebuilt from `records` (they are derived, and the positions are only there), in the
  * migration's transaction; the trigger's delete names the workspace, the key's first column.
