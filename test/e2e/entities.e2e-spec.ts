@@ -4,28 +4,24 @@ import { ENTITIES } from '../../src/database/entities';
 import { PROBE_TABLE } from '../support/probe-controllers';
 import { testDatabaseUrl } from '../support/test-app';
 
-/**
- * Tables without an entity: the webhooks module's, the event log and the search index keep their
- * SQL by hand and have none yet (their modules change separately); `record_values` has no primary
- * key, which a TypeORM entity needs (a multi-valued field has a row per value), and only the
- * records table's triggers write it.
- */
-const WITHOUT_ENTITY = new Set([
-  'webhook_endpoints',
-  'webhook_deliveries',
-  'events',
-  'search_documents',
-  'search_system_fields',
-  'record_values',
-]);
-
 /** `table.column type [null]` for each column, as PostgreSQL names types (udt_name) and with the primary key marked. */
 type Columns = string[];
 
 /**
+ * Columns an entity cannot declare, per table, as the migrations made them: the test holds the
+ * schema to these too, so that the list stays true. `search_documents.written_by`: TypeORM knows no
+ * xid8 type (its postgres driver refuses the column); only the search trigger writes it, and only
+ * the search statements read it (pg_visible_in_snapshot).
+ */
+const UNDECLARABLE: Record<string, Columns> = {
+  search_documents: ['written_by xid8'],
+};
+
+/**
  * The entities are the schema as code reads it, and the migrations are the schema: each entity must
- * say exactly what the migrations made (table, columns, types, nullability, primary key), and every
- * table but those listed in WITHOUT_ENTITY must have an entity.
+ * say exactly what the migrations made (table, columns, types, nullability, primary key), but for
+ * the columns listed in UNDECLARABLE, and every table of the public schema must have one (the job
+ * queue's tables are in a schema of their own, graphile_worker, which it migrates).
  */
 describe('entities', () => {
   let dataSource: DataSource;
@@ -66,8 +62,10 @@ describe('entities', () => {
     bigint: 'int8',
     boolean: 'bool',
     numeric: 'numeric',
+    json: 'json',
     jsonb: 'jsonb',
     timestamptz: 'timestamptz',
+    tsvector: 'tsvector',
   };
 
   const declared = (): Map<string, Columns> => {
@@ -80,17 +78,16 @@ describe('entities', () => {
         if (!udt) throw new Error(`${metadata.tableName}.${column.databaseName}: no udt_name known for ${type}`);
         return `${column.databaseName} ${udt}${column.isNullable ? ' null' : ''}${column.isPrimary ? ' primary' : ''}`;
       });
-      tables.set(metadata.tableName, columns.sort());
+      tables.set(metadata.tableName, [...columns, ...(UNDECLARABLE[metadata.tableName] ?? [])].sort());
     }
     return tables;
   };
 
-  it('every table the migrations made has an entity, except those listed as keeping their SQL', async () => {
+  it('every table the migrations made in the public schema has an entity', async () => {
     // The probe routes' table is made in the shared test database by another test file, not by a migration.
     const tables = [...(await migrated()).keys()].filter((table) => table !== PROBE_TABLE);
     const entityTables = new Set(declared().keys());
-    expect(tables.filter((table) => !entityTables.has(table) && !WITHOUT_ENTITY.has(table))).toEqual([]);
-    expect([...WITHOUT_ENTITY].filter((table) => !tables.includes(table))).toEqual([]);
+    expect(tables.filter((table) => !entityTables.has(table))).toEqual([]);
   });
 
   it('each entity has exactly the columns, types, nullability and primary key of its table', async () => {

@@ -1,4 +1,5 @@
 import { ApiKeyEntity } from './api-key.entity';
+import { EventEntity } from './event.entity';
 import { FieldDefinitionEntity } from './field-definition.entity';
 import { FileEntity } from './file.entity';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
@@ -9,12 +10,18 @@ import { ObjectTypeEntity } from './object-type.entity';
 import { RecordCountEntity } from './record-count.entity';
 import { RecordLinkCountEntity } from './record-link-count.entity';
 import { RecordLinkEntity } from './record-link.entity';
+import { RecordValueEntity } from './record-value.entity';
 import { RecordEntity } from './record.entity';
 import { RelationshipDefinitionEntity } from './relationship-definition.entity';
+import { SearchDocumentEntity } from './search-document.entity';
+import { SearchSystemFieldEntity } from './search-system-field.entity';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WorkspaceEntity } from './workspace.entity';
 
 export {
   ApiKeyEntity,
+  EventEntity,
   FieldDefinitionEntity,
   FileEntity,
   IdempotencyKeyEntity,
@@ -26,7 +33,12 @@ export {
   RecordEntity,
   RecordLinkCountEntity,
   RecordLinkEntity,
+  RecordValueEntity,
   RelationshipDefinitionEntity,
+  SearchDocumentEntity,
+  SearchSystemFieldEntity,
+  WebhookDeliveryEntity,
+  WebhookEndpointEntity,
   WorkspaceEntity,
 };
 /** Every table as code reads it (test/e2e/entities.e2e-spec.ts holds them to the migrations). */
@@ -45,4 +57,10 @@ export const ENTITIES = [
   FileEntity,
   ListEntity,
   ListMemberEntity,
+  RecordValueEntity,
+  EventEntity,
+  WebhookEndpointEntity,
+  WebhookDeliveryEntity,
+  SearchDocumentEntity,
+  SearchSystemFieldEntity,
 ];

@@ -20,6 +20,7 @@ import { WebhookFanOut1795887300000 } from './1795887300000-webhook-fan-out';
 import { Search1795887400000 } from './1795887400000-search';
 import { SearchStatementTriggers1795887500000 } from './1795887500000-search-statement-triggers';
 import { WorkspaceKeys1795887600000 } from './1795887600000-workspace-keys';
+import { RecordValuesKey1795887700000 } from './1795887700000-record-values-key';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   Search1795887400000,
   SearchStatementTriggers1795887500000,
   WorkspaceKeys1795887600000,
+  RecordValuesKey1795887700000,
 ];

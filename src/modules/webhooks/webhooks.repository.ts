@@ -1,14 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { firstRowsSql, keysetPageSql } from '../../common/pagination/paging-sql';
+import { LessThan, Not } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { keysetPageSql } from '../../common/pagination/paging-sql';
 import { endPage } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
-import { Transactions } from '../../database/transactions';
+import { WebhookDeliveryEntity } from '../../database/entities/webhook-delivery.entity';
+import type { DeliveryStatus } from '../../database/entities/webhook-delivery.entity';
+import { WebhookEndpointEntity } from '../../database/entities/webhook-endpoint.entity';
+import type { WebhookStatus } from '../../database/entities/webhook-endpoint.entity';
+import { type RowLock, Transactions } from '../../database/transactions';
 import type { AppendFollower } from '../../records/events.repository';
 import { SqlParameterList } from '../../records/record-filters';
 
-export type WebhookStatus = 'ENABLED' | 'DISABLED';
-export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+export type { DeliveryStatus, WebhookStatus };
 
 export interface WebhookEndpointRow {
   id: string;
@@ -57,6 +62,13 @@ const ENDPOINT_COLUMNS = `id, workspace_id, member_id, api_key_id, url, event_ty
 const DELIVERY_COLUMNS = `id::text AS id, endpoint_id, event_id, attempt, status, scheduled_at, attempted_at, response_status, duration_ms,
   error, next_attempt_at`;
 
+/**
+ * The database clock at the statement, whole, and in milliseconds: the precision the API shows and
+ * the list is ordered by (docs/api.md §3).
+ */
+const STATEMENT_TIME = () => 'statement_timestamp()';
+const STATEMENT_TIME_MS = () => "date_trunc('milliseconds', statement_timestamp())";
+
 /** The queue's task that fans a write's events out to the endpoints subscribed to them (WebhookFanOut). */
 export const FAN_OUT_TASK = 'webhook_fanout';
 /** The queue's task that makes one attempt (WebhookDeliveries). */
@@ -72,10 +84,12 @@ export interface FanOutPayload {
 }
 
 /**
- * SQL of `webhook_endpoints` and `webhook_deliveries` (one row per attempt; see the Webhooks
- * migrations). Also the events' AppendFollower: a write whose events an enabled endpoint
- * subscribes to enqueues one fan-out job for them, whatever the number of endpoints, in the
- * statement that appends them; the job inserts their first attempts (expandFanOut).
+ * `webhook_endpoints` and `webhook_deliveries` (one row per attempt; see the Webhooks migrations):
+ * through their TypeORM repositories, but for the delivery path, the queue's side and the pages,
+ * written by hand where TypeORM cannot say the statement (docs/architecture.md lists each). Also
+ * the events' AppendFollower: a write whose events an enabled endpoint subscribes to enqueues one
+ * fan-out job for them, whatever the number of endpoints, in the statement that appends them; the
+ * job inserts their first attempts (expandFanOut).
  */
 @Injectable()
 export class WebhooksRepository implements AppendFollower {
@@ -83,6 +97,14 @@ export class WebhooksRepository implements AppendFollower {
     private readonly transactions: Transactions,
     private readonly config: AppConfig,
   ) {}
+
+  private get endpoints() {
+    return this.transactions.repository(WebhookEndpointEntity);
+  }
+
+  private get deliveries() {
+    return this.transactions.repository(WebhookDeliveryEntity);
+  }
 
   /** AppendFollower: the fan-out job is due after the retry schedule's first delay. */
   followSql(workspace: string, ids: string, types: string): string {
@@ -139,7 +161,7 @@ export class WebhooksRepository implements AppendFollower {
     }));
   }
 
-  /** `created_at` is kept in milliseconds, the precision the API shows and the list is ordered by (docs/api.md §3). */
+  /** `created_at` is stamped by the database clock, which the fan-out compares it with, in milliseconds. */
   async insertEndpoint(endpoint: {
     id: string;
     workspaceId: string;
@@ -150,36 +172,30 @@ export class WebhooksRepository implements AppendFollower {
     description: string | null;
     secret: string;
   }): Promise<WebhookEndpointRow> {
-    const [row] = await this.transactions.query<WebhookEndpointRow>(
-      `INSERT INTO webhook_endpoints (id, workspace_id, member_id, api_key_id, url, event_types, description, status, secret, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'ENABLED', $8, date_trunc('milliseconds', statement_timestamp()),
-               date_trunc('milliseconds', statement_timestamp()))
-       RETURNING ${ENDPOINT_COLUMNS}`,
-      [
-        endpoint.id,
-        endpoint.workspaceId,
-        endpoint.memberId,
-        endpoint.apiKeyId,
-        endpoint.url,
-        endpoint.eventTypes,
-        endpoint.description,
-        endpoint.secret,
-      ],
-    );
-    return row;
+    const result = await this.endpoints
+      .createQueryBuilder()
+      .insert()
+      .values({ ...endpoint, status: 'ENABLED', createdAt: STATEMENT_TIME_MS, updatedAt: STATEMENT_TIME_MS })
+      .returning('*')
+      .updateEntity(false)
+      .execute();
+    return (result.raw as WebhookEndpointRow[])[0];
   }
 
   /**
    * The endpoint; with `lock`, its row stays locked until the ambient transaction ends, so that an
    * update, a redelivery and a delete of one endpoint take turns. Undefined when not found.
    */
-  async findEndpoint(workspaceId: string, id: string, { lock = false } = {}): Promise<WebhookEndpointRow | undefined> {
-    const [row] = await this.transactions.query<WebhookEndpointRow>(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND workspace_id = $2${lock ? ' FOR UPDATE' : ''}`,
-      [id, workspaceId],
-      { locks: lock },
-    );
-    return row;
+  async findEndpoint(
+    workspaceId: string,
+    id: string,
+    { lock = false }: RowLock = {},
+  ): Promise<WebhookEndpointRow | undefined> {
+    const endpoint = await this.endpoints.findOne({
+      where: { id, workspaceId },
+      ...(lock && { lock: { mode: 'pessimistic_write' as const } }),
+    });
+    return endpoint ? endpointRow(endpoint) : undefined;
   }
 
   /** A page of the workspace's endpoints, newest first, with their count (see keysetPageSql). */
@@ -216,37 +232,27 @@ export class WebhooksRepository implements AppendFollower {
       disabledReason?: string | null;
     },
   ): Promise<WebhookEndpointRow | undefined> {
-    const [row] = await this.transactions.query<WebhookEndpointRow>(
-      `UPDATE webhook_endpoints
-          SET url = coalesce($3, url), event_types = coalesce($4, event_types),
-              description = CASE WHEN $5 THEN $6 ELSE description END,
-              status = coalesce($7, status),
-              disabled_reason = CASE WHEN $7 = 'ENABLED' THEN NULL WHEN $7 = 'DISABLED' THEN $8 ELSE disabled_reason END,
-              failing_since = CASE WHEN $7 = 'ENABLED' THEN NULL ELSE failing_since END,
-              updated_at = statement_timestamp()
-        WHERE id = $1 AND workspace_id = $2
-        RETURNING ${ENDPOINT_COLUMNS}`,
-      [
-        id,
-        workspaceId,
-        change.url ?? null,
-        change.eventTypes ?? null,
-        change.description !== undefined,
-        change.description ?? null,
-        change.status ?? null,
-        change.disabledReason ?? null,
-      ],
-    );
-    return row;
+    const set: QueryDeepPartialEntity<WebhookEndpointEntity> = { updatedAt: STATEMENT_TIME };
+    if (change.url !== undefined) set.url = change.url;
+    if (change.eventTypes !== undefined) set.eventTypes = change.eventTypes;
+    if (change.description !== undefined) set.description = change.description;
+    if (change.status !== undefined) {
+      set.status = change.status;
+      set.disabledReason = change.status === 'DISABLED' ? (change.disabledReason ?? null) : null;
+      if (change.status === 'ENABLED') set.failingSince = null;
+    }
+    return this.changeEndpoint(workspaceId, id, set);
   }
 
   /** Deletes the endpoint and its delivery log; answers the endpoint as it was, undefined when not found. */
   async deleteEndpoint(workspaceId: string, id: string): Promise<WebhookEndpointRow | undefined> {
-    const [row] = await this.transactions.query<WebhookEndpointRow>(
-      `DELETE FROM webhook_endpoints WHERE id = $1 AND workspace_id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
-      [id, workspaceId],
-    );
-    return row;
+    const result = await this.endpoints
+      .createQueryBuilder()
+      .delete()
+      .where({ id, workspaceId })
+      .returning('*')
+      .execute();
+    return (result.raw as WebhookEndpointRow[])[0];
   }
 
   /** A new secret; the current one signs beside it until `previousUntil`. Undefined when not found. */
@@ -256,21 +262,37 @@ export class WebhooksRepository implements AppendFollower {
     secret: string,
     previousUntil: Date,
   ): Promise<WebhookEndpointRow | undefined> {
-    const [row] = await this.transactions.query<WebhookEndpointRow>(
-      `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = $4, secret = $3, updated_at = statement_timestamp()
-        WHERE id = $1 AND workspace_id = $2 RETURNING ${ENDPOINT_COLUMNS}`,
-      [id, workspaceId, secret, previousUntil],
-    );
-    return row;
+    return this.changeEndpoint(workspaceId, id, {
+      previousSecret: () => 'secret',
+      previousSecretUntil: previousUntil,
+      secret,
+      updatedAt: STATEMENT_TIME,
+    });
   }
 
   /** Disables an endpoint the service gave up on, saying why; nothing when a person did it first. */
   async disableEndpoint(id: string, reason: string): Promise<void> {
-    await this.transactions.query(
-      `UPDATE webhook_endpoints SET status = 'DISABLED', disabled_reason = $2, updated_at = statement_timestamp()
-        WHERE id = $1 AND status = 'ENABLED'`,
-      [id, reason],
+    await this.endpoints.update(
+      { id, status: 'ENABLED' },
+      { status: 'DISABLED', disabledReason: reason, updatedAt: STATEMENT_TIME },
     );
+  }
+
+  /** One UPDATE of the endpoint answering its row as it is after; undefined when not found. */
+  private async changeEndpoint(
+    workspaceId: string,
+    id: string,
+    set: QueryDeepPartialEntity<WebhookEndpointEntity>,
+  ): Promise<WebhookEndpointRow | undefined> {
+    const result = await this.endpoints
+      .createQueryBuilder()
+      .update()
+      .set(set)
+      .where({ id, workspaceId })
+      .returning('*')
+      .updateEntity(false)
+      .execute();
+    return (result.raw as WebhookEndpointRow[])[0];
   }
 
   /** The attempts of an endpoint, newest first, with their count. */
@@ -304,11 +326,7 @@ export class WebhooksRepository implements AppendFollower {
    * event, which it may then not be sent again (a redelivery).
    */
   async highestAttempt(endpointId: string, eventId: string): Promise<number | undefined> {
-    const [row] = await this.transactions.query<{ attempt: number | null }>(
-      `SELECT max(attempt) AS attempt FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2`,
-      [endpointId, eventId],
-    );
-    return row.attempt ?? undefined;
+    return (await this.deliveries.maximum('attempt', { endpointId, eventId })) ?? undefined;
   }
 
   /**
@@ -400,10 +418,7 @@ export class WebhooksRepository implements AppendFollower {
 
   /** Lets go of this PENDING attempt's claim (its making threw and could not be recorded). */
   async releaseClaim(id: string): Promise<void> {
-    await this.transactions.query(
-      `UPDATE webhook_deliveries SET claimed_by = NULL, claimed_at = NULL WHERE id = $1 AND status = 'PENDING'`,
-      [id],
-    );
+    await this.deliveries.update({ id, status: 'PENDING' }, { claimedBy: null, claimedAt: null });
   }
 
   /**
@@ -411,10 +426,12 @@ export class WebhooksRepository implements AppendFollower {
    * ends within seconds, so such a claim is an instance that stopped mid-attempt, or a slow one.
    */
   async staleClaimants(before: Date): Promise<string[]> {
-    const rows = await this.transactions.query<{ claimed_by: string }>(
-      `SELECT DISTINCT claimed_by FROM webhook_deliveries WHERE status = 'PENDING' AND claimed_at < $1`,
-      [before],
-    );
+    const rows = await this.deliveries
+      .createQueryBuilder('d')
+      .select('d.claimed_by', 'claimed_by')
+      .distinct(true)
+      .where({ status: 'PENDING', claimedAt: LessThan(before) })
+      .getRawMany<{ claimed_by: string }>();
     return rows.map((row) => row.claimed_by);
   }
 
@@ -460,15 +477,17 @@ export class WebhooksRepository implements AppendFollower {
    * transaction ends (so that it is recorded once); undefined once it was recorded or its endpoint deleted.
    */
   async findPendingAttempt(id: string): Promise<{ delivery: DeliveryRow; failingSince: Date | null } | undefined> {
-    const [row] = await this.transactions.query<DeliveryRow & { endpoint_failing_since: Date | null }>(
-      `SELECT ${DELIVERY_COLUMNS}, (SELECT failing_since FROM webhook_endpoints w WHERE w.id = endpoint_id) AS endpoint_failing_since
-         FROM webhook_deliveries WHERE id = $1 AND status = 'PENDING' FOR UPDATE`,
-      [id],
-      { locks: true },
-    );
-    if (!row) return undefined;
-    const { endpoint_failing_since: failingSince, ...delivery } = row;
-    return { delivery: reviveDelivery(delivery), failingSince };
+    const { entities, raw } = await this.deliveries
+      .createQueryBuilder('d')
+      .addSelect(
+        (endpoint) => endpoint.select('w.failing_since').from(WebhookEndpointEntity, 'w').where('w.id = d.endpoint_id'),
+        'endpoint_failing_since',
+      )
+      .where({ id, status: 'PENDING' })
+      .setLock('pessimistic_write')
+      .getRawAndEntities<{ endpoint_failing_since: Date | null }>();
+    if (entities.length === 0) return undefined;
+    return { delivery: deliveryRow(entities[0]), failingSince: raw[0].endpoint_failing_since };
   }
 
   /**
@@ -476,13 +495,18 @@ export class WebhooksRepository implements AppendFollower {
    * answers how many. The log's PENDING attempts stay, whatever their age.
    */
   async pruneDeliveries(before: Date, batch: number): Promise<number> {
-    const rows = await this.transactions.query(
-      `DELETE FROM webhook_deliveries WHERE id IN (
-         SELECT id FROM webhook_deliveries WHERE status <> 'PENDING' AND created_at < $1 ORDER BY created_at ${firstRowsSql('$2')})
-       RETURNING 1`,
-      [before, batch],
-    );
-    return rows.length;
+    const oldest = this.deliveries
+      .createQueryBuilder('d')
+      .select('d.id')
+      .where({ status: Not('PENDING'), createdAt: LessThan(before) })
+      .orderBy('d.created_at')
+      .limit(batch);
+    const result = await this.deliveries
+      .createQueryBuilder()
+      .delete()
+      .where(`id IN (${oldest.getQuery()})`, oldest.getParameters())
+      .execute();
+    return result.affected ?? 0;
   }
 
   /**
@@ -506,6 +530,43 @@ export class WebhooksRepository implements AppendFollower {
     await this.transactions.query(`SELECT graphile_worker.force_unlock_workers($1::text[])`, [[instanceId]]);
     return count;
   }
+}
+
+/** The endpoint as the service reads it: its columns as the table names them. */
+function endpointRow(endpoint: WebhookEndpointEntity): WebhookEndpointRow {
+  return {
+    id: endpoint.id,
+    workspace_id: endpoint.workspaceId,
+    member_id: endpoint.memberId,
+    api_key_id: endpoint.apiKeyId,
+    url: endpoint.url,
+    event_types: endpoint.eventTypes,
+    description: endpoint.description,
+    status: endpoint.status,
+    disabled_reason: endpoint.disabledReason,
+    secret: endpoint.secret,
+    previous_secret: endpoint.previousSecret,
+    previous_secret_until: endpoint.previousSecretUntil,
+    failing_since: endpoint.failingSince,
+    created_at: endpoint.createdAt,
+    updated_at: endpoint.updatedAt,
+  };
+}
+
+function deliveryRow(delivery: WebhookDeliveryEntity): DeliveryRow {
+  return {
+    id: delivery.id,
+    endpoint_id: delivery.endpointId,
+    event_id: delivery.eventId,
+    attempt: delivery.attempt,
+    status: delivery.status,
+    scheduled_at: delivery.scheduledAt,
+    attempted_at: delivery.attemptedAt,
+    response_status: delivery.responseStatus,
+    duration_ms: delivery.durationMs,
+    error: delivery.error,
+    next_attempt_at: delivery.nextAttemptAt,
+  };
 }
 
 /** Rows read through json_agg or to_json carry their timestamps as text. */
