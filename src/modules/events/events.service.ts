@@ -9,7 +9,7 @@ import type { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { readScopeOf } from '../../records/object-type';
 import { NON_RECORD_TYPES } from '../../records/system-types';
 import { EventRow, EventsRepository } from '../../records/events.repository';
-import { FilesRepository } from '../files/files.repository';
+import { FilesService } from '../files/files.service';
 import type { MeetingDto } from '../meetings/meeting.dto';
 import { MeetingsService } from '../meetings/meetings.service';
 import { SerializedJson } from '../../common/http/json-response';
@@ -84,7 +84,7 @@ export class EventsService {
     private readonly events: EventsRepository,
     private readonly definitions: DefinitionsService,
     private readonly meetings: MeetingsService,
-    private readonly files: FilesRepository,
+    private readonly files: FilesService,
     private readonly config: AppConfig,
   ) {}
 
