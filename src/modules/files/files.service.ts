@@ -122,6 +122,14 @@ export class FilesService {
     return this.files.visibleIds(caller, ids);
   }
 
+  /**
+   * Locks the file when it is COMPLETED, until the transaction ends, so that whoever attaches it
+   * (a meeting's transcript) holds it meanwhile; false otherwise.
+   */
+  async lockCompleted(workspaceId: string, id: string): Promise<boolean> {
+    return this.files.lockCompleted(workspaceId, id);
+  }
+
   /** `file` as it leaves PENDING, recorded as the event of that `action`. */
   private recorded(caller: AuthContext, action: 'completed' | 'cancelled', file: FileDto): FileDto {
     this.events.record({ workspaceId: caller.workspaceId, entityType: 'file', entityId: file.id, action, data: file });
