@@ -1,3 +1,4 @@
+import type { Scope } from '../common/auth/scopes';
 import type { ValueType } from './value-types';
 
 export type Cardinality = 'HAS_ONE' | 'HAS_MANY';
@@ -68,6 +69,12 @@ export interface ObjectTypeDefinition {
   relationships: RelationshipDefinition[];
   /** A workspace-defined type, served under `/v1/objects/{entitySlug}`. */
   custom?: boolean;
+  /**
+   * The scope that reads its records, on its routes, in the event feed, in webhook bodies and in
+   * search: declared once here so that none of them can grant or hide what another does not.
+   * Every system type has one (`SystemRecordType`); a custom type's is `objects:read`.
+   */
+  readScope?: Scope;
   /** Operations an update may use on relationships (notes: add and remove only). */
   updateOperations?: readonly RelationshipOperation[];
   /**
@@ -75,4 +82,9 @@ export interface ObjectTypeDefinition {
    * `unique`: refusing a duplicate would tell such a caller the hidden value.
    */
   hidesCustomFields?: boolean;
+}
+
+/** The scope that reads records of `type`: its own, or `objects:read` for a custom type. */
+export function readScopeOf(type: ObjectTypeDefinition): Scope {
+  return (type.custom ? undefined : type.readScope) ?? 'objects:read';
 }

@@ -25,7 +25,8 @@ export interface RecordRoutes {
   path: string;
   /** Display name, plural then singular, e.g. ['Notes', 'note']. */
   names: [string, string];
-  scopes: { read: Scope; create: Scope; update: Scope };
+  /** The write scopes; the read scope is the type's own (`readScope`). */
+  scopes: { create: Scope; update: Scope };
 }
 
 /** "a note", "an account". */
@@ -62,7 +63,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
     @Endpoint({
       summary: `Field and relationship definitions of ${singular} records`,
       category: 'read',
-      scopes: [routes.scopes.read],
+      scopes: [systemType.readScope],
       response: DefinitionsDto,
     })
     async definitions(@Caller() caller: AuthContext): Promise<DefinitionsDto> {
@@ -147,7 +148,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
     @Endpoint({
       summary: `Retrieve ${withArticle(singular)}`,
       category: 'read',
-      scopes: [routes.scopes.read],
+      scopes: [systemType.readScope],
       response: EntityEnvelopeDto,
     })
     get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<EntityEnvelopeDto> {
@@ -158,7 +159,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
     @Endpoint({
       summary: `List ${plural.toLowerCase()}, newest first, with ?key[operator]=value filters`,
       category: 'search',
-      scopes: [routes.scopes.read],
+      scopes: [systemType.readScope],
     })
     @Paginated(EntityEnvelopeDto, { filters: listFilterExample(systemType) })
     list(@Caller() caller: AuthContext, @Page() page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {

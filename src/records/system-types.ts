@@ -5,7 +5,20 @@ import type {
   RelationshipDefinition,
   TypeConfiguration,
 } from './object-type';
+import type { Scope } from '../common/auth/scopes';
 import type { ValueType } from './value-types';
+
+/** A system type always names the scope that reads it. */
+export type SystemRecordType = ObjectTypeDefinition & { readScope: Scope };
+
+/**
+ * The entity types that are not records (lists and files): their events are in the feed and
+ * webhooks beside the records', read with these scopes.
+ */
+export const NON_RECORD_TYPES = [
+  { slug: 'list', readScope: 'lists:read' },
+  { slug: 'file', readScope: 'files:read' },
+] as const satisfies readonly { slug: string; readScope: Scope }[];
 
 /**
  * The system object types and their fields and relationships (docs/api.md §7). They live in code, not
@@ -97,8 +110,9 @@ const INDUSTRIES = [
   'Transportation',
 ];
 
-const NOTE: ObjectTypeDefinition = {
+const NOTE: SystemRecordType = {
   slug: 'note',
+  readScope: 'notes:read',
   label: 'Note',
   updateOperations: ['add', 'remove'],
   fields: [field('$title', 'Title', 'TEXT', { required: true }), field('$content', 'Content', 'MARKDOWN')],
@@ -109,8 +123,9 @@ const NOTE: ObjectTypeDefinition = {
   ],
 };
 
-const TASK: ObjectTypeDefinition = {
+const TASK: SystemRecordType = {
   slug: 'task',
+  readScope: 'tasks:read',
   label: 'Task',
   updateOperations: ['add', 'remove', 'replace'],
   fields: [
@@ -128,8 +143,9 @@ const TASK: ObjectTypeDefinition = {
   ],
 };
 
-const ACCOUNT: ObjectTypeDefinition = {
+const ACCOUNT: SystemRecordType = {
   slug: 'account',
+  readScope: 'accounts:read',
   label: 'Account',
   updateOperations: ['add', 'remove', 'replace'],
   fields: [
@@ -156,8 +172,9 @@ const ACCOUNT: ObjectTypeDefinition = {
   ],
 };
 
-const CONTACT: ObjectTypeDefinition = {
+const CONTACT: SystemRecordType = {
   slug: 'contact',
+  readScope: 'contacts:read',
   label: 'Contact',
   updateOperations: ['add', 'remove', 'replace'],
   fields: [
@@ -171,8 +188,9 @@ const CONTACT: ObjectTypeDefinition = {
   ],
 };
 
-const OPPORTUNITY: ObjectTypeDefinition = {
+const OPPORTUNITY: SystemRecordType = {
   slug: 'opportunity',
+  readScope: 'opportunities:read',
   label: 'Opportunity',
   updateOperations: ['add', 'remove', 'replace'],
   fields: [
@@ -197,8 +215,9 @@ export const PRIVACY_SETTINGS = ['FULL', 'METADATA'] as const;
  * meetings service enforces that and the privacy redaction. `$contact`, `$account` and
  * `$opportunity` are derived from the attendees' emails by the service, never written by callers.
  */
-const MEETING: ObjectTypeDefinition = {
+const MEETING: SystemRecordType = {
   slug: 'meeting',
+  readScope: 'meetings:read',
   label: 'Meeting',
   updateOperations: ['replace'],
   hidesCustomFields: true,
@@ -221,20 +240,12 @@ const MEETING: ObjectTypeDefinition = {
   ],
 };
 
-export const SYSTEM_RECORD_TYPES: readonly ObjectTypeDefinition[] = [
-  NOTE,
-  TASK,
-  ACCOUNT,
-  CONTACT,
-  OPPORTUNITY,
-  MEETING,
-];
+export const SYSTEM_RECORD_TYPES: readonly SystemRecordType[] = [NOTE, TASK, ACCOUNT, CONTACT, OPPORTUNITY, MEETING];
 
 /** Slugs no custom type may take. */
 export const RESERVED_TYPE_SLUGS = new Set([
   ...SYSTEM_RECORD_TYPES.map((type) => type.slug),
   'member',
-  'list',
-  'file',
+  ...NON_RECORD_TYPES.map((type) => type.slug),
   'workspace',
 ]);

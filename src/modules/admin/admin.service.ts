@@ -5,7 +5,6 @@ import { ApiError } from '../../common/errors/api-error';
 import { isIdOf, newId } from '../../common/ids';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { WorkspacesRepository } from '../../records/workspaces.repository';
-import { MembersRepository } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
 import { CreateApiKeyDto, CreatedApiKeyDto, CreateMemberDto, RevokedApiKeyDto, WorkspaceDto } from './dto/admin.dto';
 
@@ -14,7 +13,6 @@ import { CreateApiKeyDto, CreatedApiKeyDto, CreateMemberDto, RevokedApiKeyDto, W
 export class AdminService {
   constructor(
     private readonly members: MembersService,
-    private readonly membersRepository: MembersRepository,
     private readonly workspaces: WorkspacesRepository,
     private readonly apiKeys: ApiKeysRepository,
   ) {}
@@ -35,7 +33,7 @@ export class AdminService {
   async createApiKey(workspaceId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     await this.requireWorkspace(workspaceId);
     const member = isIdOf('member', input.memberId)
-      ? await this.membersRepository.findInWorkspace(workspaceId, input.memberId)
+      ? await this.members.findInWorkspace(workspaceId, input.memberId)
       : null;
     if (!member) {
       throw new ApiError(

@@ -8,19 +8,19 @@ import { recordTypeController } from '../../records/record-type.controller';
       slug: 'account',
       path: 'accounts',
       names: ['Accounts', 'account'],
-      scopes: { read: 'accounts:read', create: 'accounts:create', update: 'accounts:update' },
+      scopes: { create: 'accounts:create', update: 'accounts:update' },
     }),
     recordTypeController({
       slug: 'contact',
       path: 'contacts',
       names: ['Contacts', 'contact'],
-      scopes: { read: 'contacts:read', create: 'contacts:create', update: 'contacts:update' },
+      scopes: { create: 'contacts:create', update: 'contacts:update' },
     }),
     recordTypeController({
       slug: 'opportunity',
       path: 'opportunities',
       names: ['Opportunities', 'opportunity'],
-      scopes: { read: 'opportunities:read', create: 'opportunities:create', update: 'opportunities:update' },
+      scopes: { create: 'opportunities:create', update: 'opportunities:update' },
     }),
   ],
 })

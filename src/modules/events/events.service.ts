@@ -6,9 +6,10 @@ import { ApiError } from '../../common/errors/api-error';
 import { AppConfig } from '../../config/app-config';
 import { DefinitionsService } from '../../records/definitions.service';
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
-import type { ObjectTypeDefinition } from '../../records/object-type';
+import { readScopeOf } from '../../records/object-type';
+import { NON_RECORD_TYPES } from '../../records/system-types';
 import { EventRow, EventsRepository } from '../../records/events.repository';
-import { FilesRepository } from '../files/files.repository';
+import { FilesService } from '../files/files.service';
 import type { MeetingDto } from '../meetings/meeting.dto';
 import { MeetingsService } from '../meetings/meetings.service';
 import { SerializedJson } from '../../common/http/json-response';
@@ -18,28 +19,13 @@ import { decodeFeedCursor, encodeFeedCursor, FeedCursor, MAX_EVENTS_PAGE } from 
 const DEFAULT_EVENTS_PAGE = 25;
 const DAY_MS = 24 * 3600 * 1000;
 
-/** The read scope of each entity type that is not a custom type (custom types: `objects:read`). */
-const READ_SCOPES = new Map<string, Scope>([
-  ['note', 'notes:read'],
-  ['task', 'tasks:read'],
-  ['meeting', 'meetings:read'],
-  ['account', 'accounts:read'],
-  ['contact', 'contacts:read'],
-  ['opportunity', 'opportunities:read'],
-  ['list', 'lists:read'],
-  ['file', 'files:read'],
-]);
 const RECORD_ACTIONS = ['created', 'updated'];
 
-/** The scope that reads records of `type` (its events, its search results). */
-export function recordReadScope(type: ObjectTypeDefinition): Scope {
-  return (type.custom ? undefined : READ_SCOPES.get(type.slug)) ?? 'objects:read';
-}
-/** Entity types that are no records, and what happens to them. */
-const OTHER_ACTIONS = new Map([
-  ['list', ['created', 'updated', 'member_added', 'member_removed']],
-  ['file', ['completed', 'cancelled', 'expired']],
-]);
+/** What happens to the entity types that are not records. */
+const NON_RECORD_ACTIONS: Record<(typeof NON_RECORD_TYPES)[number]['slug'], string[]> = {
+  list: ['created', 'updated', 'member_added', 'member_removed'],
+  file: ['completed', 'cancelled', 'expired'],
+};
 
 /** An event type as a key sees it: its entity type, the scope that reads it, and whether the key holds that scope. */
 export interface EventTypeAccess {
@@ -98,7 +84,7 @@ export class EventsService {
     private readonly events: EventsRepository,
     private readonly definitions: DefinitionsService,
     private readonly meetings: MeetingsService,
-    private readonly files: FilesRepository,
+    private readonly files: FilesService,
     private readonly config: AppConfig,
   ) {}
 
@@ -142,9 +128,9 @@ export class EventsService {
     };
     for (const type of (await this.definitions.typesOf(caller)).values()) {
       if (type.slug === 'member') continue;
-      add(type.slug, RECORD_ACTIONS, recordReadScope(type));
+      add(type.slug, RECORD_ACTIONS, readScopeOf(type));
     }
-    for (const [entityType, actions] of OTHER_ACTIONS) add(entityType, actions, READ_SCOPES.get(entityType)!);
+    for (const { slug, readScope } of NON_RECORD_TYPES) add(slug, NON_RECORD_ACTIONS[slug], readScope);
     return types;
   }
 

@@ -7,9 +7,8 @@ import { queryOf } from '../../common/http/http-server';
 import { lingerThenClose } from '../../common/http/linger';
 import { isIdOf } from '../../common/ids';
 import { FileRecord, FilesRepository } from './files.repository';
-import { FileStorage, unixSeconds } from './storage/file-storage';
+import { FileStorage, SignedRoutes, unixSeconds } from './storage/file-storage';
 import type { SignedAction } from './storage/file-url-signer';
-import { LocalFileStorage } from './storage/local-file-storage';
 
 function invalidSignature(message: string): ApiError {
   return new ApiError(403, 'invalid_signature', message);
@@ -80,7 +79,7 @@ export class FileTransfersService {
    * after placing, a PENDING file has not been swept yet, and its sweep will find these bytes. A
    * complete meanwhile snapshotted what it commits, so the upload is never its content.
    */
-  private async keepIfStillPending(storage: LocalFileStorage, file: FileRecord): Promise<void> {
+  private async keepIfStillPending(storage: SignedRoutes, file: FileRecord): Promise<void> {
     const current = await this.files.findById(file.id);
     if (current?.status === 'PENDING') return;
     await storage.withdraw(file);
@@ -101,8 +100,8 @@ export class FileTransfersService {
   }
 
   /** With S3 storage the bytes never pass through the service: these routes serve nothing. */
-  private local(): LocalFileStorage {
-    if (this.storage instanceof LocalFileStorage) return this.storage;
+  private local(): SignedRoutes {
+    if (this.storage.signedRoutes) return this.storage.signedRoutes;
     throw new ApiError(404, 'not_found', 'Files are stored in S3; use the URLs the API returns');
   }
 

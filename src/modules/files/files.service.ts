@@ -117,6 +117,19 @@ export class FilesService {
     return { url: await this.storage.downloadUrl(file, expires), expiresAt: new Date(expires * 1000).toISOString() };
   }
 
+  /** Which of `ids` the caller may see (another module's events name files: the feed keeps these). */
+  async visibleIds(caller: AuthContext, ids: string[]): Promise<Set<string>> {
+    return this.files.visibleIds(caller, ids);
+  }
+
+  /**
+   * Locks the file when it is COMPLETED, until the transaction ends, so that whoever attaches it
+   * (a meeting's transcript) holds it meanwhile; false otherwise.
+   */
+  async lockCompleted(workspaceId: string, id: string): Promise<boolean> {
+    return this.files.lockCompleted(workspaceId, id);
+  }
+
   /** `file` as it leaves PENDING, recorded as the event of that `action`. */
   private recorded(caller: AuthContext, action: 'completed' | 'cancelled', file: FileDto): FileDto {
     this.events.record({ workspaceId: caller.workspaceId, entityType: 'file', entityId: file.id, action, data: file });

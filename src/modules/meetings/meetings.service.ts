@@ -14,8 +14,8 @@ import { isRecordIdOf } from '../../records/record-ids';
 import { isPlainObject } from '../../records/record-write';
 import type { RecordRestriction } from '../../records/records.repository';
 import { RecordsService } from '../../records/records.service';
-import { FilesRepository } from '../files/files.repository';
-import { MembersRepository } from '../members/members.repository';
+import { FilesService } from '../files/files.service';
+import { MembersService } from '../members/members.service';
 import { MeetingCreateOptionsDto, MeetingDto, UpdateMeetingDto } from './meeting.dto';
 import { MeetingsRepository } from './meetings.repository';
 import { TranscriptIndex } from './transcript-index';
@@ -143,8 +143,8 @@ export class MeetingsService {
     private readonly records: RecordsService,
     private readonly definitions: DefinitionsService,
     private readonly meetings: MeetingsRepository,
-    private readonly files: FilesRepository,
-    private readonly members: MembersRepository,
+    private readonly files: FilesService,
+    private readonly members: MembersService,
     private readonly transcripts: TranscriptIndex,
   ) {}
 

@@ -42,6 +42,16 @@ export class MembersService {
     return toEntityEnvelope(MEMBER_TYPE, toStoredEntity(member), this.config.publicAppUrl);
   }
 
+  /** The member `id` of the workspace, or null. */
+  async findInWorkspace(workspaceId: string, id: string): Promise<MemberEntity | null> {
+    return this.members.findInWorkspace(workspaceId, id);
+  }
+
+  /** Every member's email, lowercased as the EMAIL field type stores addresses. */
+  async emailsOf(workspaceId: string): Promise<string[]> {
+    return this.members.emailsOf(workspaceId);
+  }
+
   async get(workspaceId: string, id: string): Promise<EntityEnvelopeDto> {
     const member = isIdOf('member', id) ? await this.members.findInWorkspace(workspaceId, id) : null;
     if (!member) throw ApiError.notFound('Member');

@@ -8,7 +8,7 @@ import { recordTypeController } from '../../records/record-type.controller';
       slug: 'note',
       path: 'notes',
       names: ['Notes', 'note'],
-      scopes: { read: 'notes:read', create: 'notes:create', update: 'notes:update' },
+      scopes: { create: 'notes:create', update: 'notes:update' },
     }),
   ],
 })

@@ -10,7 +10,8 @@ import { DefinitionsService } from '../../records/definitions.service';
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { toE164 } from '../../records/field-types/telephone.field-type';
 import { RecordsService } from '../../records/records.service';
-import { namedTypes, recordReadScope } from '../events/events.service';
+import { readScopeOf } from '../../records/object-type';
+import { namedTypes } from '../events/events.service';
 import { MeetingsService } from '../meetings/meetings.service';
 import { folded, matchesIn, termsOf } from './search-matches';
 import type { SearchPageDto, SearchResultDto } from './search.dto';
@@ -258,7 +259,7 @@ export class SearchService {
   /** The record types searched: the ones asked for, each of which the key must read, else every one it reads. */
   private async typesToSearch(caller: AuthContext, asked: string[] | null): Promise<string[]> {
     const types = [...(await this.definitions.typesOf(caller)).values()].filter((type) => !NOT_RECORDS.has(type.slug));
-    const scopes = new Map(types.map((type) => [type.slug, recordReadScope(type)]));
+    const scopes = new Map(types.map((type) => [type.slug, readScopeOf(type)]));
     if (asked === null) {
       const readable = types.filter((type) => caller.scopes.has(scopes.get(type.slug)!)).map((type) => type.slug);
       if (readable.length === 0) throw insufficientScope('Searching', [...new Set(scopes.values())], caller.scopes);

@@ -7,7 +7,7 @@ import { recordTypeController } from '../../records/record-type.controller';
       slug: 'task',
       path: 'tasks',
       names: ['Tasks', 'task'],
-      scopes: { read: 'tasks:read', create: 'tasks:create', update: 'tasks:update' },
+      scopes: { create: 'tasks:create', update: 'tasks:update' },
     }),
   ],
 })

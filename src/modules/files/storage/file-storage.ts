@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import type { ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import formatContentDisposition from 'content-disposition';
+import type { FileUrlSigner } from './file-url-signer';
 
 /** What the storage drivers need to know of a file. */
 export interface StoredFile {
@@ -25,6 +28,28 @@ export interface Snapshot {
   size: number;
 }
 
+export interface ReceivedUpload {
+  /** A partial file beside the final one, to `place` or `discard`. */
+  partial: string;
+  bytes: number;
+  md5: string;
+}
+
+/** A driver whose bytes pass through the service's own signed routes (`PUT /uploads`, `GET /downloads`). */
+export interface SignedRoutes {
+  readonly signer: FileUrlSigner;
+  /** Streams a body to a partial file; past `limit` bytes it stops reading and answers 413. */
+  receive(file: StoredFile, body: Readable, limit: number): Promise<ReceivedUpload>;
+  /** Makes a received upload the file's bytes, atomically replacing an earlier upload. */
+  place(upload: ReceivedUpload, file: StoredFile): Promise<void>;
+  discard(upload: ReceivedUpload): Promise<void>;
+  /** Deletes the upload of a file that was PENDING when it began. */
+  withdraw(file: StoredFile): Promise<void>;
+  /** Size of the committed bytes, or null when there are none. */
+  sizeOf(file: StoredFile): Promise<number | null>;
+  open(file: StoredFile): ReadStream;
+}
+
 /**
  * Where file bytes live (docs/api.md §10). Both drivers keep one contract: the client PUTs the bytes
  * to a signed URL with exactly the returned headers, before `expires`; a wrong signature, an
@@ -36,6 +61,12 @@ export interface Snapshot {
  */
 export abstract class FileStorage {
   abstract readonly driver: 'local' | 's3';
+
+  /**
+   * The driver's own upload and download routes, or null when clients send and fetch the bytes
+   * from the store itself (S3): then `/uploads` and `/downloads` serve nothing.
+   */
+  abstract readonly signedRoutes: SignedRoutes | null;
 
   /** Where and how the client uploads the bytes, until `expires`. */
   abstract uploadTarget(file: StoredFile, expires: number): Promise<UploadTarget>;

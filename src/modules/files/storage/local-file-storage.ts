@@ -6,15 +6,17 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ApiError } from '../../../common/errors/api-error';
-import { committedKey, FileStorage, Snapshot, snapshotKey, StoredFile, UploadTarget } from './file-storage';
+import {
+  committedKey,
+  FileStorage,
+  ReceivedUpload,
+  SignedRoutes,
+  Snapshot,
+  snapshotKey,
+  StoredFile,
+  UploadTarget,
+} from './file-storage';
 import { FileUrlSigner } from './file-url-signer';
-
-export interface ReceivedUpload {
-  /** A partial file beside the final one, to `place` or `discard`. */
-  partial: string;
-  bytes: number;
-  md5: string;
-}
 
 /**
  * The default driver: bytes under `DATA_DIR/files/{workspaceId}/{fileId}`, uploaded and downloaded
@@ -24,8 +26,9 @@ export interface ReceivedUpload {
  * replaces the upload's link, never the snapshot's. Files completed before snapshots existed are
  * served from the upload's path, which then is their committed key.
  */
-export class LocalFileStorage extends FileStorage {
+export class LocalFileStorage extends FileStorage implements SignedRoutes {
   readonly driver = 'local' as const;
+  readonly signedRoutes: SignedRoutes = this;
   private readonly root: string;
   private readonly partials: string;
 

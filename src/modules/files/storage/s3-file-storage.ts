@@ -40,6 +40,7 @@ function isNotFound(error: unknown): boolean {
  */
 export class S3FileStorage extends FileStorage {
   readonly driver = 's3' as const;
+  readonly signedRoutes = null;
   readonly client: S3Client;
   readonly bucket: string;
 
