@@ -64,9 +64,15 @@ describe('authentication, versioning and scopes', () => {
       return statuses;
     });
     expect(result).toEqual([200, 200, 200]);
-    expect(statements).toEqual([1, 2, 3].map(() => expect.stringMatching(/^auth-key-lookup:/)));
     expect(roundTrips).toBe(3);
-    expect(parses).toBe(0);
+    if (process.env.TEST_DATABASE_POOL_MODE === 'transaction') {
+      // Behind a transaction-mode pooler the next request may reach a server session that never saw a name.
+      expect(statements).toEqual([1, 2, 3].map(() => expect.stringMatching(/FROM api_keys/)));
+      expect(parses).toBe(3);
+    } else {
+      expect(statements).toEqual([1, 2, 3].map(() => expect.stringMatching(/^auth-key-lookup:/)));
+      expect(parses).toBe(0);
+    }
   });
 
   it('stores only the SHA-256 of a key, never the key', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { SCOPES } from '../../src/common/auth/scopes';
-import { createTestApp, testDatabaseUrl, TestApp, v1Headers } from '../support/test-app';
+import { createTestApp, runDatabasePooling, testDatabaseUrl, TestApp, v1Headers } from '../support/test-app';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -31,7 +31,8 @@ describe('operator CLI', () => {
     const env = {
       PATH: process.env.PATH,
       DATA_DIR: noDatabaseIn ?? dataDir,
-      ...(!noDatabaseIn && { DATABASE_URL: testDatabaseUrl() }),
+      // As an operator would behind a pooler: its URL, and PostgreSQL's for the CLI's migrations and locks.
+      ...(!noDatabaseIn && { DATABASE_URL: testDatabaseUrl(), ...runDatabasePooling() }),
     };
     try {
       const { stdout, stderr } = await promisify(execFile)(

@@ -83,7 +83,7 @@ export async function createTestApp(
  * pooler (TEST_DATABASE_URL), PostgreSQL itself at the direct URL (README, "At scale"). An app on a
  * database of its own (DATABASE_URL in `env`) reaches it directly.
  */
-function runDatabasePooling(env: Record<string, string> = {}): Record<string, string> {
+export function runDatabasePooling(env: Record<string, string> = {}): Record<string, string> {
   const mode = process.env.TEST_DATABASE_POOL_MODE;
   const direct = process.env.TEST_DATABASE_DIRECT_URL;
   if (env.DATABASE_URL || !direct) return {};
