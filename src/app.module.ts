@@ -8,7 +8,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { RouteTable } from './common/http/route-table';
 import { QueryParametersGuard } from './common/http/query-parameters.guard';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
-import { RateLimitsModule } from './common/throttling/rate-limits.module';
+import { rateLimitsModule } from './common/throttling/rate-limits.module';
 import { WorkspaceRateLimitGuard } from './common/throttling/workspace-rate-limit.guard';
 import { DtoValidationPipe } from './common/validation/validation.pipe';
 import { ServiceVersionGuard } from './common/versioning/service-version.guard';
@@ -59,7 +59,7 @@ export class AppModule {
         JobQueueModule,
         IdempotencyModule,
         ObservabilityModule,
-        RateLimitsModule,
+        rateLimitsModule(ObservabilityModule),
         HealthModule,
         AuthModule,
         RecordsModule,

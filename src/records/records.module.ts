@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ChangeEvents } from './change-events';
 import { DefinitionsRepository } from './definitions.repository';
 import { DefinitionsService } from './definitions.service';
@@ -11,7 +11,6 @@ import { RecordsService } from './records.service';
 import { WorkspacesRepository } from './workspaces.repository';
 
 /** The records core: shared by every record type's module. */
-@Global()
 @Module({
   providers: [
     DefinitionsRepository,

@@ -11,6 +11,7 @@ import { AppModule } from '../../src/app.module';
 import { configureApp, NEST_APP_OPTIONS } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { ApiExpressAdapter } from '../../src/common/http/http-server';
+import { IdempotencyModule } from '../../src/common/idempotency/idempotency.module';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
 import { watchUndocumentedErrors } from './documented-errors';
 import { TEST_WEBHOOK_ALLOWED_NETWORKS } from './loopback';
@@ -59,7 +60,9 @@ export async function createTestApp(
     databaseUrl: options.env?.DATABASE_URL ?? testDatabaseUrl(),
   });
   const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.register(config)],
+    // The probe controllers live in this root module: their write routes are idempotent, as a domain
+    // module's are, so it imports what the idempotency interceptor is built from.
+    imports: [AppModule.register(config), IdempotencyModule],
     controllers: options.controllers ?? [],
   }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(new ApiExpressAdapter(), NEST_APP_OPTIONS);

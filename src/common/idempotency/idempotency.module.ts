@@ -1,14 +1,14 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { JobQueueModule } from '../background/job-queue.module';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { IdempotencyRepository } from './idempotency.repository';
 import { PreparedWrites } from './prepared-writes';
 
 /**
- * Global: `@Endpoint` puts the idempotency interceptor on the write routes of every module, and
- * each of those modules builds it with these providers.
+ * Imported by each module whose controllers have write routes: `@Endpoint` puts the idempotency
+ * interceptor on them, and Nest builds an interceptor in its controller's module from what that
+ * module imports, so the repository the interceptor reads is exported with it.
  */
-@Global()
 @Module({
   imports: [JobQueueModule],
   providers: [IdempotencyRepository, IdempotencySweeper, PreparedWrites],

@@ -5,9 +5,10 @@ import { AdminController } from './admin.controller';
 import { AdminService } from './admin.service';
 import { ObjectTypesAdminController } from './object-types-admin.controller';
 import { ObjectTypesAdminService } from './object-types-admin.service';
+import { RecordsModule } from '../../records/records.module';
 
 @Module({
-  imports: [MembersModule, AuthModule],
+  imports: [RecordsModule, MembersModule, AuthModule],
   controllers: [AdminController, ObjectTypesAdminController],
   providers: [AdminService, ObjectTypesAdminService],
   exports: [AdminService],

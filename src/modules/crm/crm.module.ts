@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
 import { recordTypeController } from '../../records/record-type.controller';
+import { RecordsModule } from '../../records/records.module';
+import { IdempotencyModule } from '../../common/idempotency/idempotency.module';
 
 /** Accounts, contacts and opportunities: the member types of lists and targets of links. */
 @Module({
+  imports: [RecordsModule, IdempotencyModule],
   controllers: [
     recordTypeController({
       slug: 'account',

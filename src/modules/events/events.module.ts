@@ -5,9 +5,10 @@ import { MeetingsModule } from '../meetings/meetings.module';
 import { EventPruner } from './event-pruner';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
+import { RecordsModule } from '../../records/records.module';
 
 @Module({
-  imports: [JobQueueModule, MeetingsModule, FilesModule],
+  imports: [RecordsModule, JobQueueModule, MeetingsModule, FilesModule],
   controllers: [EventsController],
   providers: [EventsService, EventPruner],
   exports: [EventsService],

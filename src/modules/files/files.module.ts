@@ -12,6 +12,8 @@ import { FileStorage } from './storage/file-storage';
 import { FileUrlSigner, resolveFileUrlSecret } from './storage/file-url-signer';
 import { LocalFileStorage } from './storage/local-file-storage';
 import { S3FileStorage } from './storage/s3-file-storage';
+import { RecordsModule } from '../../records/records.module';
+import { IdempotencyModule } from '../../common/idempotency/idempotency.module';
 
 /** The storage driver of docs/api.md §10: S3 when S3_BUCKET is set, else the local one. */
 function createStorage(config: AppConfig): FileStorage {
@@ -21,7 +23,7 @@ function createStorage(config: AppConfig): FileStorage {
 
 /** Files: two-step uploads on pluggable storage, download URLs, and the sweep of dead uploads. */
 @Module({
-  imports: [JobQueueModule],
+  imports: [RecordsModule, IdempotencyModule, JobQueueModule],
   controllers: [FilesController, FileTransfersController],
   providers: [
     { provide: FileStorage, inject: [AppConfig], useFactory: createStorage },

@@ -5,9 +5,11 @@ import { MeetingsController } from './meetings.controller';
 import { MeetingsRepository } from './meetings.repository';
 import { MeetingsService } from './meetings.service';
 import { TranscriptIndex } from './transcript-index';
+import { RecordsModule } from '../../records/records.module';
+import { IdempotencyModule } from '../../common/idempotency/idempotency.module';
 
 @Module({
-  imports: [FilesModule, MembersModule],
+  imports: [RecordsModule, IdempotencyModule, FilesModule, MembersModule],
   controllers: [MeetingsController],
   providers: [MeetingsRepository, MeetingsService, TranscriptIndex],
   exports: [MeetingsService],

@@ -3,8 +3,11 @@ import { LinkTargets } from '../../records/link-targets';
 import { MembersController } from './members.controller';
 import { MembersRepository } from './members.repository';
 import { MembersService } from './members.service';
+import { RecordsModule } from '../../records/records.module';
+import { IdempotencyModule } from '../../common/idempotency/idempotency.module';
 
 @Module({
+  imports: [RecordsModule, IdempotencyModule],
   controllers: [MembersController],
   providers: [MembersRepository, MembersService],
   exports: [MembersRepository, MembersService],

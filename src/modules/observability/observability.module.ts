@@ -1,11 +1,10 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { RateLimitStoreFailures } from '../../common/throttling/rate-limit-store-failures';
 import { HttpParserRefusals } from './http-parser-refusals';
 import { MetricsListener } from './metrics-listener';
 import { MetricsService } from './metrics.service';
 import { ServiceLogger } from './service-logger';
 
-@Global()
 @Module({
   providers: [
     MetricsService,

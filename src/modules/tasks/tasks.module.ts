@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
 import { recordTypeController } from '../../records/record-type.controller';
+import { RecordsModule } from '../../records/records.module';
+import { IdempotencyModule } from '../../common/idempotency/idempotency.module';
 
 @Module({
+  imports: [RecordsModule, IdempotencyModule],
   controllers: [
     recordTypeController({
       slug: 'task',

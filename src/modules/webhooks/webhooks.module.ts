@@ -9,13 +9,15 @@ import { Clock } from './webhook-retry-policy';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
+import { RecordsModule } from '../../records/records.module';
+import { IdempotencyModule } from '../../common/idempotency/idempotency.module';
 
 /**
  * Webhook endpoints and deliveries (docs/api.md §13). The events' append (records core) enqueues
  * a write's fan-out job through the follower WebhookFanOut registers with it at init.
  */
 @Module({
-  imports: [JobQueueModule, EventsModule, AuthModule],
+  imports: [RecordsModule, IdempotencyModule, JobQueueModule, EventsModule, AuthModule],
   controllers: [WebhooksController],
   providers: [WebhooksRepository, WebhooksService, WebhookDeliveries, WebhookFanOut, WebhookQueue, Clock],
 })
