@@ -14,8 +14,6 @@ const GLOBAL_ALLOWED = new Set(['app.module.ts', 'database/database.module.ts'])
 const STILL_EXPORTING_REPOSITORIES = new Set([
   'common/idempotency/idempotency.module.ts IdempotencyRepository',
   'modules/auth/auth.module.ts ApiKeysRepository',
-  'modules/files/files.module.ts FilesRepository',
-  'modules/members/members.module.ts MembersRepository',
   'records/records.module.ts DefinitionsRepository',
   'records/records.module.ts WorkspacesRepository',
   'records/records.module.ts EventsRepository',

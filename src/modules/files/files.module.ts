@@ -32,7 +32,7 @@ function createStorage(config: AppConfig): FileStorage {
     FileTransfersService,
     FileSweeper,
   ],
-  exports: [FilesService, FilesRepository, FileStorage],
+  exports: [FilesService],
 })
 export class FilesModule implements OnModuleInit, OnApplicationShutdown {
   constructor(

@@ -130,6 +130,16 @@ export class FilesService {
     return this.files.lockCompleted(workspaceId, id);
   }
 
+  /**
+   * The first `maxBytes` of the workspace's file `id` while it is COMPLETED (its bytes never change
+   * after), else null: what another module indexes of a file it links to.
+   */
+  async completedStart(workspaceId: string, id: string, maxBytes: number): Promise<Uint8Array | null> {
+    const file = await this.files.findById(id);
+    if (!file || file.workspaceId !== workspaceId || file.status !== 'COMPLETED') return null;
+    return this.storage.readStart(file, maxBytes);
+  }
+
   /** `file` as it leaves PENDING, recorded as the event of that `action`. */
   private recorded(caller: AuthContext, action: 'completed' | 'cancelled', file: FileDto): FileDto {
     this.events.record({ workspaceId: caller.workspaceId, entityType: 'file', entityId: file.id, action, data: file });

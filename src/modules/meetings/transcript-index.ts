@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '../../database/transactions';
-import { FilesRepository } from '../files/files.repository';
-import { FileStorage } from '../files/storage/file-storage';
+import { FilesService } from '../files/files.service';
 
 /**
  * How much of a transcript search indexes: about four hours of speech. Its words are kept without
@@ -24,15 +23,13 @@ const NOT_SPOKEN = /^(?:WEBVTT.*|.*-->.*|\d+)$/gm;
 export class TranscriptIndex {
   constructor(
     private readonly transactions: Transactions,
-    private readonly files: FilesRepository,
-    private readonly storage: FileStorage,
+    private readonly files: FilesService,
   ) {}
 
   /** The text search indexes of the file, or null while it is not a COMPLETED file of the workspace. */
   async textOf(workspaceId: string, fileId: string): Promise<string | null> {
-    const file = await this.files.findById(fileId);
-    if (!file || file.workspaceId !== workspaceId || file.status !== 'COMPLETED') return null;
-    const bytes = await this.storage.readStart(file, INDEXED_TRANSCRIPT_BYTES);
+    const bytes = await this.files.completedStart(workspaceId, fileId, INDEXED_TRANSCRIPT_BYTES);
+    if (!bytes) return null;
     // A multi-byte character cut at the end decodes as U+FFFD, which no word holds; NUL cannot be stored.
     return new TextDecoder().decode(bytes).replace(NOT_SPOKEN, ' ').replaceAll('\u0000', ' ');
   }

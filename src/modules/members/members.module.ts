@@ -10,7 +10,7 @@ import { IdempotencyModule } from '../../common/idempotency/idempotency.module';
   imports: [RecordsModule, IdempotencyModule],
   controllers: [MembersController],
   providers: [MembersRepository, MembersService],
-  exports: [MembersRepository, MembersService],
+  exports: [MembersService],
 })
 export class MembersModule implements OnModuleInit {
   constructor(
