@@ -40,17 +40,26 @@ export interface PageRequest {
   filters: PageFilters;
   /** A cursor's position: the key of the last row of the page before; this page holds the rows after it. */
   after?: PageKey;
-  /**
-   * Set by the repository that reads the page (endPage): the key of its last row when more rows
-   * follow, null on the last page. The next page's cursor is made of it.
-   */
-  next?: PageKey | null;
 }
 
-/** What a paginated handler returns; the interceptor wraps it in the paged list envelope. */
+/**
+ * A page as its repository read it (endPage): its rows, the count of every match, and the key of
+ * its last row when more rows follow (null on the last page), of which the next cursor is made.
+ */
+export interface PageRead<Row> {
+  rows: Row[];
+  total: number;
+  next: PageKey | null;
+}
+
+/**
+ * What a paginated handler returns; the interceptor wraps it in the paged list envelope, `next`
+ * (the PageRead's) becoming `nextCursor`.
+ */
 export interface PageResult<T> {
   data: T[];
   totalCount: number;
+  next: PageKey | null;
 }
 
 interface PaginatedOptions {
@@ -186,15 +195,17 @@ export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOption
 }
 
 /**
- * The rows of a page read with rowsRead(page) rows (paging-sql.ts): the first `limit` of them. The
- * repository that read them calls this; it records on `page` the key (`keyOf`) of the page's last
- * row when a row follows it, else null, of which the interceptor makes `nextCursor`.
+ * The page of `read`, whose rows were read with rowsRead(page) (paging-sql.ts): the first `limit`
+ * of them, and as `next` the key (`keyOf`) of the last of those when a row follows it, else null.
  */
-export function endPage<Row>(page: PageRequest, rows: Row[], keyOf: (row: Row) => PageKey): Row[] {
-  const more = rows.length > page.limit;
-  const shown = more ? rows.slice(0, page.limit) : rows;
-  page.next = more ? keyOf(shown[shown.length - 1]) : null;
-  return shown;
+export function endPage<Row>(
+  page: Pick<PageRequest, 'limit'>,
+  read: { rows: Row[]; total: number },
+  keyOf: (row: Row) => PageKey,
+): PageRead<Row> {
+  const more = read.rows.length > page.limit;
+  const rows = more ? read.rows.slice(0, page.limit) : read.rows;
+  return { rows, total: read.total, next: more ? keyOf(rows[rows.length - 1]) : null };
 }
 
 /**
@@ -227,9 +238,7 @@ export class PaginationInterceptor implements NestInterceptor {
     request.page = page;
     return next.handle().pipe(
       map((result: PageResult<unknown>) => {
-        if (page.next === undefined)
-          throw new Error(`The page of ${route} was not ended (endPage): it has no next cursor`);
-        const nextCursor = page.next && encodeListCursor(route, page, page.next);
+        const nextCursor = result.next && encodeListCursor(route, page, result.next);
         return { object: 'list', data: result.data, totalCount: result.totalCount, nextCursor };
       }),
     );
