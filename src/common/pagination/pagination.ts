@@ -17,7 +17,7 @@ import { map, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 import { ApiErrors } from '../errors/error-responses';
 import { queryOf } from '../http/http-server';
-import { QueryParameters } from '../http/query-parameters';
+import { integerQueryValue, QueryParameters } from '../http/query-parameters';
 import { encodeListCursor, PageFilters, PageKey, resumeListCursor } from './page-cursor';
 
 export const MAX_PAGE_SIZE = 25;
@@ -143,26 +143,13 @@ export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): 
   );
 }
 
-function integerParameter(query: ParsedUrlQuery, name: string, fallback: number, min: number, max: number): number {
-  const raw = query[name];
-  if (raw === undefined) return fallback;
-  const text = typeof raw === 'string' ? raw : undefined;
-  // Up to 16 digits: enough for Number.MAX_SAFE_INTEGER, beyond which the range check refuses.
-  const value = text !== undefined && /^\d{1,16}$/.test(text) ? Number(text) : NaN;
-  if (!(value >= min && value <= max)) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
-    throw ApiError.invalidParameter(name, `${name} must be ${range}`);
-  }
-  return value;
-}
-
 /**
  * The page a request asks for. `route` is the list's concrete path (see routeOf), which a cursor
  * must have been read from. With `cursor`, `offset` is refused, even 0: the cursor is the position.
  */
 export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOptions, route: string): PageRequest {
-  const limit = integerParameter(query, 'limit', MAX_PAGE_SIZE, 1, MAX_PAGE_SIZE);
-  const offset = integerParameter(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = integerQueryValue(query.limit, 'limit', 1, MAX_PAGE_SIZE) ?? MAX_PAGE_SIZE;
+  const offset = integerQueryValue(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
   // Keyed by what the client sent: `__proto__` or `constructor` must arrive as filter keys (and be refused there).
   const filters = Object.create(null) as PageRequest['filters'];
   for (const [key, value] of Object.entries(query)) {
