@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { ApiError } from '../common/errors/api-error';
-import { endPage, type PageRequest } from '../common/pagination/pagination';
+import { endPage, type PageRead, type PageRequest } from '../common/pagination/pagination';
 import { afterKeySql, firstRowsSql, pageWithCountSql, pagingSql, rowsRead } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import { EventsRepository, NewEvent } from './events.repository';
@@ -259,12 +259,12 @@ export class RecordsRepository {
     type: ObjectTypeDefinition,
     page: PageRequest,
     restrict?: RecordRestriction,
-  ): Promise<{ rows: RecordRow[]; total: number }> {
+  ): Promise<PageRead<RecordRow>> {
     const { text, values, prepare } = pageStatement(workspaceId, type, page, restrict);
-    const [{ total, rows }] = await this.transactions.query<{ total: number; rows: RecordRow[] }>(text, values, {
+    const [read] = await this.transactions.query<{ total: number; rows: RecordRow[] }>(text, values, {
       prepare: prepare ? 'record-page' : undefined,
     });
-    return { total, rows: endPage(page, rows, (row) => ({ at: row.created_at as string, id: row.id })) };
+    return endPage(page, read, (row) => ({ at: row.created_at as string, id: row.id }));
   }
 
   /** The stored fields and externalId of a record, its row locked until the transaction ends; undefined when not found. */

@@ -209,8 +209,8 @@ export class RecordsService {
     restrict?: RecordRestriction,
   ): Promise<PageResult<EntityEnvelopeDto>> {
     const type = await this.definitions.typeOf(caller, slug);
-    const { rows, total } = await this.records.page(caller.workspaceId, type, page, restrict);
-    return { data: this.toEnvelopes(type, rows), totalCount: total };
+    const { rows, total, next } = await this.records.page(caller.workspaceId, type, page, restrict);
+    return { data: this.toEnvelopes(type, rows), totalCount: total, next };
   }
 
   /**

@@ -799,7 +799,7 @@ describe('webhooks', () => {
       expect(at('/fail-deleted')).toHaveLength(1);
       expect(
         await t.app.get(WebhooksRepository).pageDeliveries(deleted.id, { limit: 25, offset: 0, filters: {} }),
-      ).toEqual({ rows: [], total: 0 });
+      ).toEqual({ rows: [], total: 0, next: null });
       await t.http.delete(`/v1/webhooks/${kept.id}`).set(v1Headers(ws.key)).expect(200);
     });
 

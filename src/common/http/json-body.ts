@@ -4,6 +4,7 @@ import { parse as parseContentType } from 'content-type';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError } from '../errors/api-error';
 import { sendError } from '../errors/send-error';
+import { lingerThenClose } from './linger';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Objects and arrays nested deeper than this are refused before anything parses or walks them. */
@@ -106,11 +107,13 @@ function verifyJsonBytes(_request: unknown, _response: unknown, bytes: Buffer): 
   if (nestsDeeperThan(bytes, MAX_BODY_DEPTH)) throw verifyFailure('entity.too.deep');
 }
 
+const tooLarge = () => new ApiError(413, 'payload_too_large', `The body exceeds ${BODY_LIMIT_BYTES} bytes`);
+
 /** body-parser's failures, as the catalogue names them. */
 function bodyParserRefusal(error: { type?: string }): ApiError {
   switch (error.type) {
     case 'entity.too.large':
-      return new ApiError(413, 'payload_too_large', `The body exceeds ${BODY_LIMIT_BYTES} bytes`);
+      return tooLarge();
     case 'entity.not.utf8':
       return new ApiError(400, 'invalid_json', 'The body is not valid UTF-8');
     case 'entity.too.deep':
@@ -145,12 +148,41 @@ function parsedJson(bytes: Buffer): unknown {
 }
 
 /**
+ * Answers 413 as soon as an uncompressed body is known to be over the limit, by its Content-Length
+ * or by the bytes come so far, and bounds what is still read as every other refusal's
+ * (lingerThenClose): body-parser would read such a body to its end before answering, bounded only
+ * by the request timeout. Answers whether the body is refused already (then it is not to be read).
+ */
+function boundOversized(request: Request, response: Response): boolean {
+  const refuse = () => {
+    sendError(response, tooLarge());
+    lingerThenClose(request, request.socket);
+  };
+  const encoding = (request.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') return false;
+  if (Number(request.headers['content-length']) > BODY_LIMIT_BYTES) {
+    refuse();
+    return true;
+  }
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= BODY_LIMIT_BYTES) return;
+    request.off('data', count);
+    refuse();
+  };
+  request.on('data', count);
+  return false;
+}
+
+/**
  * JSON body parsing for the API routes (docs/api.md §1), whatever the method: only
  * `application/json` or a `+json` type, in UTF-8 (415 otherwise), Content-Encoding gzip, deflate or
  * br, at most 1 MiB once decoded (413), valid UTF-8 and valid JSON nested at most MAX_BODY_DEPTH
  * levels (400 `invalid_json`), an object at the top level. body-parser reads the bytes (its raw
  * reader: its JSON reader refuses every charset not spelled `utf-…`, `utf8` among them, and the
- * charset is judged above, in one place); a body it refuses is still read to its end, so a keep-alive connection serves its next request.
+ * charset is judged above, in one place); a body it refuses is still read to its end, so a keep-alive connection serves its next request,
+ * except an uncompressed one over the limit (boundOversized).
  * The signed file routes are outside `/v1` and stream their bytes themselves.
  */
 export function apiJsonBody() {
@@ -161,7 +193,10 @@ export function apiJsonBody() {
     if (!hasBody(request.headers) || !JSON_BODY_PATH.test(request.path)) return next();
     const refusal = headRefusal(request);
     if (refusal) return sendError(response, refusal);
+    if (boundOversized(request, response)) return;
     read(request, response, (error?: unknown) => {
+      // Already answered: the body went over the limit (boundOversized).
+      if (response.headersSent) return;
       if (error) return sendError(response, bodyParserRefusal(error));
       const body = parsedJson(request.body as Buffer);
       if (body === undefined)

@@ -1,6 +1,6 @@
 import { thrownApiError } from '../../../test/support/errors';
 import { encodeListCursor } from './page-cursor';
-import { endPage, MAX_FILTERS, MAX_PAGE_SIZE, parsePageRequest, PageRequest } from './pagination';
+import { endPage, MAX_FILTERS, MAX_PAGE_SIZE, parsePageRequest } from './pagination';
 
 type Query = Parameters<typeof parsePageRequest>[0];
 
@@ -126,21 +126,21 @@ describe('parsePageRequest (docs/api.md §3)', () => {
 });
 
 describe('endPage', () => {
-  const page = (): PageRequest => ({ limit: 2, offset: 0, filters: {} });
+  const page = { limit: 2 };
   const keyOf = (row: { id: string; at: string }) => row;
   const rows = ['c', 'b', 'a'].map((id) => ({ id, at: `2026-03-01T12:00:00.00${id.charCodeAt(0) - 96}+00:00` }));
 
   it('keeps the limit of the rows read, and the key of the last one kept when one more was read', () => {
-    const request = page();
-    expect(endPage(request, rows, keyOf)).toEqual(rows.slice(0, 2));
-    expect(request.next).toEqual(rows[1]);
+    expect(endPage(page, { rows, total: 7 }, keyOf)).toEqual({ rows: rows.slice(0, 2), total: 7, next: rows[1] });
   });
 
   it('says there is no next page when no row more was read, also when the page is full', () => {
     for (const read of [rows.slice(0, 2), rows.slice(0, 1), []]) {
-      const request = page();
-      expect(endPage(request, read, keyOf)).toEqual(read);
-      expect(request.next).toBeNull();
+      expect(endPage(page, { rows: read, total: read.length }, keyOf)).toEqual({
+        rows: read,
+        total: read.length,
+        next: null,
+      });
     }
   });
 });

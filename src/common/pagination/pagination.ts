@@ -17,7 +17,7 @@ import { map, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 import { ApiErrors } from '../errors/error-responses';
 import { queryOf } from '../http/http-server';
-import { QueryParameters } from '../http/query-parameters';
+import { integerQueryValue, QueryParameters } from '../http/query-parameters';
 import { encodeListCursor, PageFilters, PageKey, resumeListCursor } from './page-cursor';
 
 export const MAX_PAGE_SIZE = 25;
@@ -40,17 +40,26 @@ export interface PageRequest {
   filters: PageFilters;
   /** A cursor's position: the key of the last row of the page before; this page holds the rows after it. */
   after?: PageKey;
-  /**
-   * Set by the repository that reads the page (endPage): the key of its last row when more rows
-   * follow, null on the last page. The next page's cursor is made of it.
-   */
-  next?: PageKey | null;
 }
 
-/** What a paginated handler returns; the interceptor wraps it in the paged list envelope. */
+/**
+ * A page as its repository read it (endPage): its rows, the count of every match, and the key of
+ * its last row when more rows follow (null on the last page), of which the next cursor is made.
+ */
+export interface PageRead<Row> {
+  rows: Row[];
+  total: number;
+  next: PageKey | null;
+}
+
+/**
+ * What a paginated handler returns; the interceptor wraps it in the paged list envelope, `next`
+ * (the PageRead's) becoming `nextCursor`.
+ */
 export interface PageResult<T> {
   data: T[];
   totalCount: number;
+  next: PageKey | null;
 }
 
 interface PaginatedOptions {
@@ -134,26 +143,13 @@ export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): 
   );
 }
 
-function integerParameter(query: ParsedUrlQuery, name: string, fallback: number, min: number, max: number): number {
-  const raw = query[name];
-  if (raw === undefined) return fallback;
-  const text = typeof raw === 'string' ? raw : undefined;
-  // Up to 16 digits: enough for Number.MAX_SAFE_INTEGER, beyond which the range check refuses.
-  const value = text !== undefined && /^\d{1,16}$/.test(text) ? Number(text) : NaN;
-  if (!(value >= min && value <= max)) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
-    throw ApiError.invalidParameter(name, `${name} must be ${range}`);
-  }
-  return value;
-}
-
 /**
  * The page a request asks for. `route` is the list's concrete path (see routeOf), which a cursor
  * must have been read from. With `cursor`, `offset` is refused, even 0: the cursor is the position.
  */
 export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOptions, route: string): PageRequest {
-  const limit = integerParameter(query, 'limit', MAX_PAGE_SIZE, 1, MAX_PAGE_SIZE);
-  const offset = integerParameter(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = integerQueryValue(query.limit, 'limit', 1, MAX_PAGE_SIZE) ?? MAX_PAGE_SIZE;
+  const offset = integerQueryValue(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
   // Keyed by what the client sent: `__proto__` or `constructor` must arrive as filter keys (and be refused there).
   const filters = Object.create(null) as PageRequest['filters'];
   for (const [key, value] of Object.entries(query)) {
@@ -186,15 +182,17 @@ export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOption
 }
 
 /**
- * The rows of a page read with rowsRead(page) rows (paging-sql.ts): the first `limit` of them. The
- * repository that read them calls this; it records on `page` the key (`keyOf`) of the page's last
- * row when a row follows it, else null, of which the interceptor makes `nextCursor`.
+ * The page of `read`, whose rows were read with rowsRead(page) (paging-sql.ts): the first `limit`
+ * of them, and as `next` the key (`keyOf`) of the last of those when a row follows it, else null.
  */
-export function endPage<Row>(page: PageRequest, rows: Row[], keyOf: (row: Row) => PageKey): Row[] {
-  const more = rows.length > page.limit;
-  const shown = more ? rows.slice(0, page.limit) : rows;
-  page.next = more ? keyOf(shown[shown.length - 1]) : null;
-  return shown;
+export function endPage<Row>(
+  page: Pick<PageRequest, 'limit'>,
+  read: { rows: Row[]; total: number },
+  keyOf: (row: Row) => PageKey,
+): PageRead<Row> {
+  const more = read.rows.length > page.limit;
+  const rows = more ? read.rows.slice(0, page.limit) : read.rows;
+  return { rows, total: read.total, next: more ? keyOf(rows[rows.length - 1]) : null };
 }
 
 /**
@@ -227,9 +225,7 @@ export class PaginationInterceptor implements NestInterceptor {
     request.page = page;
     return next.handle().pipe(
       map((result: PageResult<unknown>) => {
-        if (page.next === undefined)
-          throw new Error(`The page of ${route} was not ended (endPage): it has no next cursor`);
-        const nextCursor = page.next && encodeListCursor(route, page, page.next);
+        const nextCursor = result.next && encodeListCursor(route, page, result.next);
         return { object: 'list', data: result.data, totalCount: result.totalCount, nextCursor };
       }),
     );

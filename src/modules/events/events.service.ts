@@ -3,6 +3,7 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { insufficientScope, type Scope } from '../../common/auth/scopes';
 import { ApiError } from '../../common/errors/api-error';
+import { integerQueryValue, nameListQueryValue } from '../../common/http/query-parameters';
 import { AppConfig } from '../../config/app-config';
 import { DefinitionsService } from '../../records/definitions.service';
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
@@ -44,23 +45,6 @@ interface FeedRequest {
   occurredFrom: Date | null;
   types: string[] | null;
   limit: number;
-}
-
-function limitOf(raw: unknown): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = typeof raw === 'string' && /^\d{1,3}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= 1 && value <= MAX_EVENTS_PAGE)) {
-    throw ApiError.invalidParameter('limit', `limit must be an integer from 1 to ${MAX_EVENTS_PAGE}`);
-  }
-  return value;
-}
-
-function typesOf(raw: unknown): string[] | undefined {
-  if (raw === undefined) return undefined;
-  const names = typeof raw === 'string' ? raw.split(',') : [''];
-  if (names.some((name) => name === ''))
-    throw ApiError.invalidParameter('types', 'types is a comma-separated list of event types');
-  return [...new Set(names)].sort();
 }
 
 /** Event types in a message: at most three by name. */
@@ -139,8 +123,8 @@ export class EventsService {
       if (!['cursor', 'types', 'limit'].includes(name))
         throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
     }
-    const limit = limitOf(query.limit);
-    const types = typesOf(query.types);
+    const limit = integerQueryValue(query.limit, 'limit', 1, MAX_EVENTS_PAGE);
+    const types = nameListQueryValue(query.types, 'types', 'event types');
     const unknown = types?.find((type) => !readable.has(type));
     if (unknown !== undefined)
       throw ApiError.invalidParameter('types', `${unknown.slice(0, 100)} is not an event type of this workspace`);

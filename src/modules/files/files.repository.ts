@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context';
-import { endPage, type PageRequest } from '../../common/pagination/pagination';
+import { endPage, type PageRead, type PageRequest } from '../../common/pagination/pagination';
 import { firstRowsSql, keysetPageSql } from '../../common/pagination/paging-sql';
 import { type RowLock, Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
@@ -140,8 +140,8 @@ export class FilesRepository implements LinkTargetOwner {
     return rows[0] && toRecord(rows[0]);
   }
 
-  /** A page, newest first, and the count of every visible file (see keysetPageSql); the page is ended (endPage). */
-  async page(caller: AuthContext, page: PageRequest): Promise<{ files: FileRecord[]; totalCount: number }> {
+  /** A page, newest first, and the count of every visible file (see keysetPageSql), ended (endPage). */
+  async page(caller: AuthContext, page: PageRequest): Promise<PageRead<FileRecord>> {
     const params = new SqlParameterList();
     callerParams(caller).forEach((value) => params.add(value));
     const where = `f.workspace_id = $1 AND ${VISIBLE_TO_CALLER}`;
@@ -149,8 +149,8 @@ export class FilesRepository implements LinkTargetOwner {
       keysetPageSql({ columns: COLUMNS, from: 'files f', where, key: ['f.created_at', 'f.id'] }, page, params),
       params.values,
     );
-    const rows = endPage(page, result.rows, (row) => ({ at: row.created_at as string, id: row.id }));
-    return { files: rows.map(toRecord), totalCount: result.total };
+    const read = endPage(page, result, (row) => ({ at: row.created_at as string, id: row.id }));
+    return { ...read, rows: read.rows.map(toRecord) };
   }
 
   /** Any file by id, for the signed routes (the signature is the authorisation); see findVisible. */

@@ -52,8 +52,8 @@ export class FilesService {
   }
 
   async list(caller: AuthContext, page: PageRequest): Promise<PageResult<FileDto>> {
-    const { files, totalCount } = await this.files.page(caller, page);
-    return { data: files.map(toFileDto), totalCount };
+    const { rows, total, next } = await this.files.page(caller, page);
+    return { data: rows.map(toFileDto), totalCount: total, next };
   }
 
   /**

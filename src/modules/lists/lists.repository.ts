@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { endPage } from '../../common/pagination/pagination';
+import { endPage, type PageRead } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { keysetPageSql } from '../../common/pagination/paging-sql';
 import { ListEntity, type ListMemberType } from '../../database/entities/list.entity';
@@ -63,28 +63,28 @@ export class ListsRepository {
     return row;
   }
 
-  /** A page, newest first, and the count of the workspace's lists (see keysetPageSql); the page is ended (endPage) on `page`. */
-  async page(workspaceId: string, page: PageRequest): Promise<{ lists: ListRow[]; total: number }> {
+  /** A page, newest first, and the count of the workspace's lists (see keysetPageSql), ended (endPage). */
+  async page(workspaceId: string, page: PageRequest): Promise<PageRead<ListRow>> {
     const params = new SqlParameterList();
     const where = `workspace_id = ${params.add(workspaceId)}`;
     const [result] = await this.transactions.query<{ total: number; rows: (ListRow & { created_at: string })[] }>(
       keysetPageSql({ columns: LIST_COLUMNS, from: 'lists', where, key: ['created_at', 'id'] }, page, params),
       params.values,
     );
-    const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
-    return { lists: rows.map((row) => ({ ...row, created_at: new Date(row.created_at) })), total: result.total };
+    const read = endPage(page, result, (row) => ({ at: row.created_at, id: row.id }));
+    return { ...read, rows: read.rows.map((row) => ({ ...row, created_at: new Date(row.created_at) })) };
   }
 
   /**
    * The list and a page of its members' record ids, most recently added first (docs/api.md §3),
    * with their count: one statement. Undefined when the workspace has no such list. A cursor's
-   * page starts after its key (`added_at`, `record_id`); the page is ended as `page` says.
+   * page starts after its key (`added_at`, `record_id`); the page is ended (endPage).
    */
   async membersPage(
     workspaceId: string,
     listId: string,
     page: PageRequest,
-  ): Promise<{ list: ListRow; recordIds: string[]; total: number } | undefined> {
+  ): Promise<{ list: ListRow; members: PageRead<string> } | undefined> {
     const params = new SqlParameterList();
     const [list, workspace] = [params.add(listId), params.add(workspaceId)];
     const memberPage = keysetPageSql(
@@ -103,8 +103,8 @@ export class ListsRepository {
     );
     if (!row) return undefined;
     const { total, rows, ...found } = row;
-    const members = endPage(page, rows, (member) => ({ at: member.added_at, id: member.record_id }));
-    return { list: found, recordIds: members.map((member) => member.record_id), total };
+    const read = endPage(page, { rows, total }, (member) => ({ at: member.added_at, id: member.record_id }));
+    return { list: found, members: { ...read, rows: read.rows.map((member) => member.record_id) } };
   }
 
   /** Answers the records that were members, in the order given. */

@@ -158,8 +158,8 @@ export class ListsService {
   }
 
   async list(caller: AuthContext, page: PageRequest): Promise<PageResult<ListDto>> {
-    const { lists, total } = await this.lists.page(caller.workspaceId, page);
-    return { data: lists.map((list) => this.toDto(list)), totalCount: total };
+    const { rows, total, next } = await this.lists.page(caller.workspaceId, page);
+    return { data: rows.map((list) => this.toDto(list)), totalCount: total, next };
   }
 
   /** The records of a list, most recently added first, as entity envelopes: the list's page, then its records. */
@@ -171,7 +171,7 @@ export class ListsService {
   ): Promise<PageResult<EntityEnvelopeDto>> {
     const found = isIdOf('list', listId) ? await this.lists.membersPage(caller.workspaceId, listId, page) : undefined;
     if (!found) throw notFound();
-    const { list, recordIds, total } = found;
+    const { list, members } = found;
     if (list.object_type !== memberType) {
       throw new ApiError(
         422,
@@ -180,7 +180,8 @@ export class ListsService {
         'listId',
       );
     }
-    return { data: await this.records.getMany(caller, memberType, recordIds), totalCount: total };
+    const data = await this.records.getMany(caller, memberType, members.rows);
+    return { data, totalCount: members.total, next: members.next };
   }
 
   /**

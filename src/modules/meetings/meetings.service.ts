@@ -209,7 +209,7 @@ export class MeetingsService {
       ? this.meetings.fullAccessRestriction(caller)
       : undefined;
     const result = await this.records.list(caller, 'meeting', page, restrict);
-    return { data: await this.presentAll(caller, result.data), totalCount: result.totalCount };
+    return { ...result, data: await this.presentAll(caller, result.data) };
   }
 
   /** Narrows meetings to those the caller has FULL access to (search matches their hidden fields only there). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import { endPage, type PageRequest } from '../../common/pagination/pagination';
+import { endPage, type PageRead, type PageRequest } from '../../common/pagination/pagination';
 import { MemberEntity } from '../../database/entities/member.entity';
 import { keysetPageSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
@@ -86,7 +86,7 @@ export class MembersRepository implements LinkTargetOwner {
    * statement, so they come from one snapshot: a page never outgrows its `totalCount`. The page is
    * ended (endPage).
    */
-  async page(workspaceId: string, page: PageRequest): Promise<{ members: MemberEntity[]; total: number }> {
+  async page(workspaceId: string, page: PageRequest): Promise<PageRead<MemberEntity>> {
     const params = new SqlParameterList();
     const { conditions } = filterSql(MEMBER_TYPE, page.filters, params, { valueIndex: false });
     const where = [`r.workspace_id = ${params.add(workspaceId)}`, ...conditions].join(' AND ');
@@ -95,7 +95,7 @@ export class MembersRepository implements LinkTargetOwner {
       keysetPageSql({ columns, from: MEMBERS_AS_RECORDS, where, key: ['r.created_at', 'r.id'] }, page, params),
       params.values,
     )) as [{ total: number; rows: MemberPageRow[] }];
-    const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
-    return { members: rows.map(fromPageRow), total: result.total };
+    const read = endPage(page, result, (row) => ({ at: row.created_at, id: row.id }));
+    return { ...read, rows: read.rows.map(fromPageRow) };
   }
 }

@@ -59,8 +59,8 @@ export class MembersService {
   }
 
   async list(workspaceId: string, page: PageRequest): Promise<PageResult<EntityEnvelopeDto>> {
-    const { members, total } = await this.members.page(workspaceId, page);
-    return { data: members.map((member) => this.toEnvelope(member)), totalCount: total };
+    const { rows, total, next } = await this.members.page(workspaceId, page);
+    return { data: rows.map((member) => this.toEnvelope(member)), totalCount: total, next };
   }
 
   /** Operator API: a new member; an email already in the workspace is 409 `duplicate_value`. */

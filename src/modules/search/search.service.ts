@@ -3,6 +3,7 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { insufficientScope } from '../../common/auth/scopes';
 import { ApiError } from '../../common/errors/api-error';
+import { integerQueryValue, nameListQueryValue } from '../../common/http/query-parameters';
 import { storable } from '../../common/validation/storable-text';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor';
 import { MAX_PAGE_SIZE } from '../../common/pagination/pagination';
@@ -125,22 +126,6 @@ function queryText(raw: unknown): string | undefined {
   return q;
 }
 
-function limitOf(raw: unknown): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = typeof raw === 'string' && /^\d{1,3}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= 1 && value <= MAX_PAGE_SIZE))
-    throw ApiError.invalidParameter('limit', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
-  return value;
-}
-
-function typesOf(raw: unknown): string[] | undefined {
-  if (raw === undefined) return undefined;
-  const names = typeof raw === 'string' ? raw.split(',').map((name) => name.trim()) : [''];
-  if (names.some((name) => name === ''))
-    throw ApiError.invalidParameter('types', 'types is a comma-separated list of record types');
-  return [...new Set(names)].sort();
-}
-
 function sameTypes(a: string[] | null, b: string[] | null): boolean {
   return a === b || (a !== null && b !== null && a.length === b.length && a.every((type, index) => type === b[index]));
 }
@@ -239,8 +224,8 @@ export class SearchService {
         throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
     }
     const q = queryText(query.q);
-    const limit = limitOf(query.limit);
-    const types = typesOf(query.types);
+    const limit = integerQueryValue(query.limit, 'limit', 1, MAX_PAGE_SIZE);
+    const types = nameListQueryValue(query.types, 'types', 'record types');
     if (query.cursor === undefined) {
       if (q === undefined) throw ApiError.invalidParameter('q', 'q is required: what to search for');
       return { q, types: types ?? null, limit: limit ?? MAX_PAGE_SIZE, cursor: null };

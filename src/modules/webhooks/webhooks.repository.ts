@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { LessThan, Not } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { keysetPageSql } from '../../common/pagination/paging-sql';
-import { endPage } from '../../common/pagination/pagination';
+import { endPage, type PageRead } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
 import { WebhookDeliveryEntity } from '../../database/entities/webhook-delivery.entity';
@@ -199,7 +199,7 @@ export class WebhooksRepository implements AppendFollower {
   }
 
   /** A page of the workspace's endpoints, newest first, with their count (see keysetPageSql). */
-  async pageEndpoints(workspaceId: string, page: PageRequest): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
+  async pageEndpoints(workspaceId: string, page: PageRequest): Promise<PageRead<WebhookEndpointRow>> {
     const params = new SqlParameterList();
     const where = `workspace_id = ${params.add(workspaceId)}`;
     const [result] = await this.transactions.query<{
@@ -213,8 +213,8 @@ export class WebhooksRepository implements AppendFollower {
       ),
       params.values,
     );
-    const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
-    return { rows: rows.map((row) => revive(row)), total: result.total };
+    const read = endPage(page, result, (row) => ({ at: row.created_at, id: row.id }));
+    return { ...read, rows: read.rows.map((row) => revive(row)) };
   }
 
   /**
@@ -296,7 +296,7 @@ export class WebhooksRepository implements AppendFollower {
   }
 
   /** The attempts of an endpoint, newest first, with their count. */
-  async pageDeliveries(endpointId: string, page: PageRequest): Promise<{ rows: DeliveryRow[]; total: number }> {
+  async pageDeliveries(endpointId: string, page: PageRequest): Promise<PageRead<DeliveryRow>> {
     const params = new SqlParameterList();
     const where = `endpoint_id = ${params.add(endpointId)}`;
     const [result] = await this.transactions.query<{ total: number; rows: (DeliveryRow & { created_at: string })[] }>(
@@ -307,8 +307,8 @@ export class WebhooksRepository implements AppendFollower {
       ),
       params.values,
     );
-    const rows = endPage(page, result.rows, (row) => ({ at: row.created_at, id: row.id }));
-    return { rows: rows.map(reviveDelivery), total: result.total };
+    const read = endPage(page, result, (row) => ({ at: row.created_at, id: row.id }));
+    return { ...read, rows: read.rows.map(reviveDelivery) };
   }
 
   /** A new first-of-its-kind attempt of `eventId` to the endpoint, due now (a redelivery): the trigger enqueues it. */

@@ -135,8 +135,8 @@ export class WebhooksService {
   }
 
   async list(caller: AuthContext, page: PageRequest): Promise<PageResult<WebhookDto>> {
-    const { rows, total } = await this.webhooks.pageEndpoints(caller.workspaceId, page);
-    return { data: rows.map(toDto), totalCount: total };
+    const { rows, total, next } = await this.webhooks.pageEndpoints(caller.workspaceId, page);
+    return { data: rows.map(toDto), totalCount: total, next };
   }
 
   async get(caller: AuthContext, id: string): Promise<WebhookDto> {
@@ -200,8 +200,8 @@ export class WebhooksService {
 
   async deliveries(caller: AuthContext, id: string, page: PageRequest): Promise<PageResult<WebhookDeliveryDto>> {
     const endpoint = await this.find(caller, id);
-    const { rows, total } = await this.webhooks.pageDeliveries(endpoint.id, page);
-    return { data: rows.map(toDeliveryDto), totalCount: total };
+    const { rows, total, next } = await this.webhooks.pageDeliveries(endpoint.id, page);
+    return { data: rows.map(toDeliveryDto), totalCount: total, next };
   }
 
   /**
