@@ -7,7 +7,7 @@ import { ErrorResponseDto } from './common/errors/error-response.dto';
 import { closeRequestBodies } from './common/openapi/closed-request-bodies';
 import { documentErrorResponses } from './common/openapi/error-responses';
 import { nameRequestBodies } from './common/openapi/named-request-bodies';
-import { shareHeaderParameters } from './common/openapi/shared-parameters';
+import { shareParameters } from './common/openapi/shared-parameters';
 import { shareSuccessResponses } from './common/openapi/success-responses';
 import { documentSchemaComponents } from './common/openapi/schema-components';
 import { operationHandlers, operationIdOf } from './common/openapi/operation-handlers';
@@ -97,7 +97,7 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
   shareSuccessResponses(document);
   closeRequestBodies(document);
   nameRequestBodies(document);
-  shareHeaderParameters(document);
+  shareParameters(document);
   documentFieldValues(document);
   return document;
 }

@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { resolved } from '../support/openapi';
 
 /** The subset of JSON Schema the served document uses. */
 export interface Schema {
@@ -52,7 +53,7 @@ export function operationsOf(document: OpenAPIObject): Operation[] {
   for (const [route, item] of Object.entries(document.paths)) {
     for (const [method, value] of Object.entries(item as Record<string, DocumentOperation>)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
-      const parameters = value.parameters ?? [];
+      const parameters = (value.parameters ?? []).map((parameter) => resolved(document, parameter));
       const queryParams = parameters
         .filter((parameter) => parameter.in === 'query')
         .map((parameter) => ({

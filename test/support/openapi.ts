@@ -1,6 +1,6 @@
 import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { OpenAPIObject } from '@nestjs/swagger';
+import type { OpenAPIObject, ParameterObject } from '@nestjs/swagger';
 import type { Response } from 'supertest';
 import { catalogueMismatch } from './errors';
 import { requestOf } from './request-of';
@@ -110,7 +110,7 @@ export class OpenApiValidator {
 
 /**
  * `value`, or what it refers to when it is a `{ $ref: '#/components/<kind>/<name>' }` (the error
- * responses and the pipeline's header parameters are shared components).
+ * responses and the parameters several operations declare alike are shared components).
  */
 export function resolved<T>(document: OpenAPIObject, value: T | { $ref: string }): T {
   if (!value || typeof value !== 'object' || !('$ref' in value) || typeof value.$ref !== 'string') return value as T;
@@ -125,13 +125,18 @@ export function resolved<T>(document: OpenAPIObject, value: T | { $ref: string }
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 type DocumentOperation = NonNullable<OpenAPIObject['paths'][string]['get']>;
 
-/** Every operation of the document as `METHOD /path` → operation. */
+/**
+ * Every operation of the document as `METHOD /path` → operation, its parameters resolved (shared
+ * ones are `components.parameters`).
+ */
 export function documentOperations(document: OpenAPIObject): Map<string, DocumentOperation> {
   const operations = new Map<string, DocumentOperation>();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = (item as Record<string, DocumentOperation | undefined>)[method];
-      if (operation) operations.set(`${method.toUpperCase()} ${path}`, operation);
+      if (!operation) continue;
+      const parameters = operation.parameters?.map((parameter) => resolved<ParameterObject>(document, parameter));
+      operations.set(`${method.toUpperCase()} ${path}`, { ...operation, parameters });
     }
   }
   return operations;

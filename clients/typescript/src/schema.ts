@@ -4480,9 +4480,27 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
+        cursor: string;
+        /** @description The slug of a custom object type */
+        entitySlug: string;
+        /** @description Expiry, unix seconds (signed) */
+        expires: number;
+        /** @description Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default operator; `key[-operator]=value` negates it and also matches records where the value is unset; each parameter at most once; at most 10). The parameter itself has no name in the URL: each member of this object is one query parameter. */
+        filters: {
+            [key: string]: string;
+        };
+        id: string;
         /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
         "Idempotency-Key": string;
+        limit: number;
+        listId: string;
+        offset: number;
         "Service-Version": "2026-03-01";
+        /** @description HMAC-SHA256, base64url */
+        signature: string;
+        slug: string;
+        workspaceId: string;
     };
     requestBodies: never;
     headers: {
@@ -4583,7 +4601,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workspaceId: string;
+                workspaceId: components["parameters"]["workspaceId"];
             };
             cookie?: never;
         };
@@ -4619,7 +4637,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workspaceId: string;
+                workspaceId: components["parameters"]["workspaceId"];
             };
             cookie?: never;
         };
@@ -4655,7 +4673,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workspaceId: string;
+                workspaceId: components["parameters"]["workspaceId"];
             };
             cookie?: never;
         };
@@ -4683,8 +4701,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workspaceId: string;
-                slug: string;
+                workspaceId: components["parameters"]["workspaceId"];
+                slug: components["parameters"]["slug"];
             };
             cookie?: never;
         };
@@ -4712,8 +4730,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workspaceId: string;
-                slug: string;
+                workspaceId: components["parameters"]["workspaceId"];
+                slug: components["parameters"]["slug"];
             };
             cookie?: never;
         };
@@ -4740,9 +4758,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description Expiry, unix seconds (signed) */
-                expires: number;
+                expires: components["parameters"]["expires"];
                 /** @description HMAC-SHA256, base64url */
-                signature: string;
+                signature: components["parameters"]["signature"];
             };
             header?: never;
             path: {
@@ -4822,9 +4840,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description Expiry, unix seconds (signed) */
-                expires: number;
+                expires: components["parameters"]["expires"];
                 /** @description HMAC-SHA256, base64url */
-                signature: string;
+                signature: components["parameters"]["signature"];
             };
             header?: never;
             path: {
@@ -4861,10 +4879,10 @@ export interface operations {
     Accounts_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
                 /** @description Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default operator; `key[-operator]=value` negates it and also matches records where the value is unset; each parameter at most once; at most 10). The parameter itself has no name in the URL: each member of this object is one query parameter. */
                 filters?: {
                     [key: string]: string;
@@ -4927,7 +4945,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -4955,7 +4973,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -5167,10 +5185,10 @@ export interface operations {
     Contacts_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
                 /** @description Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default operator; `key[-operator]=value` negates it and also matches records where the value is unset; each parameter at most once; at most 10). The parameter itself has no name in the URL: each member of this object is one query parameter. */
                 filters?: {
                     [key: string]: string;
@@ -5233,7 +5251,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -5261,7 +5279,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -5480,10 +5498,10 @@ export interface operations {
     Files_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
@@ -5577,7 +5595,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -5618,7 +5636,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -5651,7 +5669,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -5682,7 +5700,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -5717,10 +5735,10 @@ export interface operations {
     Lists_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
@@ -5800,7 +5818,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -5841,7 +5859,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -5868,16 +5886,16 @@ export interface operations {
     Lists_accounts: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                listId: string;
+                listId: components["parameters"]["listId"];
             };
             cookie?: never;
         };
@@ -5900,16 +5918,16 @@ export interface operations {
     Lists_contacts: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                listId: string;
+                listId: components["parameters"]["listId"];
             };
             cookie?: never;
         };
@@ -5932,16 +5950,16 @@ export interface operations {
     Lists_opportunities: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                listId: string;
+                listId: components["parameters"]["listId"];
             };
             cookie?: never;
         };
@@ -5964,14 +5982,12 @@ export interface operations {
     Meetings_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
                 /** @description Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default operator; `key[-operator]=value` negates it and also matches records where the value is unset; each parameter at most once; at most 10). The parameter itself has no name in the URL: each member of this object is one query parameter. */
-                filters?: {
-                    [key: string]: string;
-                };
+                filters?: components["parameters"]["filters"];
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
@@ -6051,7 +6067,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -6092,7 +6108,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -6119,10 +6135,10 @@ export interface operations {
     Members_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
                 /** @description Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default operator; `key[-operator]=value` negates it and also matches records where the value is unset; each parameter at most once; at most 10). The parameter itself has no name in the URL: each member of this object is one query parameter. */
                 filters?: {
                     [key: string]: string;
@@ -6155,7 +6171,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -6177,14 +6193,12 @@ export interface operations {
     Notes_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
                 /** @description Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default operator; `key[-operator]=value` negates it and also matches records where the value is unset; each parameter at most once; at most 10). The parameter itself has no name in the URL: each member of this object is one query parameter. */
-                filters?: {
-                    [key: string]: string;
-                };
+                filters?: components["parameters"]["filters"];
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
@@ -6243,7 +6257,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -6271,7 +6285,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -6484,10 +6498,10 @@ export interface operations {
     Objects_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
                 /** @description Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default operator; `key[-operator]=value` negates it and also matches records where the value is unset; each parameter at most once; at most 10). The parameter itself has no name in the URL: each member of this object is one query parameter. */
                 filters?: {
                     [key: string]: string;
@@ -6498,7 +6512,7 @@ export interface operations {
             };
             path: {
                 /** @description The slug of a custom object type */
-                entitySlug: string;
+                entitySlug: components["parameters"]["entitySlug"];
             };
             cookie?: never;
         };
@@ -6525,7 +6539,7 @@ export interface operations {
             };
             path: {
                 /** @description The slug of a custom object type */
-                entitySlug: string;
+                entitySlug: components["parameters"]["entitySlug"];
             };
             cookie?: never;
         };
@@ -6554,7 +6568,7 @@ export interface operations {
             };
             path: {
                 /** @description The slug of a custom object type */
-                entitySlug: string;
+                entitySlug: components["parameters"]["entitySlug"];
             };
             cookie?: never;
         };
@@ -6586,8 +6600,8 @@ export interface operations {
             };
             path: {
                 /** @description The slug of a custom object type */
-                entitySlug: string;
-                id: string;
+                entitySlug: components["parameters"]["entitySlug"];
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -6616,8 +6630,8 @@ export interface operations {
             };
             path: {
                 /** @description The slug of a custom object type */
-                entitySlug: string;
-                id: string;
+                entitySlug: components["parameters"]["entitySlug"];
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -6651,7 +6665,7 @@ export interface operations {
             };
             path: {
                 /** @description The slug of a custom object type */
-                entitySlug: string;
+                entitySlug: components["parameters"]["entitySlug"];
             };
             cookie?: never;
         };
@@ -6686,7 +6700,7 @@ export interface operations {
             };
             path: {
                 /** @description The slug of a custom object type */
-                entitySlug: string;
+                entitySlug: components["parameters"]["entitySlug"];
             };
             cookie?: never;
         };
@@ -6721,7 +6735,7 @@ export interface operations {
             };
             path: {
                 /** @description The slug of a custom object type */
-                entitySlug: string;
+                entitySlug: components["parameters"]["entitySlug"];
             };
             cookie?: never;
         };
@@ -6756,7 +6770,7 @@ export interface operations {
             };
             path: {
                 /** @description The slug of a custom object type */
-                entitySlug: string;
+                entitySlug: components["parameters"]["entitySlug"];
             };
             cookie?: never;
         };
@@ -6783,10 +6797,10 @@ export interface operations {
     Opportunities_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
                 /** @description Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default operator; `key[-operator]=value` negates it and also matches records where the value is unset; each parameter at most once; at most 10). The parameter itself has no name in the URL: each member of this object is one query parameter. */
                 filters?: {
                     [key: string]: string;
@@ -6849,7 +6863,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -6877,7 +6891,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -7058,7 +7072,7 @@ export interface operations {
                 q?: string;
                 /** @description Comma-separated record types to search (default: every type the key may read). Each needs its read scope (`contacts:read`, …; `objects:read` for custom types): naming one the key may not read is 403. */
                 types?: string;
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description The `nextCursor` of a previous page, unchanged. It carries its `q`, `types` and `limit`; given beside it, they must be its own. */
                 cursor?: string;
             };
@@ -7098,14 +7112,12 @@ export interface operations {
     Tasks_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
                 /** @description Filters, ANDed, each a query parameter `key[operator]=value` (`key=value` uses the field type’s default operator; `key[-operator]=value` negates it and also matches records where the value is unset; each parameter at most once; at most 10). The parameter itself has no name in the URL: each member of this object is one query parameter. */
-                filters?: {
-                    [key: string]: string;
-                };
+                filters?: components["parameters"]["filters"];
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
@@ -7164,7 +7176,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -7192,7 +7204,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -7369,10 +7381,10 @@ export interface operations {
     Webhooks_list: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
@@ -7452,7 +7464,7 @@ export interface operations {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -7493,7 +7505,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -7526,7 +7538,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -7549,16 +7561,16 @@ export interface operations {
     Webhooks_deliveries: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                limit?: components["parameters"]["limit"];
+                offset?: components["parameters"]["offset"];
                 /** @description The `nextCursor` of the page before: the next page in the same order, however many records were created since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), and without `offset`. */
-                cursor?: string;
+                cursor?: components["parameters"]["cursor"];
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -7607,7 +7619,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };
@@ -7654,7 +7666,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
-                id: string;
+                id: components["parameters"]["id"];
             };
             cookie?: never;
         };

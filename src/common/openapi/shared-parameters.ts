@@ -2,26 +2,31 @@ import type { OpenAPIObject, ParameterObject } from '@nestjs/swagger';
 import { operationsOf } from './operation-handlers';
 
 /**
- * The request headers the pipeline reads (Service-Version, Idempotency-Key), declared once in
- * `components.parameters` and referred to by every operation that takes them: the same parameter
- * object written on each operation is what a reader and a client generator would otherwise read
- * again and again. Of the variants of one header, the one most operations declare is shared.
+ * The parameters several operations declare alike — the request headers the pipeline reads
+ * (Service-Version, Idempotency-Key), the list routes' `limit`, `offset` and `cursor`, a path's
+ * `id` — declared once in `components.parameters` and referred to by each operation that takes
+ * them: the same parameter object written on each operation is what a reader and a client
+ * generator would otherwise read again and again. Of the variants of one parameter (say, a
+ * `limit` with another maximum), the one most operations declare is shared; the others stay on
+ * their operations.
  */
-export function shareHeaderParameters(document: OpenAPIObject): void {
+export function shareParameters(document: OpenAPIObject): void {
   const variants = new Map<string, Map<string, number>>();
   for (const operation of operationsOf(document)) {
     for (const parameter of operation.parameters ?? []) {
-      if ('$ref' in parameter || parameter.in !== 'header') continue;
-      const seen = variants.get(parameter.name) ?? new Map<string, number>();
+      if ('$ref' in parameter) continue;
+      const place = `${parameter.in} ${parameter.name}`;
+      const seen = variants.get(place) ?? new Map<string, number>();
       const key = JSON.stringify(parameter);
       seen.set(key, (seen.get(key) ?? 0) + 1);
-      variants.set(parameter.name, seen);
+      variants.set(place, seen);
     }
   }
+  const names = componentNames([...variants.keys()]);
   const shared = new Map<string, string>();
-  for (const [name, seen] of variants) {
+  for (const [place, seen] of variants) {
     const [key, count] = [...seen].sort(([, a], [, b]) => b - a)[0];
-    if (count > 1) shared.set(key, name);
+    if (count > 1) shared.set(key, names.get(place)!);
   }
   if (shared.size === 0) return;
   for (const operation of operationsOf(document)) {
@@ -36,4 +41,19 @@ export function shareHeaderParameters(document: OpenAPIObject): void {
       .sort(([a], [b]) => a.localeCompare(b)),
   );
   document.components = { ...document.components, parameters: { ...document.components?.parameters, ...parameters } };
+}
+
+/** A parameter's component is named by its name, and by where it goes too when two places share the name. */
+function componentNames(places: string[]): Map<string, string> {
+  const count = new Map<string, number>();
+  for (const place of places) {
+    const name = place.split(' ')[1];
+    count.set(name, (count.get(name) ?? 0) + 1);
+  }
+  return new Map(
+    places.map((place) => {
+      const [where, name] = place.split(' ');
+      return [place, count.get(name)! > 1 ? `${name}-${where}` : name];
+    }),
+  );
 }
