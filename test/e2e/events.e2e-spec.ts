@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Response } from 'supertest';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { SCOPES } from '../../src/common/auth/scopes';
 import { EventPruner } from '../../src/modules/events/event-pruner';
@@ -10,7 +11,7 @@ import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
 import { Entity, RecordsApi } from '../support/records';
-import { adminHeaders, v1Headers } from '../support/test-app';
+import { adminHeaders, testDatabaseUrl, v1Headers } from '../support/test-app';
 import { uploadFile } from '../support/transcripts';
 
 const HOUR = 3_600_000;
@@ -530,7 +531,8 @@ describe('the change feed, GET /v1/events', () => {
         return markCompleted(...args);
       });
       const noBytes = jest.spyOn(files, 'claimSweepable').mockResolvedValue([]);
-      const holder = dataSource.createQueryRunner();
+      // The gate is a session lock: its holder needs a session of its own, never a transaction pooler's.
+      const holder = new Client({ connectionString: process.env.TEST_DATABASE_DIRECT_URL ?? testDatabaseUrl() });
       try {
         await holder.connect();
         await holder.query(`SELECT pg_advisory_lock(${gate})`);
@@ -555,8 +557,7 @@ describe('the change feed, GET /v1/events', () => {
         expect(summary(events)).toEqual([`file.expired ${file.id}`]);
         expect(ok(await get(`/v1/files/${file.id}`)).body.status).toBe('EXPIRED');
       } finally {
-        await holder.query(`SELECT pg_advisory_unlock_all()`);
-        await holder.release();
+        await holder.end();
         gated.mockRestore();
         noBytes.mockRestore();
         await dataSource.query(`DROP TRIGGER ${trigger} ON files`);
