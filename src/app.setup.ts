@@ -11,7 +11,7 @@ import { shareParameters } from './common/openapi/shared-parameters';
 import { shareSuccessResponses } from './common/openapi/success-responses';
 import { documentSchemaComponents } from './common/openapi/schema-components';
 import { operationHandlers, operationIdOf } from './common/openapi/operation-handlers';
-import { documentPublicOperations } from './common/openapi/operation-security';
+import { documentOperationSecurity } from './common/openapi/operation-security';
 import { documentResponseHeaders } from './common/openapi/response-headers';
 import { SERVICE_VERSION } from './common/versioning/service-version';
 import { AppConfig } from './config/app-config';
@@ -91,7 +91,7 @@ export function buildOpenApiDocument(app: NestExpressApplication, config: AppCon
   );
   documentSchemaComponents(document);
   const handlers = operationHandlers(app);
-  documentPublicOperations(document, handlers);
+  documentOperationSecurity(document, handlers);
   documentResponseHeaders(document, handlers);
   documentErrorResponses(document, handlers);
   shareSuccessResponses(document);

@@ -1,5 +1,5 @@
 import { ApiError } from '../common/errors/api-error';
-import type { ErrorCode } from '../common/errors/error-codes';
+import { namedErrorCodes } from '../common/errors/error-responses';
 import { fieldTypeOf } from './field-types/registry';
 import { storable } from '../common/validation/storable-text';
 import { isPlainObject } from './field-types/values';
@@ -11,13 +11,13 @@ export { isPlainObject };
 export const MAX_RELATIONSHIP_IDS_PER_REQUEST = 25;
 
 /** What refuses a record write's body besides any body's validation: readRecordWrite, the link targets, the id limit. */
-export const RECORD_WRITE_ERRORS = [
+export const RECORD_WRITE_ERRORS = namedErrorCodes('RecordWrite', [
   'unknown_relationship',
   'invalid_operation',
   'read_only_field',
   'relationship_entity_missing',
   'relationship_write_limit_exceeded',
-] as const satisfies readonly ErrorCode[];
+]);
 const MAX_EXTERNAL_ID_LENGTH = 255;
 const BODY_MEMBERS = new Set(['fields', 'relationships', 'externalId']);
 

@@ -2,7 +2,7 @@ import { Controller, ForbiddenException, Get } from '@nestjs/common';
 import { Endpoint } from '../../src/common/auth/auth.decorators';
 import { ApiError } from '../../src/common/errors/api-error';
 import { ERROR_CODES, ERROR_TYPES, type ErrorCode, isErrorStatus } from '../../src/common/errors/error-codes';
-import { errorStatusDescription } from '../../src/common/errors/error-responses';
+import { errorStatusDescription, namedErrorCodeSets } from '../../src/common/errors/error-responses';
 import { catalogueMismatch, expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import { StdoutCapture } from '../support/log-capture';
@@ -133,10 +133,38 @@ describe('error catalogue', () => {
       expect(checked).toBeGreaterThan(100);
     });
 
+    it('names a shared error response for a named code set only when it lists all of that set’s codes of its status', () => {
+      const shared = (t.document.components!.responses ?? {}) as Responses;
+      const named = [...namedErrorCodeSets()];
+      let used = 0;
+      for (const [name, { description }] of Object.entries(shared)) {
+        const [prefix, ...parts] = name.split('_');
+        if (!/^E\d{3}$/.test(prefix)) continue;
+        const status = Number(prefix.slice(1));
+        const listed = new Set([...description.matchAll(/^- `([a-z_]+)`: /gm)].map(([, code]) => code));
+        for (const [setName, codes] of named.filter(([setName]) => parts.includes(setName))) {
+          const ofStatus = codes.filter((code) => ERROR_CODES[code].status === status);
+          expect({ name, setName, missing: ofStatus.filter((code) => !listed.has(code)) }).toEqual({
+            name,
+            setName,
+            missing: [],
+          });
+          expect(ofStatus.length).toBeGreaterThanOrEqual(2);
+          used += 1;
+        }
+      }
+      expect(used).toBeGreaterThan(0);
+    });
+
     it('lists on an operation only the codes it can answer: no slug conflict on a read', () => {
       const read = t.document.paths['/v1/notes/{id}'].get!.responses;
-      expect(read['409']).toEqual({ $ref: '#/components/responses/E409_DuplicateValue_Conflict' });
-      expect(read['404']).toEqual({ $ref: '#/components/responses/E404' });
+      const codesOf = (status: string) => {
+        const name = (read[status] as { $ref: string }).$ref.replace('#/components/responses/', '');
+        const { description } = t.document.components!.responses![name] as { description: string };
+        return [...description.matchAll(/^- `([a-z_]+)`: /gm)].map(([, code]) => code);
+      };
+      expect(codesOf('409')).toEqual(['duplicate_value', 'conflict']);
+      expect(codesOf('404')).toEqual(['not_found']);
     });
   });
 });

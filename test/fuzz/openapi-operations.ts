@@ -61,7 +61,9 @@ export function operationsOf(document: OpenAPIObject): Operation[] {
           required: parameter.required === true,
           schema: parameter.schema ?? {},
         }));
-      const securityNames = (value.security ?? []).flatMap((requirement) => Object.keys(requirement));
+      const securityNames = (value.security ?? document.security ?? []).flatMap((requirement) =>
+        Object.keys(requirement),
+      );
       operations.push({
         method: method.toUpperCase(),
         route,

@@ -127,7 +127,7 @@ type DocumentOperation = NonNullable<OpenAPIObject['paths'][string]['get']>;
 
 /**
  * Every operation of the document as `METHOD /path` → operation, its parameters resolved (shared
- * ones are `components.parameters`).
+ * ones are `components.parameters`) and its security the document's where it states none.
  */
 export function documentOperations(document: OpenAPIObject): Map<string, DocumentOperation> {
   const operations = new Map<string, DocumentOperation>();
@@ -136,7 +136,8 @@ export function documentOperations(document: OpenAPIObject): Map<string, Documen
       const operation = (item as Record<string, DocumentOperation | undefined>)[method];
       if (!operation) continue;
       const parameters = operation.parameters?.map((parameter) => resolved<ParameterObject>(document, parameter));
-      operations.set(`${method.toUpperCase()} ${path}`, { ...operation, parameters });
+      const security = operation.security ?? document.security;
+      operations.set(`${method.toUpperCase()} ${path}`, { ...operation, parameters, security });
     }
   }
   return operations;

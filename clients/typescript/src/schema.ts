@@ -204,13 +204,13 @@ export interface paths {
         };
         /**
          * List accounts, newest first, with ?key[operator]=value filters
-         * @description Scopes: accounts:read. Rate limit category: search.
+         * @description Scopes: accounts:read. Rate limit: search.
          */
         get: operations["Accounts_list"];
         put?: never;
         /**
          * Create an account
-         * @description Scopes: accounts:create. Rate limit category: write.
+         * @description Scopes: accounts:create. Rate limit: write.
          */
         post: operations["Accounts_create"];
         delete?: never;
@@ -228,13 +228,13 @@ export interface paths {
         };
         /**
          * Retrieve an account
-         * @description Scopes: accounts:read. Rate limit category: read.
+         * @description Scopes: accounts:read. Rate limit: read.
          */
         get: operations["Accounts_get"];
         put?: never;
         /**
          * Update an account: only the fields and relationships given change
-         * @description Scopes: accounts:update. Rate limit category: write.
+         * @description Scopes: accounts:update. Rate limit: write.
          */
         post: operations["Accounts_update"];
         delete?: never;
@@ -254,7 +254,7 @@ export interface paths {
         put?: never;
         /**
          * Create up to 100 accounts
-         * @description Scopes: accounts:create. Rate limit category: write.
+         * @description Scopes: accounts:create. Rate limit: write.
          */
         post: operations["Accounts_createMany"];
         delete?: never;
@@ -274,7 +274,7 @@ export interface paths {
         put?: never;
         /**
          * Update up to 100 accounts
-         * @description Scopes: accounts:update. Rate limit category: write.
+         * @description Scopes: accounts:update. Rate limit: write.
          */
         post: operations["Accounts_updateMany"];
         delete?: never;
@@ -294,7 +294,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update up to 100 accounts, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: accounts:create, accounts:update. Rate limit category: write.
+         * @description Scopes: accounts:create, accounts:update. Rate limit: write.
          */
         post: operations["Accounts_upsertMany"];
         delete?: never;
@@ -312,7 +312,7 @@ export interface paths {
         };
         /**
          * Field and relationship definitions of account records
-         * @description Scopes: accounts:read. Rate limit category: read.
+         * @description Scopes: accounts:read. Rate limit: read.
          */
         get: operations["Accounts_definitions"];
         put?: never;
@@ -334,7 +334,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update an account, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: accounts:create, accounts:update. Rate limit category: write.
+         * @description Scopes: accounts:create, accounts:update. Rate limit: write.
          */
         post: operations["Accounts_upsert"];
         delete?: never;
@@ -352,7 +352,7 @@ export interface paths {
         };
         /**
          * Check that the API key is active and read its scopes
-         * @description Scopes: none. Rate limit category: read.
+         * @description Scopes: none. Rate limit: read.
          */
         get: operations["Auth_validate"];
         put?: never;
@@ -372,13 +372,13 @@ export interface paths {
         };
         /**
          * List contacts, newest first, with ?key[operator]=value filters
-         * @description Scopes: contacts:read. Rate limit category: search.
+         * @description Scopes: contacts:read. Rate limit: search.
          */
         get: operations["Contacts_list"];
         put?: never;
         /**
          * Create a contact
-         * @description Scopes: contacts:create. Rate limit category: write.
+         * @description Scopes: contacts:create. Rate limit: write.
          */
         post: operations["Contacts_create"];
         delete?: never;
@@ -396,13 +396,13 @@ export interface paths {
         };
         /**
          * Retrieve a contact
-         * @description Scopes: contacts:read. Rate limit category: read.
+         * @description Scopes: contacts:read. Rate limit: read.
          */
         get: operations["Contacts_get"];
         put?: never;
         /**
          * Update a contact: only the fields and relationships given change
-         * @description Scopes: contacts:update. Rate limit category: write.
+         * @description Scopes: contacts:update. Rate limit: write.
          */
         post: operations["Contacts_update"];
         delete?: never;
@@ -422,7 +422,7 @@ export interface paths {
         put?: never;
         /**
          * Create up to 100 contacts
-         * @description Scopes: contacts:create. Rate limit category: write.
+         * @description Scopes: contacts:create. Rate limit: write.
          */
         post: operations["Contacts_createMany"];
         delete?: never;
@@ -442,7 +442,7 @@ export interface paths {
         put?: never;
         /**
          * Update up to 100 contacts
-         * @description Scopes: contacts:update. Rate limit category: write.
+         * @description Scopes: contacts:update. Rate limit: write.
          */
         post: operations["Contacts_updateMany"];
         delete?: never;
@@ -462,7 +462,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update up to 100 contacts, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: contacts:create, contacts:update. Rate limit category: write.
+         * @description Scopes: contacts:create, contacts:update. Rate limit: write.
          */
         post: operations["Contacts_upsertMany"];
         delete?: never;
@@ -480,7 +480,7 @@ export interface paths {
         };
         /**
          * Field and relationship definitions of contact records
-         * @description Scopes: contacts:read. Rate limit category: read.
+         * @description Scopes: contacts:read. Rate limit: read.
          */
         get: operations["Contacts_definitions"];
         put?: never;
@@ -502,7 +502,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update a contact, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: contacts:create, contacts:update. Rate limit category: write.
+         * @description Scopes: contacts:create, contacts:update. Rate limit: write.
          */
         post: operations["Contacts_upsert"];
         delete?: never;
@@ -520,7 +520,7 @@ export interface paths {
         };
         /**
          * The change feed: what changed in the workspace, oldest first
-         * @description Scopes: events:read. Rate limit category: search.
+         * @description Scopes: events:read. Rate limit: search.
          */
         get: operations["Events_feed"];
         put?: never;
@@ -540,13 +540,13 @@ export interface paths {
         };
         /**
          * List the files of the workspace, newest first
-         * @description Scopes: files:read. Rate limit category: search.
+         * @description Scopes: files:read. Rate limit: search.
          */
         get: operations["Files_list"];
         put?: never;
         /**
          * Create an upload session; PUT the bytes to uploadUrl with uploadHeaders, then complete
-         * @description Scopes: files:create. Rate limit category: write.
+         * @description Scopes: files:create. Rate limit: write.
          */
         post: operations["Files_create"];
         delete?: never;
@@ -564,7 +564,7 @@ export interface paths {
         };
         /**
          * Retrieve a file
-         * @description Scopes: files:read. Rate limit category: read.
+         * @description Scopes: files:read. Rate limit: read.
          */
         get: operations["Files_get"];
         put?: never;
@@ -586,7 +586,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a PENDING upload
-         * @description Scopes: files:create. Rate limit category: write.
+         * @description Scopes: files:create. Rate limit: write.
          */
         post: operations["Files_cancel"];
         delete?: never;
@@ -606,7 +606,7 @@ export interface paths {
         put?: never;
         /**
          * Complete an upload: checks the size and, when md5 is given, the checksum
-         * @description Scopes: files:create. Rate limit category: write.
+         * @description Scopes: files:create. Rate limit: write.
          */
         post: operations["Files_complete"];
         delete?: never;
@@ -624,7 +624,7 @@ export interface paths {
         };
         /**
          * A temporary download URL of a COMPLETED file
-         * @description Scopes: files:read. Rate limit category: read.
+         * @description Scopes: files:read. Rate limit: read.
          */
         get: operations["Files_url"];
         put?: never;
@@ -644,13 +644,13 @@ export interface paths {
         };
         /**
          * List the lists, newest first
-         * @description Scopes: lists:read. Rate limit category: search.
+         * @description Scopes: lists:read. Rate limit: search.
          */
         get: operations["Lists_list"];
         put?: never;
         /**
          * Create a list of accounts, contacts or opportunities
-         * @description Scopes: lists:create. Rate limit category: write.
+         * @description Scopes: lists:create. Rate limit: write.
          */
         post: operations["Lists_create"];
         delete?: never;
@@ -668,13 +668,13 @@ export interface paths {
         };
         /**
          * Retrieve a list
-         * @description Scopes: lists:read. Rate limit category: read.
+         * @description Scopes: lists:read. Rate limit: read.
          */
         get: operations["Lists_get"];
         put?: never;
         /**
          * Rename a list, or add and remove members
-         * @description Scopes: lists:update. Rate limit category: write.
+         * @description Scopes: lists:update. Rate limit: write.
          */
         post: operations["Lists_update"];
         delete?: never;
@@ -692,7 +692,7 @@ export interface paths {
         };
         /**
          * The accounts of a list, most recently added first
-         * @description Scopes: lists:read, accounts:read. Rate limit category: search.
+         * @description Scopes: lists:read, accounts:read. Rate limit: search.
          */
         get: operations["Lists_accounts"];
         put?: never;
@@ -712,7 +712,7 @@ export interface paths {
         };
         /**
          * The contacts of a list, most recently added first
-         * @description Scopes: lists:read, contacts:read. Rate limit category: search.
+         * @description Scopes: lists:read, contacts:read. Rate limit: search.
          */
         get: operations["Lists_contacts"];
         put?: never;
@@ -732,7 +732,7 @@ export interface paths {
         };
         /**
          * The opportunities of a list, most recently added first
-         * @description Scopes: lists:read, opportunities:read. Rate limit category: search.
+         * @description Scopes: lists:read, opportunities:read. Rate limit: search.
          */
         get: operations["Lists_opportunities"];
         put?: never;
@@ -752,13 +752,13 @@ export interface paths {
         };
         /**
          * List every meeting, newest first, redacted per the caller’s access
-         * @description Scopes: meetings:read. Rate limit category: search.
+         * @description Scopes: meetings:read. Rate limit: search.
          */
         get: operations["Meetings_list"];
         put?: never;
         /**
          * Create a past meeting, optionally with its transcript file
-         * @description Scopes: meetings:create. Rate limit category: write.
+         * @description Scopes: meetings:create. Rate limit: write.
          */
         post: operations["Meetings_create"];
         delete?: never;
@@ -776,13 +776,13 @@ export interface paths {
         };
         /**
          * Retrieve a meeting, redacted per the caller’s access
-         * @description Scopes: meetings:read. Rate limit category: read.
+         * @description Scopes: meetings:read. Rate limit: read.
          */
         get: operations["Meetings_get"];
         put?: never;
         /**
          * Change $privacySetting, or replace the transcript
-         * @description Scopes: meetings:update. Rate limit category: write.
+         * @description Scopes: meetings:update. Rate limit: write.
          */
         post: operations["Meetings_update"];
         delete?: never;
@@ -800,7 +800,7 @@ export interface paths {
         };
         /**
          * List the members of the workspace, newest first, with ?key[operator]=value filters
-         * @description Scopes: members:read. Rate limit category: search.
+         * @description Scopes: members:read. Rate limit: search.
          */
         get: operations["Members_list"];
         put?: never;
@@ -820,7 +820,7 @@ export interface paths {
         };
         /**
          * Retrieve a member
-         * @description Scopes: members:read. Rate limit category: read.
+         * @description Scopes: members:read. Rate limit: read.
          */
         get: operations["Members_get"];
         put?: never;
@@ -840,13 +840,13 @@ export interface paths {
         };
         /**
          * List notes, newest first, with ?key[operator]=value filters
-         * @description Scopes: notes:read. Rate limit category: search.
+         * @description Scopes: notes:read. Rate limit: search.
          */
         get: operations["Notes_list"];
         put?: never;
         /**
          * Create a note
-         * @description Scopes: notes:create. Rate limit category: write.
+         * @description Scopes: notes:create. Rate limit: write.
          */
         post: operations["Notes_create"];
         delete?: never;
@@ -864,13 +864,13 @@ export interface paths {
         };
         /**
          * Retrieve a note
-         * @description Scopes: notes:read. Rate limit category: read.
+         * @description Scopes: notes:read. Rate limit: read.
          */
         get: operations["Notes_get"];
         put?: never;
         /**
          * Update a note: only the fields and relationships given change
-         * @description Scopes: notes:update. Rate limit category: write.
+         * @description Scopes: notes:update. Rate limit: write.
          */
         post: operations["Notes_update"];
         delete?: never;
@@ -890,7 +890,7 @@ export interface paths {
         put?: never;
         /**
          * Create up to 100 notes
-         * @description Scopes: notes:create. Rate limit category: write.
+         * @description Scopes: notes:create. Rate limit: write.
          */
         post: operations["Notes_createMany"];
         delete?: never;
@@ -910,7 +910,7 @@ export interface paths {
         put?: never;
         /**
          * Update up to 100 notes
-         * @description Scopes: notes:update. Rate limit category: write.
+         * @description Scopes: notes:update. Rate limit: write.
          */
         post: operations["Notes_updateMany"];
         delete?: never;
@@ -930,7 +930,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update up to 100 notes, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: notes:create, notes:update. Rate limit category: write.
+         * @description Scopes: notes:create, notes:update. Rate limit: write.
          */
         post: operations["Notes_upsertMany"];
         delete?: never;
@@ -948,7 +948,7 @@ export interface paths {
         };
         /**
          * Field and relationship definitions of note records
-         * @description Scopes: notes:read. Rate limit category: read.
+         * @description Scopes: notes:read. Rate limit: read.
          */
         get: operations["Notes_definitions"];
         put?: never;
@@ -970,7 +970,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update a note, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: notes:create, notes:update. Rate limit category: write.
+         * @description Scopes: notes:create, notes:update. Rate limit: write.
          */
         post: operations["Notes_upsert"];
         delete?: never;
@@ -988,7 +988,7 @@ export interface paths {
         };
         /**
          * List the custom object types (not paged)
-         * @description Scopes: objects:read. Rate limit category: read.
+         * @description Scopes: objects:read. Rate limit: read.
          */
         get: operations["Objects_types"];
         put?: never;
@@ -1008,7 +1008,7 @@ export interface paths {
         };
         /**
          * List the records of a custom type, newest first, with ?key[operator]=value filters
-         * @description Scopes: objects:read. Rate limit category: search.
+         * @description Scopes: objects:read. Rate limit: search.
          */
         get: operations["Objects_list"];
         put?: never;
@@ -1028,7 +1028,7 @@ export interface paths {
         };
         /**
          * Field and relationship definitions of a custom type
-         * @description Scopes: objects:read. Rate limit category: read.
+         * @description Scopes: objects:read. Rate limit: read.
          */
         get: operations["Objects_definitions"];
         put?: never;
@@ -1050,7 +1050,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custom object record
-         * @description Scopes: objects:create. Rate limit category: write.
+         * @description Scopes: objects:create. Rate limit: write.
          */
         post: operations["Objects_create"];
         delete?: never;
@@ -1068,13 +1068,13 @@ export interface paths {
         };
         /**
          * Retrieve a custom object record
-         * @description Scopes: objects:read. Rate limit category: read.
+         * @description Scopes: objects:read. Rate limit: read.
          */
         get: operations["Objects_get"];
         put?: never;
         /**
          * Update a custom object record: only the fields and relationships given change
-         * @description Scopes: objects:update. Rate limit category: write.
+         * @description Scopes: objects:update. Rate limit: write.
          */
         post: operations["Objects_update"];
         delete?: never;
@@ -1094,7 +1094,7 @@ export interface paths {
         put?: never;
         /**
          * Create up to 100 custom object records
-         * @description Scopes: objects:create. Rate limit category: write.
+         * @description Scopes: objects:create. Rate limit: write.
          */
         post: operations["Objects_createMany"];
         delete?: never;
@@ -1114,7 +1114,7 @@ export interface paths {
         put?: never;
         /**
          * Update up to 100 custom object records
-         * @description Scopes: objects:update. Rate limit category: write.
+         * @description Scopes: objects:update. Rate limit: write.
          */
         post: operations["Objects_updateMany"];
         delete?: never;
@@ -1134,7 +1134,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update up to 100 custom object records, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: objects:create, objects:update. Rate limit category: write.
+         * @description Scopes: objects:create, objects:update. Rate limit: write.
          */
         post: operations["Objects_upsertMany"];
         delete?: never;
@@ -1154,7 +1154,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update a custom object record, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: objects:create, objects:update. Rate limit category: write.
+         * @description Scopes: objects:create, objects:update. Rate limit: write.
          */
         post: operations["Objects_upsert"];
         delete?: never;
@@ -1172,13 +1172,13 @@ export interface paths {
         };
         /**
          * List opportunities, newest first, with ?key[operator]=value filters
-         * @description Scopes: opportunities:read. Rate limit category: search.
+         * @description Scopes: opportunities:read. Rate limit: search.
          */
         get: operations["Opportunities_list"];
         put?: never;
         /**
          * Create an opportunity
-         * @description Scopes: opportunities:create. Rate limit category: write.
+         * @description Scopes: opportunities:create. Rate limit: write.
          */
         post: operations["Opportunities_create"];
         delete?: never;
@@ -1196,13 +1196,13 @@ export interface paths {
         };
         /**
          * Retrieve an opportunity
-         * @description Scopes: opportunities:read. Rate limit category: read.
+         * @description Scopes: opportunities:read. Rate limit: read.
          */
         get: operations["Opportunities_get"];
         put?: never;
         /**
          * Update an opportunity: only the fields and relationships given change
-         * @description Scopes: opportunities:update. Rate limit category: write.
+         * @description Scopes: opportunities:update. Rate limit: write.
          */
         post: operations["Opportunities_update"];
         delete?: never;
@@ -1222,7 +1222,7 @@ export interface paths {
         put?: never;
         /**
          * Create up to 100 opportunities
-         * @description Scopes: opportunities:create. Rate limit category: write.
+         * @description Scopes: opportunities:create. Rate limit: write.
          */
         post: operations["Opportunities_createMany"];
         delete?: never;
@@ -1242,7 +1242,7 @@ export interface paths {
         put?: never;
         /**
          * Update up to 100 opportunities
-         * @description Scopes: opportunities:update. Rate limit category: write.
+         * @description Scopes: opportunities:update. Rate limit: write.
          */
         post: operations["Opportunities_updateMany"];
         delete?: never;
@@ -1262,7 +1262,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update up to 100 opportunities, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: opportunities:create, opportunities:update. Rate limit category: write.
+         * @description Scopes: opportunities:create, opportunities:update. Rate limit: write.
          */
         post: operations["Opportunities_upsertMany"];
         delete?: never;
@@ -1280,7 +1280,7 @@ export interface paths {
         };
         /**
          * Field and relationship definitions of opportunity records
-         * @description Scopes: opportunities:read. Rate limit category: read.
+         * @description Scopes: opportunities:read. Rate limit: read.
          */
         get: operations["Opportunities_definitions"];
         put?: never;
@@ -1302,7 +1302,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update an opportunity, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: opportunities:create, opportunities:update. Rate limit category: write.
+         * @description Scopes: opportunities:create, opportunities:update. Rate limit: write.
          */
         post: operations["Opportunities_upsert"];
         delete?: never;
@@ -1320,7 +1320,7 @@ export interface paths {
         };
         /**
          * Search records of every type, best match first
-         * @description Scopes: none. Rate limit category: search.
+         * @description Scopes: none. Rate limit: search.
          */
         get: operations["Search_find"];
         put?: never;
@@ -1340,13 +1340,13 @@ export interface paths {
         };
         /**
          * List tasks, newest first, with ?key[operator]=value filters
-         * @description Scopes: tasks:read. Rate limit category: search.
+         * @description Scopes: tasks:read. Rate limit: search.
          */
         get: operations["Tasks_list"];
         put?: never;
         /**
          * Create a task
-         * @description Scopes: tasks:create. Rate limit category: write.
+         * @description Scopes: tasks:create. Rate limit: write.
          */
         post: operations["Tasks_create"];
         delete?: never;
@@ -1364,13 +1364,13 @@ export interface paths {
         };
         /**
          * Retrieve a task
-         * @description Scopes: tasks:read. Rate limit category: read.
+         * @description Scopes: tasks:read. Rate limit: read.
          */
         get: operations["Tasks_get"];
         put?: never;
         /**
          * Update a task: only the fields and relationships given change
-         * @description Scopes: tasks:update. Rate limit category: write.
+         * @description Scopes: tasks:update. Rate limit: write.
          */
         post: operations["Tasks_update"];
         delete?: never;
@@ -1390,7 +1390,7 @@ export interface paths {
         put?: never;
         /**
          * Create up to 100 tasks
-         * @description Scopes: tasks:create. Rate limit category: write.
+         * @description Scopes: tasks:create. Rate limit: write.
          */
         post: operations["Tasks_createMany"];
         delete?: never;
@@ -1410,7 +1410,7 @@ export interface paths {
         put?: never;
         /**
          * Update up to 100 tasks
-         * @description Scopes: tasks:update. Rate limit category: write.
+         * @description Scopes: tasks:update. Rate limit: write.
          */
         post: operations["Tasks_updateMany"];
         delete?: never;
@@ -1430,7 +1430,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update up to 100 tasks, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: tasks:create, tasks:update. Rate limit category: write.
+         * @description Scopes: tasks:create, tasks:update. Rate limit: write.
          */
         post: operations["Tasks_upsertMany"];
         delete?: never;
@@ -1448,7 +1448,7 @@ export interface paths {
         };
         /**
          * Field and relationship definitions of task records
-         * @description Scopes: tasks:read. Rate limit category: read.
+         * @description Scopes: tasks:read. Rate limit: read.
          */
         get: operations["Tasks_definitions"];
         put?: never;
@@ -1470,7 +1470,7 @@ export interface paths {
         put?: never;
         /**
          * Create or update a task, matched on externalId or on one of the type’s unique fields
-         * @description Scopes: tasks:create, tasks:update. Rate limit category: write.
+         * @description Scopes: tasks:create, tasks:update. Rate limit: write.
          */
         post: operations["Tasks_upsert"];
         delete?: never;
@@ -1488,13 +1488,13 @@ export interface paths {
         };
         /**
          * List the webhook endpoints of the workspace, newest first
-         * @description Scopes: webhooks:read. Rate limit category: search.
+         * @description Scopes: webhooks:read. Rate limit: search.
          */
         get: operations["Webhooks_list"];
         put?: never;
         /**
          * Create a webhook endpoint: the answer holds its signing secret, shown only here
-         * @description Scopes: webhooks:write. Rate limit category: write.
+         * @description Scopes: webhooks:write. Rate limit: write.
          */
         post: operations["Webhooks_create"];
         delete?: never;
@@ -1512,18 +1512,18 @@ export interface paths {
         };
         /**
          * Retrieve a webhook endpoint
-         * @description Scopes: webhooks:read. Rate limit category: read.
+         * @description Scopes: webhooks:read. Rate limit: read.
          */
         get: operations["Webhooks_get"];
         put?: never;
         /**
          * Change a webhook endpoint’s URL, event types, description or status
-         * @description Scopes: webhooks:write. Rate limit category: write.
+         * @description Scopes: webhooks:write. Rate limit: write.
          */
         post: operations["Webhooks_update"];
         /**
          * Delete a webhook endpoint and its delivery log: no attempt is made after this
-         * @description Scopes: webhooks:write. Rate limit category: write.
+         * @description Scopes: webhooks:write. Rate limit: write.
          */
         delete: operations["Webhooks_delete"];
         options?: never;
@@ -1540,7 +1540,7 @@ export interface paths {
         };
         /**
          * The delivery attempts of a webhook endpoint, newest first
-         * @description Scopes: webhooks:read. Rate limit category: search.
+         * @description Scopes: webhooks:read. Rate limit: search.
          */
         get: operations["Webhooks_deliveries"];
         put?: never;
@@ -1562,7 +1562,7 @@ export interface paths {
         put?: never;
         /**
          * Send an event the endpoint was sent before again, now: answers the new attempt
-         * @description Scopes: webhooks:write. Rate limit category: write.
+         * @description Scopes: webhooks:write. Rate limit: write.
          */
         post: operations["Webhooks_redeliver"];
         delete?: never;
@@ -1582,7 +1582,7 @@ export interface paths {
         put?: never;
         /**
          * A new signing secret, shown only here; the previous one keeps signing beside it for 24 hours
-         * @description Scopes: webhooks:write. Rate limit category: write.
+         * @description Scopes: webhooks:write. Rate limit: write.
          */
         post: operations["Webhooks_rotateSecret"];
         delete?: never;
@@ -3236,12 +3236,10 @@ export interface components {
         /**
          * @description Type `bad_request`; `error.code` is one of:
          *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
-         *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
          *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
-         *     - `invalid_filter`: A filter the type or field cannot apply.
          *     - `version_header`: Service-Version is missing or not the supported version.
          */
-        E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader: {
+        E400: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3270,35 +3268,10 @@ export interface components {
          *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
          *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
          *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
-         */
-        E400_InvalidJson_UnknownField_InvalidType_Unmetered: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "bad_request",
-                 *         "code": "invalid_json",
-                 *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `bad_request`; `error.code` is one of:
-         *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
-         *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
-         *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
-         *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
          *     - `version_header`: Service-Version is missing or not the supported version.
          *     - `idempotency_key_too_long`: Idempotency-Key is too long.
          */
-        E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong: {
+        E400_BodyValidation_IdempotencyKeyTooLong: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3332,7 +3305,7 @@ export interface components {
          *     - `version_header`: Service-Version is missing or not the supported version.
          *     - `idempotency_key_too_long`: Idempotency-Key is too long.
          */
-        E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong: {
+        E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3340,6 +3313,61 @@ export interface components {
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "bad_request",
+                 *         "code": "invalid_json",
+                 *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `bad_request`; `error.code` is one of:
+         *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+         *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+         *     - `version_header`: Service-Version is missing or not the supported version.
+         *     - `idempotency_key_too_long`: Idempotency-Key is too long.
+         */
+        E400_IdempotencyKeyTooLong: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "bad_request",
+                 *         "code": "invalid_json",
+                 *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `bad_request`; `error.code` is one of:
+         *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+         *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
+         *     - `invalid_type`: A value of the wrong JSON type, or outside an enum or option set.
+         *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+         */
+        E400_InvalidJson_BodyValidation_Unmetered: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
@@ -3381,40 +3409,12 @@ export interface components {
         /**
          * @description Type `bad_request`; `error.code` is one of:
          *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
+         *     - `unknown_field`: A field or body member the type or route does not define (`__proto__` and `constructor` included).
          *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
+         *     - `invalid_filter`: A filter the type or field cannot apply.
          *     - `version_header`: Service-Version is missing or not the supported version.
          */
-        E400_InvalidJson_VersionHeader: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "bad_request",
-                 *         "code": "invalid_json",
-                 *         "message": "The body is not valid JSON, not an object, or nested more than 64 levels deep."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `bad_request`; `error.code` is one of:
-         *     - `invalid_json`: The body is not valid JSON, not an object, or nested more than 64 levels deep.
-         *     - `invalid_parameter`: A bad query parameter: `limit` outside 1..25, `offset` below 0, or any query parameter on a route that takes none.
-         *     - `version_header`: Service-Version is missing or not the supported version.
-         *     - `idempotency_key_too_long`: Idempotency-Key is too long.
-         */
-        E400_InvalidJson_VersionHeader_IdempotencyKeyTooLong: {
+        E400_UnknownField_InvalidFilter: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3485,7 +3485,7 @@ export interface components {
          * @description Type `forbidden`; `error.code` is one of:
          *     - `insufficient_scope`: The API key lacks a scope the operation requires.
          */
-        E403_InsufficientScope: {
+        E403: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3513,7 +3513,7 @@ export interface components {
          *     - `insufficient_scope`: The API key lacks a scope the operation requires.
          *     - `not_permitted`: The member may not do this.
          */
-        E403_InsufficientScope_NotPermitted: {
+        E403_NotPermitted: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3540,7 +3540,7 @@ export interface components {
          * @description Type `forbidden`; `error.code` is one of:
          *     - `invalid_signature`: A signed file URL this service did not issue, or one past its expiry.
          */
-        E403_InvalidSignature_Unmetered: {
+        E403_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3612,7 +3612,7 @@ export interface components {
          *     - `duplicate_value`: A value that must be unique is already taken.
          *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
          */
-        E409_DuplicateValue_Conflict: {
+        E409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3640,7 +3640,7 @@ export interface components {
          *     - `duplicate_value`: A value that must be unique is already taken.
          *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
          */
-        E409_DuplicateValue_Conflict_Unmetered: {
+        E409_Database_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3664,7 +3664,7 @@ export interface components {
          *     - `duplicate_slug`: The slug or key is already used in this workspace, or by a system type.
          *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
          */
-        E409_DuplicateValue_DuplicateSlug_Conflict_Unmetered: {
+        E409_DuplicateSlug_Database_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -3686,10 +3686,39 @@ export interface components {
          * @description Type `conflict`; `error.code` is one of:
          *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
          *     - `duplicate_value`: A value that must be unique is already taken.
+         *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
+         */
+        E409_IdempotencyConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "conflict",
+                 *         "code": "idempotency_conflict",
+                 *         "message": "A request with this Idempotency-Key is still running."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `conflict`; `error.code` is one of:
+         *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
+         *     - `duplicate_value`: A value that must be unique is already taken.
          *     - `ambiguous_match`: An upsert’s match value (of a multi-valued unique field) is held by more than one record.
          *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
          */
-        E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict: {
+        E409_IdempotencyConflict_AmbiguousMatch: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3717,40 +3746,11 @@ export interface components {
         };
         /**
          * @description Type `conflict`; `error.code` is one of:
-         *     - `idempotency_conflict`: A request with this Idempotency-Key is still running.
-         *     - `duplicate_value`: A value that must be unique is already taken.
-         *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
-         */
-        E409_IdempotencyConflict_DuplicateValue_Conflict: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "conflict",
-                 *         "code": "idempotency_conflict",
-                 *         "message": "A request with this Idempotency-Key is still running."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `conflict`; `error.code` is one of:
          *     - `invalid_state`: The resource is not in a state that allows this.
          *     - `duplicate_value`: A value that must be unique is already taken.
          *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
          */
-        E409_InvalidState_DuplicateValue_Conflict: {
+        E409_InvalidState: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3780,7 +3780,7 @@ export interface components {
          *     - `duplicate_value`: A value that must be unique is already taken.
          *     - `conflict`: The database aborted the request because it collided with a concurrent one: retry it.
          */
-        E409_InvalidState_IdempotencyConflict_DuplicateValue_Conflict: {
+        E409_InvalidState_IdempotencyConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3871,6 +3871,161 @@ export interface components {
         };
         /**
          * @description Type `unprocessable_content`; `error.code` is one of:
+         *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+         *     - `invalid_value`: A well-typed value a rule refuses.
+         *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
+         *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
+         *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+         */
+        E422_BodyValidation_ChecksumMismatch_SizeMismatch_IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "unprocessable_content",
+                 *         "code": "parameter_missing",
+                 *         "message": "A required field, relationship or body member is absent or null."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `unprocessable_content`; `error.code` is one of:
+         *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+         *     - `invalid_value`: A well-typed value a rule refuses.
+         *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
+         *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+         */
+        E422_BodyValidation_FileConstraint_IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "unprocessable_content",
+                 *         "code": "parameter_missing",
+                 *         "message": "A required field, relationship or body member is absent or null."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `unprocessable_content`; `error.code` is one of:
+         *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+         *     - `invalid_value`: A well-typed value a rule refuses.
+         *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+         */
+        E422_BodyValidation_IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "unprocessable_content",
+                 *         "code": "parameter_missing",
+                 *         "message": "A required field, relationship or body member is absent or null."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `unprocessable_content`; `error.code` is one of:
+         *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+         *     - `read_only_field`: A value the service maintains or fixes.
+         *     - `invalid_value`: A well-typed value a rule refuses.
+         *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+         *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+         *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+         */
+        E422_BodyValidation_RecordWrite_IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "unprocessable_content",
+                 *         "code": "parameter_missing",
+                 *         "message": "A required field, relationship or body member is absent or null."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `unprocessable_content`; `error.code` is one of:
+         *     - `parameter_missing`: A required field, relationship or body member is absent or null.
+         *     - `read_only_field`: A value the service maintains or fixes.
+         *     - `invalid_value`: A well-typed value a rule refuses.
+         *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
+         *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
+         *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
+         *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
+         */
+        E422_BodyValidation_RecordWrite_ObjectTypeMismatch_IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "unprocessable_content",
+                 *         "code": "parameter_missing",
+                 *         "message": "A required field, relationship or body member is absent or null."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `unprocessable_content`; `error.code` is one of:
          *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
          */
         E422_IdempotencyKeyReused: {
@@ -3927,99 +4082,9 @@ export interface components {
          * @description Type `unprocessable_content`; `error.code` is one of:
          *     - `parameter_missing`: A required field, relationship or body member is absent or null.
          *     - `invalid_value`: A well-typed value a rule refuses.
-         *     - `checksum_mismatch`: The uploaded bytes do not have the given checksum.
-         *     - `size_mismatch`: The uploaded bytes are missing or not the announced size.
-         *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
-         */
-        E422_ParameterMissing_InvalidValue_ChecksumMismatch_SizeMismatch_IdempotencyKeyReused: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "unprocessable_content",
-                 *         "code": "parameter_missing",
-                 *         "message": "A required field, relationship or body member is absent or null."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `unprocessable_content`; `error.code` is one of:
-         *     - `parameter_missing`: A required field, relationship or body member is absent or null.
-         *     - `invalid_value`: A well-typed value a rule refuses.
-         *     - `file_constraint`: A MIME type or size the file’s purpose does not allow.
-         *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
-         */
-        E422_ParameterMissing_InvalidValue_FileConstraint_IdempotencyKeyReused: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "unprocessable_content",
-                 *         "code": "parameter_missing",
-                 *         "message": "A required field, relationship or body member is absent or null."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `unprocessable_content`; `error.code` is one of:
-         *     - `parameter_missing`: A required field, relationship or body member is absent or null.
-         *     - `invalid_value`: A well-typed value a rule refuses.
-         *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
-         */
-        E422_ParameterMissing_InvalidValue_IdempotencyKeyReused: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "unprocessable_content",
-                 *         "code": "parameter_missing",
-                 *         "message": "A required field, relationship or body member is absent or null."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `unprocessable_content`; `error.code` is one of:
-         *     - `parameter_missing`: A required field, relationship or body member is absent or null.
-         *     - `invalid_value`: A well-typed value a rule refuses.
          *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
          */
-        E422_ParameterMissing_InvalidValue_RelationshipEntityMissing_Unmetered: {
+        E422_RelationshipEntityMissing_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -4042,74 +4107,9 @@ export interface components {
          *     - `parameter_missing`: A required field, relationship or body member is absent or null.
          *     - `invalid_value`: A well-typed value a rule refuses.
          */
-        E422_ParameterMissing_InvalidValue_Unmetered: {
+        E422_Unmetered: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "unprocessable_content",
-                 *         "code": "parameter_missing",
-                 *         "message": "A required field, relationship or body member is absent or null."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `unprocessable_content`; `error.code` is one of:
-         *     - `parameter_missing`: A required field, relationship or body member is absent or null.
-         *     - `read_only_field`: A value the service maintains or fixes.
-         *     - `invalid_value`: A well-typed value a rule refuses.
-         *     - `object_type_mismatch`: Records of another object type than the list or relationship holds.
-         *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
-         *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
-         *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
-         */
-        E422_ParameterMissing_ReadOnlyField_InvalidValue_ObjectTypeMismatch_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "type": "unprocessable_content",
-                 *         "code": "parameter_missing",
-                 *         "message": "A required field, relationship or body member is absent or null."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorResponseDto"];
-            };
-        };
-        /**
-         * @description Type `unprocessable_content`; `error.code` is one of:
-         *     - `parameter_missing`: A required field, relationship or body member is absent or null.
-         *     - `read_only_field`: A value the service maintains or fixes.
-         *     - `invalid_value`: A well-typed value a rule refuses.
-         *     - `relationship_entity_missing`: An id that names no record (or member, or file) of this workspace.
-         *     - `relationship_write_limit_exceeded`: More relationship ids in one request than allowed.
-         *     - `idempotency_key_reused`: The Idempotency-Key was used with another method, path or body.
-         */
-        E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -4554,7 +4554,7 @@ export interface operations {
             400: components["responses"]["E400_InvalidJson_Unmetered"];
             401: components["responses"]["E401"];
             404: components["responses"]["E404_Unmetered"];
-            409: components["responses"]["E409_DuplicateValue_Conflict_Unmetered"];
+            409: components["responses"]["E409_Database_Unmetered"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429_Unmetered"];
@@ -4584,13 +4584,13 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_BodyValidation_Unmetered"];
             401: components["responses"]["E401"];
             404: components["responses"]["E404_Unmetered"];
-            409: components["responses"]["E409_DuplicateValue_Conflict_Unmetered"];
+            409: components["responses"]["E409_Database_Unmetered"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_Unmetered"];
+            422: components["responses"]["E422_Unmetered"];
             429: components["responses"]["E429_Unmetered"];
             500: components["responses"]["E500_Unmetered"];
             503: components["responses"]["E503_Unmetered"];
@@ -4620,13 +4620,13 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_BodyValidation_Unmetered"];
             401: components["responses"]["E401"];
             404: components["responses"]["E404_Unmetered"];
-            409: components["responses"]["E409_DuplicateValue_Conflict_Unmetered"];
+            409: components["responses"]["E409_Database_Unmetered"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_RelationshipEntityMissing_Unmetered"];
+            422: components["responses"]["E422_RelationshipEntityMissing_Unmetered"];
             429: components["responses"]["E429_Unmetered"];
             500: components["responses"]["E500_Unmetered"];
             503: components["responses"]["E503_Unmetered"];
@@ -4656,13 +4656,13 @@ export interface operations {
                     "application/json": components["schemas"]["EntityEnvelopeDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_BodyValidation_Unmetered"];
             401: components["responses"]["E401"];
             404: components["responses"]["E404_Unmetered"];
-            409: components["responses"]["E409_DuplicateValue_Conflict_Unmetered"];
+            409: components["responses"]["E409_Database_Unmetered"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_Unmetered"];
+            422: components["responses"]["E422_Unmetered"];
             429: components["responses"]["E429_Unmetered"];
             500: components["responses"]["E500_Unmetered"];
             503: components["responses"]["E503_Unmetered"];
@@ -4684,13 +4684,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Definitions_Unmetered"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_BodyValidation_Unmetered"];
             401: components["responses"]["E401"];
             404: components["responses"]["E404_Unmetered"];
-            409: components["responses"]["E409_DuplicateValue_DuplicateSlug_Conflict_Unmetered"];
+            409: components["responses"]["E409_DuplicateSlug_Database_Unmetered"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_Unmetered"];
+            422: components["responses"]["E422_Unmetered"];
             429: components["responses"]["E429_Unmetered"];
             500: components["responses"]["E500_Unmetered"];
             503: components["responses"]["E503_Unmetered"];
@@ -4713,13 +4713,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Definitions_Unmetered"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_BodyValidation_Unmetered"];
             401: components["responses"]["E401"];
             404: components["responses"]["E404_Unmetered"];
-            409: components["responses"]["E409_DuplicateValue_DuplicateSlug_Conflict_Unmetered"];
+            409: components["responses"]["E409_DuplicateSlug_Database_Unmetered"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_Unmetered"];
+            422: components["responses"]["E422_Unmetered"];
             429: components["responses"]["E429_Unmetered"];
             500: components["responses"]["E500_Unmetered"];
             503: components["responses"]["E503_Unmetered"];
@@ -4742,13 +4742,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Definitions_Unmetered"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_BodyValidation_Unmetered"];
             401: components["responses"]["E401"];
             404: components["responses"]["E404_Unmetered"];
-            409: components["responses"]["E409_DuplicateValue_DuplicateSlug_Conflict_Unmetered"];
+            409: components["responses"]["E409_DuplicateSlug_Database_Unmetered"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_Unmetered"];
+            422: components["responses"]["E422_Unmetered"];
             429: components["responses"]["E429_Unmetered"];
             500: components["responses"]["E500_Unmetered"];
             503: components["responses"]["E503_Unmetered"];
@@ -4783,7 +4783,7 @@ export interface operations {
                     "*/*": string;
                 };
             };
-            403: components["responses"]["E403_InvalidSignature_Unmetered"];
+            403: components["responses"]["E403_Unmetered"];
             404: components["responses"]["E404_Unmetered"];
             500: components["responses"]["E500_Unmetered"];
             503: components["responses"]["E503_Unmetered"];
@@ -4867,7 +4867,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            403: components["responses"]["E403_InvalidSignature_Unmetered"];
+            403: components["responses"]["E403_Unmetered"];
             404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_InvalidState_Unmetered"];
             413: components["responses"]["E413"];
@@ -4897,10 +4897,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelopePage"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            400: components["responses"]["E400_UnknownField_InvalidFilter"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -4926,13 +4926,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -4952,11 +4952,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -4984,14 +4984,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5016,14 +5016,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5048,14 +5048,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5080,14 +5080,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5105,10 +5105,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Definitions"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5134,14 +5134,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["UpsertAnswer_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5172,9 +5172,9 @@ export interface operations {
                     "application/json": components["schemas"]["KeyValidationDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5203,10 +5203,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelopePage"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            400: components["responses"]["E400_UnknownField_InvalidFilter"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5232,13 +5232,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5258,11 +5258,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5290,14 +5290,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5322,14 +5322,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5354,14 +5354,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5386,14 +5386,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5411,10 +5411,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Definitions"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5440,14 +5440,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["UpsertAnswer_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5484,10 +5484,10 @@ export interface operations {
                     "application/json": components["schemas"]["EventPageDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5533,10 +5533,10 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5576,13 +5576,13 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedFileDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope_NotPermitted"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            403: components["responses"]["E403_NotPermitted"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_FileConstraint_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_FileConstraint_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5615,11 +5615,11 @@ export interface operations {
                     "application/json": components["schemas"]["FileDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5647,14 +5647,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["File_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_InvalidState_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_InvalidState_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5680,14 +5680,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["File_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_InvalidState_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_InvalidState_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_ChecksumMismatch_SizeMismatch_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_ChecksumMismatch_SizeMismatch_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5720,11 +5720,11 @@ export interface operations {
                     "application/json": components["schemas"]["FileUrlDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_InvalidState_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_InvalidState"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5770,10 +5770,10 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5799,13 +5799,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["List_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_ObjectTypeMismatch_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_ObjectTypeMismatch_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5838,11 +5838,11 @@ export interface operations {
                     "application/json": components["schemas"]["ListDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -5870,14 +5870,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["List_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_ObjectTypeMismatch_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_ObjectTypeMismatch_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5902,11 +5902,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelopePage"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_ObjectTypeMismatch"];
@@ -5934,11 +5934,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelopePage"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_ObjectTypeMismatch"];
@@ -5966,11 +5966,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelopePage"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_ObjectTypeMismatch"];
@@ -6019,10 +6019,10 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            400: components["responses"]["E400_UnknownField_InvalidFilter"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6048,13 +6048,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Meeting_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6087,11 +6087,11 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6119,14 +6119,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Meeting_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope_NotPermitted"];
+            403: components["responses"]["E403_NotPermitted"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6153,10 +6153,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelopePage"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            400: components["responses"]["E400_UnknownField_InvalidFilter"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6178,11 +6178,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6209,10 +6209,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelopePage"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            400: components["responses"]["E400_UnknownField_InvalidFilter"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6238,13 +6238,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6264,11 +6264,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6296,14 +6296,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6328,14 +6328,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6360,14 +6360,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6392,14 +6392,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6417,10 +6417,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Definitions"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6446,14 +6446,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["UpsertAnswer_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6484,10 +6484,10 @@ export interface operations {
                     "application/json": components["schemas"]["ObjectTypeListDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6519,11 +6519,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelopePage"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            400: components["responses"]["E400_UnknownField_InvalidFilter"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6546,11 +6546,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Definitions"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6579,14 +6579,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6608,11 +6608,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6642,14 +6642,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6677,14 +6677,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6712,14 +6712,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6747,14 +6747,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6781,14 +6781,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["UpsertAnswer_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6815,10 +6815,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelopePage"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            400: components["responses"]["E400_UnknownField_InvalidFilter"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6844,13 +6844,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6870,11 +6870,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -6902,14 +6902,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6934,14 +6934,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6966,14 +6966,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6998,14 +6998,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7023,10 +7023,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Definitions"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -7052,14 +7052,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["UpsertAnswer_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7098,10 +7098,10 @@ export interface operations {
                     "application/json": components["schemas"]["SearchPageDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -7128,10 +7128,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelopePage"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidFilter_VersionHeader"];
+            400: components["responses"]["E400_UnknownField_InvalidFilter"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -7157,13 +7157,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7183,11 +7183,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -7215,14 +7215,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["EntityEnvelope_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7247,14 +7247,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7279,14 +7279,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7311,14 +7311,14 @@ export interface operations {
         responses: {
             200: components["responses"]["BatchAnswer_BatchItems_Replayable"];
             207: components["responses"]["BatchAnswer_207_BatchItems_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7336,10 +7336,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Definitions"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -7365,14 +7365,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["UpsertAnswer_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_UnknownRelationship_InvalidType_InvalidOperation_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_RecordWrite_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_AmbiguousMatch_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_ReadOnlyField_InvalidValue_RelationshipEntityMissing_RelationshipWriteLimitExceeded_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7416,10 +7416,10 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -7445,13 +7445,13 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["WebhookWithSecret_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            403: components["responses"]["E403"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7484,11 +7484,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -7516,14 +7516,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Webhook_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7545,11 +7545,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Webhook_Replayable"];
-            400: components["responses"]["E400_InvalidJson_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_IdempotencyKeyReused"];
@@ -7598,11 +7598,11 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["E400_InvalidJson_VersionHeader"];
+            400: components["responses"]["E400"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_DuplicateValue_Conflict"];
+            409: components["responses"]["E409"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
@@ -7644,14 +7644,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryDto"];
                 };
             };
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_InvalidState_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_InvalidState_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7677,14 +7677,14 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["WebhookWithSecret_Replayable"];
-            400: components["responses"]["E400_InvalidJson_UnknownField_InvalidType_VersionHeader_IdempotencyKeyTooLong"];
+            400: components["responses"]["E400_BodyValidation_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
-            403: components["responses"]["E403_InsufficientScope"];
+            403: components["responses"]["E403"];
             404: components["responses"]["E404"];
-            409: components["responses"]["E409_IdempotencyConflict_DuplicateValue_Conflict"];
+            409: components["responses"]["E409_IdempotencyConflict"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
-            422: components["responses"]["E422_ParameterMissing_InvalidValue_IdempotencyKeyReused"];
+            422: components["responses"]["E422_BodyValidation_IdempotencyKeyReused"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];

@@ -95,7 +95,7 @@ export function Endpoint(options: {
     ApiHeader({ name: 'Service-Version', required: true, schema: { type: 'string', enum: [SERVICE_VERSION] } }),
     ApiOperation({
       summary: options.summary,
-      description: `Scopes: ${scopes.length ? scopes.join(', ') : 'none'}. Rate limit category: ${options.category}.`,
+      description: `Scopes: ${scopes.length ? scopes.join(', ') : 'none'}. Rate limit: ${options.category}.`,
     }),
     ApiErrors([...errors, ...(options.errors ?? [])]),
   ];

@@ -3,6 +3,24 @@ import { ERROR_CODES, ERROR_TYPES, type ErrorCode, type ErrorStatus } from './er
 /** Where a handler's `ApiErrors` codes are kept, for the OpenAPI document to list (documentErrorResponses). */
 export const ERROR_CODES_METADATA = 'openapi:error-codes';
 
+const NAMED_CODE_SETS = new Map<string, readonly ErrorCode[]>();
+
+/**
+ * `codes`, a set a step of the pipeline answers as one (a body's validation, a record write's
+ * checks…), under a name the OpenAPI document uses for it: a shared error response whose codes
+ * include all of a set's codes of its status is named for the set instead of for each code.
+ */
+export function namedErrorCodes<const Codes extends readonly ErrorCode[]>(name: string, codes: Codes): Codes {
+  if (NAMED_CODE_SETS.has(name)) throw new Error(`error code set ${name} is named twice`);
+  NAMED_CODE_SETS.set(name, codes);
+  return codes;
+}
+
+/** The named code sets (namedErrorCodes), by name. */
+export function namedErrorCodeSets(): ReadonlyMap<string, readonly ErrorCode[]> {
+  return NAMED_CODE_SETS;
+}
+
 /** The catalogue's codes in catalogue order, each once. */
 export function catalogueOrder(codes: Iterable<ErrorCode>): ErrorCode[] {
   const wanted = new Set(codes);
@@ -33,11 +51,7 @@ export function errorExample(
  * statement for a concurrent one (a deadlock or serialization failure), 409 `duplicate_value` for a
  * unique index a concurrent write took first.
  */
-export const DATABASE_ERRORS = [
-  'conflict',
-  'duplicate_value',
-  'database_unavailable',
-] as const satisfies readonly ErrorCode[];
+export const DATABASE_ERRORS = namedErrorCodes('Database', ['conflict', 'duplicate_value', 'database_unavailable']);
 
 /**
  * Error codes a handler answers, besides the ones the document derives from the operation itself

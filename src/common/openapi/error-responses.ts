@@ -1,6 +1,13 @@
 import { getSchemaPath, type OpenAPIObject, type OperationObject, type ResponseObject } from '@nestjs/swagger';
 import { ERROR_CODES, type ErrorCode, type ErrorStatus } from '../errors/error-codes';
-import { catalogueOrder, errorCodesOf, errorExample, errorStatusDescription } from '../errors/error-responses';
+import {
+  catalogueOrder,
+  errorCodesOf,
+  errorExample,
+  errorStatusDescription,
+  namedErrorCodes,
+  namedErrorCodeSets,
+} from '../errors/error-responses';
 import { ErrorResponseDto } from '../errors/error-response.dto';
 import { type OperationHandler, operationsByPath } from './operation-handlers';
 import { pipelineHeaders, pipelineOf } from './response-headers';
@@ -15,12 +22,12 @@ const BODY_PARSER_ERRORS = [
 ] as const satisfies readonly ErrorCode[];
 
 /** What validating a JSON body answers (DtoValidationPipe, the records core's own validation, a NUL PostgreSQL refuses). */
-const BODY_VALIDATION_ERRORS = [
+const BODY_VALIDATION_ERRORS = namedErrorCodes('BodyValidation', [
   'unknown_field',
   'invalid_type',
   'parameter_missing',
   'invalid_value',
-] as const satisfies readonly ErrorCode[];
+]);
 
 /**
  * The codes an operation answers that follow from the operation itself rather than its handler's
@@ -51,9 +58,11 @@ function byStatus(codes: readonly ErrorCode[]): [ErrorStatus, ErrorCode[]][] {
 
 /**
  * The name of the shared response of a status, a set of codes and a set of headers: `E`, the status,
- * the codes that tell it from the other responses of its status (`common`, the codes all of them
- * list, would be in every name: the description lists them), and `Unmetered` for an operation outside
- * the rate limits, whose answers carry none of its headers. `E401` is the 401 every operation answers.
+ * the codes that tell it from the other responses of its status and metering (`common`, the codes
+ * all of those list, would be in every name: the description lists them), and `Unmetered` for an
+ * operation outside the rate limits, whose answers carry none of its headers. Where those codes
+ * include all of a named set's codes of the status (two or more), the set's name stands for them.
+ * `E401` is the 401 every operation answers.
  */
 function responseName(
   status: ErrorStatus,
@@ -63,18 +72,27 @@ function responseName(
 ): string {
   const pascal = (name: string) =>
     name.replace(/(^|_)([a-z])/g, (_match, _separator, letter: string) => letter.toUpperCase());
-  const distinguishing = codes.filter((code) => !common.has(code)).map(pascal);
-  return [`E${status}`, ...distinguishing, ...(metered ? [] : ['Unmetered'])].join('_');
+  const parts = new Map(codes.filter((code) => !common.has(code)).map((code) => [code, pascal(code)]));
+  for (const [name, set] of namedErrorCodeSets()) {
+    const ofStatus = set.filter((code) => ERROR_CODES[code].status === status);
+    if (ofStatus.length < 2 || !ofStatus.every((code) => parts.get(code) === pascal(code))) continue;
+    parts.set(ofStatus[0], name);
+    for (const code of ofStatus.slice(1)) parts.delete(code);
+  }
+  return [`E${status}`, ...parts.values(), ...(metered ? [] : ['Unmetered'])].join('_');
 }
 
-/** Of each status, the codes every one of `answers` of that status lists. */
+/** A status and whether its answers are metered: what responses of the same name share. */
+const kindOf = ({ status, metered }: { status: ErrorStatus; metered: boolean }) => `${status} ${metered}`;
+
+/** Of each status and metering (kindOf), the codes every one of `answers` of that kind lists. */
 function commonCodes(
-  answers: readonly { status: ErrorStatus; codes: readonly ErrorCode[] }[],
-): Map<ErrorStatus, Set<ErrorCode>> {
-  const common = new Map<ErrorStatus, Set<ErrorCode>>();
-  for (const { status, codes } of answers) {
-    const seen = common.get(status);
-    common.set(status, new Set(seen ? codes.filter((code) => seen.has(code)) : codes));
+  answers: readonly { status: ErrorStatus; codes: readonly ErrorCode[]; metered: boolean }[],
+): Map<string, Set<ErrorCode>> {
+  const common = new Map<string, Set<ErrorCode>>();
+  for (const answer of answers) {
+    const seen = common.get(kindOf(answer));
+    common.set(kindOf(answer), new Set(seen ? answer.codes.filter((code) => seen.has(code)) : answer.codes));
   }
   return common;
 }
@@ -117,9 +135,13 @@ export function documentErrorResponses(document: OpenAPIObject, handlers: Map<st
   const common = commonCodes(answers);
   const shared: Record<string, ResponseObject> = {};
   for (const { operation, status, codes, headers, metered } of answers) {
-    const name = responseName(status, codes, common.get(status)!, metered);
+    const name = responseName(status, codes, common.get(kindOf({ status, metered }))!, metered);
+    const description = errorStatusDescription(status, codes);
+    if (shared[name] && shared[name].description !== description) {
+      throw new Error(`two sets of ${status} codes are both named ${name}`);
+    }
     shared[name] ??= {
-      description: errorStatusDescription(status, codes),
+      description,
       headers: Object.fromEntries(headers.map((header) => [header, { $ref: `#/components/headers/${header}` }])),
       content: {
         'application/json': { schema: { $ref: getSchemaPath(ErrorResponseDto) }, example: errorExample(status, codes) },
