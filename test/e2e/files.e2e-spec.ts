@@ -210,6 +210,18 @@ describe('files on the local storage driver: what only it has', () => {
     expect((await download(t, (await api.url(file.id)).body.url)).text).toBe('abc');
   });
 
+  it('ignores a query parameter added beside the signed ones: it changes nothing they authorise', async () => {
+    const file = await api.created({ filename: 'q.txt', mimeType: 'text/plain', sizeBytes: 2 });
+    const sent = await sendBytes(`${file.uploadUrl}&cache=1`, {
+      method: 'PUT',
+      headers: file.uploadHeaders,
+      body: 'ok',
+    });
+    expect(sent.status).toBe(200);
+    await api.complete(file.id);
+    expect((await download(t, `${(await api.url(file.id)).body.url}&cache=1`)).text).toBe('ok');
+  });
+
   it('serves downloads as attachments that browsers do not sniff, and answers HEAD without a body', async () => {
     const file = await api.created({ filename: 'page.html', mimeType: 'text/html', sizeBytes: 15 });
     expect((await upload(t, file, '<script></script>'.slice(0, 15))).status).toBe(200);

@@ -3,7 +3,7 @@ import { controllerOperations } from '../support/routes';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
- * The query parameters an operation lists are the ones its handler declares with @QueryParameters,
+ * The query parameters an operation lists are the ones its handler declares (a @Query() DTO, @Paginated),
  * the declaration QueryParametersGuard acts on: the document cannot list a parameter the service
  * refuses, nor leave out one it takes.
  */

@@ -171,6 +171,19 @@ describe('request pipeline', () => {
       }
     });
 
+    it.each([
+      ['not gzip at all', Buffer.from('{"name":"x"}')],
+      ['a gzip stream cut short', gzipSync(JSON.stringify({ name: 'x' })).subarray(0, 12)],
+    ])('refuses a gzip body that is %s with 400 invalid_json', async (_case, bytes) => {
+      const response = await t.http
+        .post('/admin/v1/workspaces')
+        .set(adminHeaders())
+        .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
+        .serialize((sent: Buffer) => sent as unknown as string)
+        .send(bytes);
+      expectError(response, 400, 'invalid_json');
+    });
+
     it('answers 413 for an oversized /v1 body too', async () => {
       const response = await t.http
         .post('/v1/test-probe/items')

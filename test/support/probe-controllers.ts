@@ -1,11 +1,11 @@
-import { Body, Controller, Get, Post } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { Caller } from '../../src/common/auth/auth-context';
 import type { AuthContext } from '../../src/common/auth/auth-context';
 import { Endpoint } from '../../src/common/auth/auth.decorators';
 import { ApiError } from '../../src/common/errors/api-error';
-import { QueryParameters } from '../../src/common/http/query-parameters';
+import { QueryAsSent } from '../../src/common/http/query-parameters';
 import { newId } from '../../src/common/ids';
 import { Transactions } from '../../src/database/transactions';
 import type { Gate } from './concurrency';
@@ -58,6 +58,11 @@ export class ProbeItemDto {
   extra?: Record<string, unknown>;
 }
 
+export class ProbeItemQueryDto {
+  @QueryAsSent()
+  x?: string | string[];
+}
+
 export interface ProbeItem {
   object: 'probe';
   id: string;
@@ -71,9 +76,12 @@ export class WriteProbeController {
 
   @Post('items')
   @Endpoint({ summary: 'Test only: write one row', category: 'write', errors: ['invalid_state'] })
-  // Taken (and ignored) so that a request can differ from another by its query string alone.
-  @QueryParameters({ name: 'x', required: false })
-  createItem(@Caller() caller: AuthContext, @Body() body: ProbeItemDto): Promise<ProbeItem> {
+  createItem(
+    @Caller() caller: AuthContext,
+    @Body() body: ProbeItemDto,
+    // Taken (and ignored) so that a request can differ from another by its query string alone.
+    @Query() _query: ProbeItemQueryDto,
+  ): Promise<ProbeItem> {
     return this.write(caller, body);
   }
 

@@ -29,7 +29,7 @@ export interface ControllerOperation {
   route: RouteKey;
   auth: AuthMode;
   scopes: string[];
-  /** Declares query parameters (`@QueryParameters`): the only handlers a query reaches. */
+  /** Declares query parameters (a `@Query()` DTO, `@Paginated`): the only handlers a query reaches. */
   takesQuery: boolean;
 }
 
@@ -60,7 +60,7 @@ export function controllerOperations(app: NestExpressApplication): ControllerOpe
             (Reflect.getMetadata(AUTH_MODE, controller) as AuthMode | undefined) ??
             'apiKey',
           scopes: (Reflect.getMetadata(REQUIRED_SCOPES, handler) as string[] | undefined) ?? [],
-          takesQuery: takesQueryParameters(handler),
+          takesQuery: takesQueryParameters(controller, handler),
         });
       }
     }

@@ -1,7 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseContentType } from 'content-type';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../errors/api-error';
 import { sendError } from '../errors/send-error';
 import { lingerThenClose } from './linger';
@@ -45,6 +47,10 @@ function hasBody(headers: IncomingHttpHeaders): boolean {
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+function contentEncoding(request: Request): string {
+  return (request.headers['content-encoding'] ?? '').trim().toLowerCase();
+}
+
 /** The encodings docs/api.md §1 names, whatever else the running Node could decompress. */
 const CONTENT_ENCODINGS = new Set(['', 'identity', 'gzip', 'deflate', 'br']);
 
@@ -85,54 +91,105 @@ function headRefusal(request: Request): ApiError | undefined {
     return notJsonMediaType();
   }
   if (charset !== undefined && !UTF8_LABELS.has(charset.toLowerCase())) return notUtf8();
-  const encoding = (request.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = contentEncoding(request);
   if (!CONTENT_ENCODINGS.has(encoding)) {
     return new ApiError(415, 'unsupported_media_type', `Content-Encoding ${encoding} is not supported`);
   }
   return undefined;
 }
 
-/** A refusal of `verifyJsonBytes`, named as body-parser names its own (`error.type`). */
-function verifyFailure(type: 'entity.not.utf8' | 'entity.too.deep'): Error {
-  return Object.assign(new Error(type), { type });
-}
-
-/**
- * The bytes, checked before they are decoded and parsed (body-parser's `verify`): bytes that are not
- * UTF-8 would be decoded with replacement characters and stored so; nesting is refused before
- * JSON.parse recurses into it.
- */
-function verifyJsonBytes(_request: unknown, _response: unknown, bytes: Buffer): void {
-  if (!isUtf8(bytes)) throw verifyFailure('entity.not.utf8');
-  if (nestsDeeperThan(bytes, MAX_BODY_DEPTH)) throw verifyFailure('entity.too.deep');
-}
-
 const tooLarge = () => new ApiError(413, 'payload_too_large', `The body exceeds ${BODY_LIMIT_BYTES} bytes`);
 
-/** body-parser's failures, as the catalogue names them. */
-function bodyParserRefusal(error: { type?: string }): ApiError {
-  switch (error.type) {
-    case 'entity.too.large':
-      return tooLarge();
-    case 'entity.not.utf8':
-      return new ApiError(400, 'invalid_json', 'The body is not valid UTF-8');
-    case 'entity.too.deep':
-      return new ApiError(
-        400,
-        'invalid_json',
-        `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`,
-      );
-    case 'encoding.unsupported':
-      return new ApiError(415, 'unsupported_media_type', 'The Content-Encoding is not supported');
-    default:
-      return new ApiError(400, 'invalid_json', 'The body could not be read');
+/** Why bytes read in full are no body to parse: not UTF-8 (they would be stored with replacement characters), or nested too deep for JSON.parse to recurse into. */
+function bytesRefusal(bytes: Buffer): ApiError | undefined {
+  if (!isUtf8(bytes)) return new ApiError(400, 'invalid_json', 'The body is not valid UTF-8');
+  if (nestsDeeperThan(bytes, MAX_BODY_DEPTH)) {
+    return new ApiError(
+      400,
+      'invalid_json',
+      `The body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`,
+    );
+  }
+  return undefined;
+}
+
+const DECOMPRESSORS = new Map<string, () => Transform>([
+  ['gzip', createGunzip],
+  ['deflate', createInflate],
+  ['br', createBrotliDecompress],
+]);
+
+/**
+ * Reads the body, decoded, and hands its bytes to `use`, or answers the refusal itself: 413 as soon
+ * as the body is known to be over the limit, by its Content-Length, by the bytes come so far or by
+ * what they decode to, 400 `invalid_json` for bytes that do not decode. A refusal before the end of
+ * the body bounds what is still read as every other refusal's (lingerThenClose): body-parser would
+ * read such a body to its end before answering, bounded only by the request timeout. Both limits
+ * hold for a compressed body, so that neither a small body that inflates nor a large one that
+ * trickles is read on.
+ */
+function readBody(request: Request, response: Response, encoding: string, use: (bytes: Buffer) => void): void {
+  let settled = false;
+  const decompressor = DECOMPRESSORS.get(encoding)?.();
+  const decoded: Readable = decompressor ? request.pipe(decompressor) : request;
+  const chunks: Buffer[] = [];
+  let decodedLength = 0;
+  let sentLength = 0;
+  const stop = () => {
+    settled = true;
+    request.off('data', countSent);
+    decoded.off('data', collect);
+    if (decompressor) {
+      request.unpipe(decompressor);
+      decompressor.destroy();
+    }
+  };
+  const refuse = (refusal: ApiError) => {
+    if (settled) return;
+    stop();
+    sendError(response, refusal);
+    // A request read to its end leaves its connection to serve the next one.
+    if (!request.readableEnded) lingerThenClose(request, request.socket);
+  };
+  function countSent(chunk: Buffer) {
+    sentLength += chunk.length;
+    if (sentLength > BODY_LIMIT_BYTES) refuse(tooLarge());
+  }
+  function collect(chunk: Buffer) {
+    decodedLength += chunk.length;
+    if (decodedLength > BODY_LIMIT_BYTES) return refuse(tooLarge());
+    chunks.push(chunk);
+  }
+  if (Number(request.headers['content-length']) > BODY_LIMIT_BYTES) return refuse(tooLarge());
+  // The decoded bytes and the request both end before the body is used: bytes after a compressed
+  // stream's end are still counted, and no refusal can follow the handler's answer.
+  let ends = decompressor ? 2 : 1;
+  const ended = () => {
+    if (--ends > 0 || settled) return;
+    stop();
+    use(Buffer.concat(chunks, decodedLength));
+  };
+  decoded.on('data', collect);
+  decoded.once('end', ended);
+  if (decompressor) {
+    request.on('data', countSent);
+    request.once('end', ended);
+    decompressor.once('end', () => {
+      request.unpipe(decompressor);
+      request.resume();
+    });
+    decompressor.on('error', () => refuse(new ApiError(400, 'invalid_json', 'The body could not be decoded')));
+    // A client gone before the end leaves nothing to answer; the decompressor's memory is freed.
+    request.once('close', () => {
+      if (!request.complete) stop();
+    });
   }
 }
 
 const BYTE_ORDER_MARK = 0xfeff;
 
 /**
- * The JSON of bytes `verifyJsonBytes` passed (UTF-8, nested within the limit), or undefined when
+ * The JSON of bytes `bytesRefusal` passed (UTF-8, nested within the limit), or undefined when
  * they are no JSON text. A byte order mark is not part of the text (RFC 8259 §8.1 lets a parser
  * ignore it); no bytes at all, as a compressed empty body decodes to, are no members: `{}`.
  */
@@ -148,57 +205,24 @@ function parsedJson(bytes: Buffer): unknown {
 }
 
 /**
- * Answers 413 as soon as an uncompressed body is known to be over the limit, by its Content-Length
- * or by the bytes come so far, and bounds what is still read as every other refusal's
- * (lingerThenClose): body-parser would read such a body to its end before answering, bounded only
- * by the request timeout. Answers whether the body is refused already (then it is not to be read).
- */
-function boundOversized(request: Request, response: Response): boolean {
-  const refuse = () => {
-    sendError(response, tooLarge());
-    lingerThenClose(request, request.socket);
-  };
-  const encoding = (request.headers['content-encoding'] ?? '').trim().toLowerCase();
-  if (encoding !== '' && encoding !== 'identity') return false;
-  if (Number(request.headers['content-length']) > BODY_LIMIT_BYTES) {
-    refuse();
-    return true;
-  }
-  let received = 0;
-  const count = (chunk: Buffer) => {
-    received += chunk.length;
-    if (received <= BODY_LIMIT_BYTES) return;
-    request.off('data', count);
-    refuse();
-  };
-  request.on('data', count);
-  return false;
-}
-
-/**
  * JSON body parsing for the API routes (docs/api.md §1), whatever the method: only
  * `application/json` or a `+json` type, in UTF-8 (415 otherwise), Content-Encoding gzip, deflate or
- * br, at most 1 MiB once decoded (413), valid UTF-8 and valid JSON nested at most MAX_BODY_DEPTH
- * levels (400 `invalid_json`), an object at the top level. body-parser reads the bytes (its raw
- * reader: its JSON reader refuses every charset not spelled `utf-…`, `utf8` among them, and the
- * charset is judged above, in one place); a body it refuses is still read to its end, so a keep-alive connection serves its next request,
- * except an uncompressed one over the limit (boundOversized).
- * The signed file routes are outside `/v1` and stream their bytes themselves.
+ * br, at most 1 MiB as sent and once decoded (413, answered as soon as it is known: readBody),
+ * valid UTF-8 and valid JSON nested at most MAX_BODY_DEPTH levels (400 `invalid_json`), an object
+ * at the top level. A body refused once read in full leaves its keep-alive connection to serve the
+ * next request. The signed file routes are outside `/v1` and stream their bytes themselves.
  */
 export function apiJsonBody() {
-  const read = express.raw({ limit: BODY_LIMIT_BYTES, type: () => true, verify: verifyJsonBytes });
   // Mounted for every path and judged here: a mount path would rewrite and restore every request's
   // URL, bodies or not.
   return (request: Request, response: Response, next: NextFunction): void => {
     if (!hasBody(request.headers) || !JSON_BODY_PATH.test(request.path)) return next();
     const refusal = headRefusal(request);
     if (refusal) return sendError(response, refusal);
-    if (boundOversized(request, response)) return;
-    read(request, response, (error?: unknown) => {
-      // Already answered: the body went over the limit (boundOversized).
-      if (response.headersSent) return;
-      if (error) return sendError(response, bodyParserRefusal(error));
-      const body = parsedJson(request.body as Buffer);
+    readBody(request, response, contentEncoding(request), (bytes) => {
+      const bytesRefused = bytesRefusal(bytes);
+      if (bytesRefused) return sendError(response, bytesRefused);
+      const body = parsedJson(bytes);
       if (body === undefined)
         return sendError(response, new ApiError(400, 'invalid_json', 'The body is not valid JSON'));
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {

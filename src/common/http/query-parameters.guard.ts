@@ -6,14 +6,14 @@ import { takesQueryParameters } from './query-parameters';
 
 /**
  * The last guard (after authentication, version, scope and rate limit, as validation comes after
- * them): a route that declares no query parameters (`@QueryParameters`, which `@Paginated` applies)
- * refuses any, `400 invalid_parameter` (docs/api.md §2), rather than ignoring what the client meant
- * to ask. A route that declares some checks them itself.
+ * them): a route that declares no query parameters (a `@Query()` DTO, or `@Paginated`) refuses
+ * any, `400 invalid_parameter` (docs/api.md §2), rather than ignoring what the client meant to ask.
+ * A route that declares some has them validated (DtoValidationPipe, PaginationInterceptor).
  */
 @Injectable()
 export class QueryParametersGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    if (takesQueryParameters(context.getHandler())) return true;
+    if (takesQueryParameters(context.getClass(), context.getHandler())) return true;
     const [name] = Object.keys(queryOf(context.switchToHttp().getRequest<Request>()));
     if (name !== undefined) throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
     return true;

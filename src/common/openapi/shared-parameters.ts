@@ -12,14 +12,17 @@ import { operationsOf } from './operation-handlers';
  */
 export function shareParameters(document: OpenAPIObject): void {
   const variants = new Map<string, Map<string, number>>();
+  // Each variant as first written, which its component keeps.
+  const written = new Map<string, ParameterObject>();
   for (const operation of operationsOf(document)) {
     for (const parameter of operation.parameters ?? []) {
       if ('$ref' in parameter) continue;
       const place = `${parameter.in} ${parameter.name}`;
       const seen = variants.get(place) ?? new Map<string, number>();
-      const key = JSON.stringify(parameter);
+      const key = canonicalJson(parameter);
       seen.set(key, (seen.get(key) ?? 0) + 1);
       variants.set(place, seen);
+      if (!written.has(key)) written.set(key, parameter);
     }
   }
   const names = componentNames([...variants.keys()]);
@@ -31,16 +34,26 @@ export function shareParameters(document: OpenAPIObject): void {
   if (shared.size === 0) return;
   for (const operation of operationsOf(document)) {
     operation.parameters = operation.parameters?.map((parameter) => {
-      const name = '$ref' in parameter ? undefined : shared.get(JSON.stringify(parameter));
+      const name = '$ref' in parameter ? undefined : shared.get(canonicalJson(parameter));
       return name === undefined ? parameter : { $ref: `#/components/parameters/${name}` };
     });
   }
   const parameters = Object.fromEntries(
-    [...shared]
-      .map(([key, name]) => [name, JSON.parse(key) as ParameterObject] as const)
-      .sort(([a], [b]) => a.localeCompare(b)),
+    [...shared].map(([key, name]) => [name, written.get(key)!] as const).sort(([a], [b]) => a.localeCompare(b)),
   );
   document.components = { ...document.components, parameters: { ...document.components?.parameters, ...parameters } };
+}
+
+/**
+ * JSON of `value` with every object's keys sorted: one parameter, whichever order its declaration
+ * wrote its keys in (an `@ApiQuery` and a query DTO's `@ApiPropertyOptional` write them differently).
+ */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, member: unknown) =>
+    member !== null && typeof member === 'object' && !Array.isArray(member)
+      ? Object.fromEntries(Object.entries(member).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : member,
+  );
 }
 
 /** A parameter's component is named by its name, and by where it goes too when two places share the name. */

@@ -10,17 +10,18 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiExtraModels, ApiOkResponse, type ApiQueryOptions, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiQuery, type ApiQueryOptions, getSchemaPath } from '@nestjs/swagger';
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Request } from 'express';
 import { map, Observable } from 'rxjs';
 import { ApiError } from '../errors/api-error';
 import { ApiErrors } from '../errors/error-responses';
 import { queryOf } from '../http/http-server';
-import { integerQueryValue, QueryParameters } from '../http/query-parameters';
+import { TakesQuery, validateQuery } from '../http/query-parameters';
+import { MAX_PAGE_SIZE, PageQueryDto } from './page-query.dto';
 import { encodeListCursor, PageFilters, PageKey, resumeListCursor } from './page-cursor';
 
-export const MAX_PAGE_SIZE = 25;
+export { MAX_PAGE_SIZE };
 /**
  * Filters one list may combine. Each value filter is a subquery that PostgreSQL plans with the
  * others, and planning grows faster than their number (25 took 0.5 s, 100 took 7 s); ten cover any
@@ -109,20 +110,9 @@ export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): 
     ApiExtraModels(item),
     // A bad limit, offset or cursor; a filter on a field the type lacks, or one it cannot apply.
     ApiErrors(['invalid_parameter', ...(options.filters ? (['unknown_field', 'invalid_filter'] as const) : [])]),
-    QueryParameters(
-      { name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 25 } },
-      { name: 'offset', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
-      {
-        name: 'cursor',
-        required: false,
-        schema: { type: 'string' },
-        description:
-          'The `nextCursor` of the page before: the next page in the same order, however many records were created ' +
-          'since. It carries its list, filters and limit: send it alone (a limit or filters beside it must be its own), ' +
-          'and without `offset`.',
-      },
-      ...(options.filters ? [filtersParameter(options.filters)] : []),
-    ),
+    TakesQuery(),
+    ApiQuery({ type: PageQueryDto }),
+    ...(options.filters ? [ApiQuery(filtersParameter(options.filters))] : []),
     ApiOkResponse({
       description: 'A page of results, newest first',
       schema: {
@@ -148,12 +138,9 @@ export function Paginated(item: Type<unknown>, options: PaginatedOptions = {}): 
  * must have been read from. With `cursor`, `offset` is refused, even 0: the cursor is the position.
  */
 export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOptions, route: string): PageRequest {
-  const limit = integerQueryValue(query.limit, 'limit', 1, MAX_PAGE_SIZE) ?? MAX_PAGE_SIZE;
-  const offset = integerQueryValue(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
   // Keyed by what the client sent: `__proto__` or `constructor` must arrive as filter keys (and be refused there).
   const filters = Object.create(null) as PageRequest['filters'];
-  for (const [key, value] of Object.entries(query)) {
-    if (key === 'limit' || key === 'offset' || key === 'cursor') continue;
+  const paging = validateQuery(PageQueryDto, query, (key, value) => {
     // `limit[]=1`, `offset[gt]=2` or `cursor[]=…` are malformed paging parameters, not filters.
     const base = key.replace(/\[.*$/, '');
     if (base === 'limit' || base === 'offset') throw ApiError.invalidParameter(key, `${base} must be a single integer`);
@@ -162,17 +149,18 @@ export function parsePageRequest(query: ParsedUrlQuery, options: PaginatedOption
     if (Object.keys(filters).length === MAX_FILTERS) {
       throw new ApiError(400, 'invalid_filter', `At most ${MAX_FILTERS} filters may be combined`, key);
     }
-    filters[key] = value as string | string[];
-  }
-  const cursor = query.cursor;
+    filters[key] = value;
+  });
+  const limit = paging.limit ?? MAX_PAGE_SIZE;
+  const offset = paging.offset ?? 0;
+  const cursor = paging.cursor;
   if (cursor === undefined) return { limit, offset, filters };
-  if (typeof cursor !== 'string') throw ApiError.invalidParameter('cursor', 'cursor must be given once');
-  if (query.offset !== undefined) {
+  if (paging.offset !== undefined) {
     throw ApiError.invalidParameter('offset', 'offset cannot be given with cursor: the cursor is the position');
   }
   const resumed = resumeListCursor(cursor, {
     route,
-    limit: query.limit === undefined ? undefined : limit,
+    limit: paging.limit,
     filters,
     maxFilters: options.filters ? MAX_FILTERS : 0,
     maxLimit: MAX_PAGE_SIZE,

@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { ApiError } from '../errors/api-error';
 import { DtoMap, NestedDto } from './dto-shape';
+import { PageQueryDto } from '../pagination/page-query.dto';
 import { DtoValidationPipe, validateEntry } from './validation.pipe';
 import { costGrowth, repeated } from '../../../test/support/cost-growth';
 import { thrownApiError } from '../../../test/support/errors';
@@ -338,5 +339,15 @@ describe('validation pipe: hostile bodies', () => {
     expect(pipe.transform(body, { type: 'body', metatype: Object })).toBe(body);
     expect(pipe.transform('mem_1', { type: 'param', metatype: String, data: 'id' })).toBe('mem_1');
     expect(pipe.transform(body, { type: 'custom', metatype: BodyDto })).toBe(body);
+  });
+
+  it('validates a query DTO as query parameters: 400 invalid_parameter, never a body error', () => {
+    const pipe = new DtoValidationPipe();
+    const query = pipe.transform({ limit: '5' }, { type: 'query', metatype: PageQueryDto }) as PageQueryDto;
+    expect([query instanceof PageQueryDto, query.limit]).toEqual([true, 5]);
+    for (const sent of [{ limit: '0' }, { sort: 'asc' }, { limit: ['1', '2'] }]) {
+      const error = thrownApiError(() => pipe.transform(sent, { type: 'query', metatype: PageQueryDto }));
+      expect([error.status, error.code, error.param]).toEqual([400, 'invalid_parameter', Object.keys(sent)[0]]);
+    }
   });
 });

@@ -1,7 +1,9 @@
 import { ArgumentMetadata, Injectable, PipeTransform, Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
+import type { ParsedUrlQuery } from 'node:querystring';
 import { ApiError } from '../errors/api-error';
+import { isQueryDto, validateQuery } from '../http/query-parameters';
 import { storable } from './storable-text';
 import { declaredMembers, MapShape, memberShape } from './dto-shape';
 
@@ -199,14 +201,15 @@ export function validateEntry<T extends object>(type: Type<T>, value: unknown, p
 }
 
 /**
- * The global pipe for static bodies (and query objects, should a handler take one as a class):
- * each is validated by validateEntry. Handlers that take `unknown` (record bodies, which the
- * records core validates) and single values (`@Param('id')`) pass through untouched.
+ * The global pipe for static bodies, validated by validateEntry, and query DTOs, validated by
+ * validateQuery. Handlers that take `unknown` (record bodies, which the records core validates)
+ * and single values (`@Param('id')`) pass through untouched.
  */
 @Injectable()
 export class DtoValidationPipe implements PipeTransform {
   transform(value: unknown, { type, metatype }: ArgumentMetadata): unknown {
-    if ((type !== 'body' && type !== 'query') || !metatype || VALUE_TYPES.has(metatype)) return value;
+    if (type === 'query' && isQueryDto(metatype)) return validateQuery(metatype, (value ?? {}) as ParsedUrlQuery);
+    if (type !== 'body' || !metatype || VALUE_TYPES.has(metatype)) return value;
     // No body at all is an empty one: a body class whose members are all optional accepts it.
     return validateEntry(metatype as Type<object>, value ?? {}, '');
   }

@@ -1,9 +1,11 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { QueryCursor, QueryInteger, QueryNameList } from '../../common/http/query-parameters';
 import { exampleIdOf } from '../../common/ids';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { FileDto } from '../files/dto/file.dto';
 import { ListDto } from '../lists/lists.dto';
 import { MeetingDto } from '../meetings/meeting.dto';
+import { MAX_EVENTS_PAGE } from './feed-cursor';
 
 export class EventChangesDto {
   @ApiProperty({ type: [String], example: ['$title'], description: 'Keys of the fields whose values changed' })
@@ -83,4 +85,30 @@ export class EventPageDto {
       'Always present: pass it as `cursor` for the events after these (poll with it when the page was not full)',
   })
   nextCursor: string;
+}
+
+export const DEFAULT_EVENTS_PAGE = 25;
+
+/** The query of the feed: where to start, how many events, of which types (EventsService checks the types and the cursor). */
+export class EventsQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_EVENTS_PAGE, default: DEFAULT_EVENTS_PAGE })
+  @QueryInteger(1, MAX_EVENTS_PAGE)
+  limit?: number;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    description:
+      'The `nextCursor` of a previous page, unchanged: the page starts after the events that page ended with. It carries ' +
+      'its `types` and `limit`; given beside it, they must be its own. Leave it out to read from the oldest event kept.',
+  })
+  @QueryCursor()
+  cursor?: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    example: 'note.created,note.updated',
+    description: 'Comma-separated event types to read (default: every type the key may read)',
+  })
+  @QueryNameList('event types')
+  types?: string[];
 }

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { ParsedUrlQuery } from 'node:querystring';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { insufficientScope, type Scope } from '../../common/auth/scopes';
 import { ApiError } from '../../common/errors/api-error';
-import { integerQueryValue, nameListQueryValue } from '../../common/http/query-parameters';
 import { AppConfig } from '../../config/app-config';
 import { DefinitionsService } from '../../records/definitions.service';
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
@@ -14,10 +12,9 @@ import { FilesService } from '../files/files.service';
 import type { MeetingDto } from '../meetings/meeting.dto';
 import { MeetingsService } from '../meetings/meetings.service';
 import { SerializedJson } from '../../common/http/json-response';
-import type { EventChangesDto } from './event.dto';
-import { decodeFeedCursor, encodeFeedCursor, FeedCursor, MAX_EVENTS_PAGE } from './feed-cursor';
+import { DEFAULT_EVENTS_PAGE, type EventChangesDto, type EventsQueryDto } from './event.dto';
+import { decodeFeedCursor, encodeFeedCursor, FeedCursor } from './feed-cursor';
 
-const DEFAULT_EVENTS_PAGE = 25;
 const DAY_MS = 24 * 3600 * 1000;
 
 const RECORD_ACTIONS = ['created', 'updated'];
@@ -73,7 +70,7 @@ export class EventsService {
   ) {}
 
   /** A page of the feed (an EventPageDto), serialised: its events' data are the stored JSON texts (see eventsJsonFor). */
-  async feed(caller: AuthContext, query: ParsedUrlQuery): Promise<SerializedJson> {
+  async feed(caller: AuthContext, query: EventsQueryDto): Promise<SerializedJson> {
     const readable = await this.eventTypesOf(caller);
     const request = this.readRequest(caller, query, readable);
     const entityTypes = [
@@ -118,13 +115,8 @@ export class EventsService {
     return types;
   }
 
-  private readRequest(caller: AuthContext, query: ParsedUrlQuery, readable: Map<string, EventTypeAccess>): FeedRequest {
-    for (const name of Object.keys(query)) {
-      if (!['cursor', 'types', 'limit'].includes(name))
-        throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
-    }
-    const limit = integerQueryValue(query.limit, 'limit', 1, MAX_EVENTS_PAGE);
-    const types = nameListQueryValue(query.types, 'types', 'event types');
+  private readRequest(caller: AuthContext, query: EventsQueryDto, readable: Map<string, EventTypeAccess>): FeedRequest {
+    const { limit, types } = query;
     const unknown = types?.find((type) => !readable.has(type));
     if (unknown !== undefined)
       throw ApiError.invalidParameter('types', `${unknown.slice(0, 100)} is not an event type of this workspace`);

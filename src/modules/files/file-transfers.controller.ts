@@ -1,22 +1,11 @@
-import { applyDecorators, Controller, Get, HttpCode, Param, Put, Req, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Put, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/auth.decorators';
 import { ApiErrors } from '../../common/errors/error-responses';
-import { queryOf } from '../../common/http/http-server';
-import { QueryParameters } from '../../common/http/query-parameters';
+import { SignedUrlQueryDto } from './dto/signed-url-query.dto';
 import { FileTransfersService } from './file-transfers.service';
 import { contentDisposition } from './storage/file-storage';
-
-function SignedUrl(): MethodDecorator {
-  return applyDecorators(
-    ApiParam({ name: 'id', description: 'File id' }),
-    QueryParameters(
-      { name: 'expires', required: true, schema: { type: 'integer' }, description: 'Expiry, unix seconds (signed)' },
-      { name: 'signature', required: true, schema: { type: 'string' }, description: 'HMAC-SHA256, base64url' },
-    ),
-  );
-}
 
 /**
  * The byte routes of the local storage driver, at the URLs that `POST /v1/files` and
@@ -38,7 +27,7 @@ export class FileTransfersController {
       "file's mimeType) and at most sizeBytes bytes. A second upload before completion replaces the first. " +
       "With files stored in S3 this route serves nothing (404): the uploadUrl is S3's.",
   })
-  @SignedUrl()
+  @ApiParam({ name: 'id', description: 'File id' })
   @ApiConsumes('*/*')
   @ApiBody({ required: true, schema: { type: 'string', format: 'binary' } })
   @ApiOkResponse({
@@ -54,10 +43,11 @@ export class FileTransfersController {
   ])
   async upload(
     @Param('id') id: string,
+    @Query() query: SignedUrlQueryDto,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<void> {
-    const { md5 } = await this.transfers.upload(id, request);
+    const { md5 } = await this.transfers.upload(id, query, request);
     response.setHeader('ETag', `"${md5}"`);
   }
 
@@ -66,7 +56,7 @@ export class FileTransfersController {
     summary: 'Download the bytes of a COMPLETED file (the url of GET /v1/files/{id}/url)',
     description: "No Authorization or Service-Version header. Served with the file's Content-Type, as an attachment.",
   })
-  @SignedUrl()
+  @ApiParam({ name: 'id', description: 'File id' })
   @ApiOkResponse({
     description: 'The bytes',
     content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
@@ -81,10 +71,11 @@ export class FileTransfersController {
   @ApiErrors(['invalid_signature', 'database_unavailable'])
   async download(
     @Param('id') id: string,
+    @Query() query: SignedUrlQueryDto,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<StreamableFile | undefined> {
-    const { file, size, open } = await this.transfers.download(id, queryOf(request));
+    const { file, size, open } = await this.transfers.download(id, query);
     // As stored: Express's `set` would add a charset to the file's own type.
     response.setHeaders(
       new Map([

@@ -1,9 +1,8 @@
 import type { ReadStream } from 'node:fs';
-import type { ParsedUrlQuery } from 'node:querystring';
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiError } from '../../common/errors/api-error';
-import { queryOf } from '../../common/http/http-server';
+import type { SignedUrlQueryDto } from './dto/signed-url-query.dto';
 import { lingerThenClose } from '../../common/http/linger';
 import { isIdOf } from '../../common/ids';
 import { FileRecord, FilesRepository } from './files.repository';
@@ -31,10 +30,10 @@ export class FileTransfersService {
    * body at most `sizeBytes` long (413; reading stops soon after), the file PENDING (409), checked again
    * once the bytes are in place. Returns the MD5 of the bytes (the ETag).
    */
-  async upload(id: string, request: Request): Promise<{ md5: string }> {
+  async upload(id: string, query: SignedUrlQueryDto, request: Request): Promise<{ md5: string }> {
     try {
       const storage = this.local();
-      const file = await this.signedFile(id, queryOf(request), (found) => ({
+      const file = await this.signedFile(id, query, (found) => ({
         action: 'upload',
         fileId: found.id,
         contentType: found.mimeType,
@@ -90,7 +89,7 @@ export class FileTransfersService {
   /** The bytes of a COMPLETED file, with what the response headers need. */
   async download(
     id: string,
-    query: ParsedUrlQuery,
+    query: SignedUrlQueryDto,
   ): Promise<{ file: FileRecord; size: number; open: () => ReadStream }> {
     const storage = this.local();
     const file = await this.signedFile(id, query, (found) => ({ action: 'download', fileId: found.id }));
@@ -107,7 +106,7 @@ export class FileTransfersService {
 
   private async signedFile(
     id: string,
-    query: ParsedUrlQuery,
+    query: SignedUrlQueryDto,
     signed: (file: FileRecord) => SignedAction,
   ): Promise<FileRecord> {
     const { expires, signature } = query;

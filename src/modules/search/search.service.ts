@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { ParsedUrlQuery } from 'node:querystring';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { insufficientScope } from '../../common/auth/scopes';
 import { ApiError } from '../../common/errors/api-error';
-import { integerQueryValue, nameListQueryValue } from '../../common/http/query-parameters';
-import { storable } from '../../common/validation/storable-text';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor';
 import { MAX_PAGE_SIZE } from '../../common/pagination/pagination';
 import { DefinitionsService } from '../../records/definitions.service';
@@ -15,10 +12,9 @@ import { readScopeOf } from '../../records/object-type';
 import { namedTypes } from '../events/events.service';
 import { MeetingsService } from '../meetings/meetings.service';
 import { folded, matchesIn, termsOf } from './search-matches';
-import type { SearchPageDto, SearchResultDto } from './search.dto';
+import { MAX_QUERY_LENGTH, type SearchPageDto, type SearchQueryDto, type SearchResultDto } from './search.dto';
 import { SearchHit, SearchRepository } from './search.repository';
 
-export const MAX_QUERY_LENGTH = 200;
 /** A fragment shorter than this has too few trigrams for the index to find it. */
 const MIN_FRAGMENT_LENGTH = 3;
 /** The fewest digits that find a telephone number by its end. */
@@ -112,20 +108,6 @@ function encodeSearchCursor(cursor: SearchCursor): string {
   ]);
 }
 
-function queryText(raw: unknown): string | undefined {
-  if (raw === undefined) return undefined;
-  const q = typeof raw === 'string' ? raw.trim() : '';
-  if (q.length < 1 || q.length > MAX_QUERY_LENGTH) {
-    throw ApiError.invalidParameter(
-      'q',
-      `q must be 1 to ${MAX_QUERY_LENGTH} characters, leading and trailing spaces aside`,
-    );
-  }
-  // No record can hold such text, and PostgreSQL refuses it as a parameter.
-  if (!storable(q)) throw ApiError.invalidParameter('q', 'q contains NUL or unpaired surrogate characters');
-  return q;
-}
-
 function sameTypes(a: string[] | null, b: string[] | null): boolean {
   return a === b || (a !== null && b !== null && a.length === b.length && a.every((type, index) => type === b[index]));
 }
@@ -167,7 +149,7 @@ export class SearchService {
     private readonly meetings: MeetingsService,
   ) {}
 
-  async search(caller: AuthContext, query: ParsedUrlQuery): Promise<SearchPageDto> {
+  async search(caller: AuthContext, query: SearchQueryDto): Promise<SearchPageDto> {
     const request = this.readRequest(query);
     const objectTypes = await this.typesToSearch(caller, request.types);
     const { phoneDigits, fragment } = fragmentsOf(request.q);
@@ -218,14 +200,8 @@ export class SearchService {
     return { object: 'list', data, totalCount: ranked, nextCursor };
   }
 
-  private readRequest(query: ParsedUrlQuery): SearchRequest {
-    for (const name of Object.keys(query)) {
-      if (!['q', 'types', 'limit', 'cursor'].includes(name))
-        throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
-    }
-    const q = queryText(query.q);
-    const limit = integerQueryValue(query.limit, 'limit', 1, MAX_PAGE_SIZE);
-    const types = nameListQueryValue(query.types, 'types', 'record types');
+  private readRequest(query: SearchQueryDto): SearchRequest {
+    const { q, limit, types } = query;
     if (query.cursor === undefined) {
       if (q === undefined) throw ApiError.invalidParameter('q', 'q is required: what to search for');
       return { q, types: types ?? null, limit: limit ?? MAX_PAGE_SIZE, cursor: null };
