@@ -9,8 +9,8 @@ import {
   Max,
   Min,
   ValidateBy,
+  validateSync,
   type ValidationArguments,
-  ValidationTypes,
 } from 'class-validator';
 import type { ParsedUrlQuery } from 'node:querystring';
 import { ApiError } from '../errors/api-error';
@@ -106,52 +106,17 @@ export function OtherParametersIgnored(): ClassDecorator {
 
 const ignore = () => undefined;
 
-/** One class-validator rule of a query DTO's member, resolved once. */
-interface MemberRule {
-  /** Why `value` of `property` of `object` fails the rule, or undefined when it passes. */
-  failure(object: object, property: string, value: unknown): string | undefined;
-}
+/** The members a query DTO declares, by class: the names a query may give it. */
+const MEMBERS = new WeakMap<Function, ReadonlySet<string>>();
 
-/** A query DTO's members and their rules, in declaration order. */
-type CompiledQuery = Map<string, MemberRule[]>;
-
-const COMPILED = new WeakMap<Function, CompiledQuery>();
-
-/**
- * The rules of `type` as class-validator declares them, read once: validateSync would look them up,
- * inherited ones included, and group them on every call, most of the cost of checking a query of
- * two parameters. Every member is optional (queryMember), so only values given are checked; a
- * member declared with `each` holds a list, each of whose items must pass.
- */
-function compiledQuery(type: Type<object>): CompiledQuery {
-  let compiled = COMPILED.get(type);
-  if (compiled) return compiled;
-  compiled = new Map();
-  const storage = getMetadataStorage();
-  for (const rule of storage.getTargetValidationMetadatas(type, '', true, false)) {
-    const rules = compiled.get(rule.propertyName) ?? [];
-    compiled.set(rule.propertyName, rules);
-    if (rule.type !== ValidationTypes.CUSTOM_VALIDATION) continue;
-    for (const { instance: validator } of storage.getTargetValidatorConstraints(rule.constraintCls)) {
-      rules.push({
-        failure(object, property, value) {
-          const args: ValidationArguments = {
-            value,
-            constraints: rule.constraints,
-            targetName: type.name,
-            object,
-            property,
-          };
-          const passes = (item: unknown) => validator.validate(item, args) === true;
-          if (rule.each && Array.isArray(value) ? value.every(passes) : passes(value)) return undefined;
-          const message = rule.message ?? validator.defaultMessage?.(args) ?? '$property is invalid';
-          return (typeof message === 'function' ? message(args) : message).replaceAll('$property', property);
-        },
-      });
-    }
+function membersOf(type: Type<object>): ReadonlySet<string> {
+  let members = MEMBERS.get(type);
+  if (!members) {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(type, '', true, false);
+    members = new Set(rules.map((rule) => rule.propertyName));
+    MEMBERS.set(type, members);
   }
-  COMPILED.set(type, compiled);
-  return compiled;
+  return members;
 }
 
 /**
@@ -167,26 +132,19 @@ export function validateQuery<T extends object>(
   other?: (name: string, value: string | string[]) => void,
 ): T {
   other ??= IGNORING_OTHERS.has(type) ? ignore : undefined;
-  const compiled = compiledQuery(type);
+  const members = membersOf(type);
   const given: Record<string, unknown> = {};
   const others: string[] = [];
-  let members = 0;
   for (const name of Object.keys(query)) {
-    if (compiled.has(name)) {
-      given[name] = query[name];
-      members++;
-    } else if (other) others.push(name);
+    if (members.has(name)) given[name] = query[name];
+    else if (other) others.push(name);
     else throw ApiError.invalidParameter(name, `${name} is not a query parameter of this route`);
   }
-  // A list read without paging parameters, the commonest, converts nothing.
-  const instance = (members === 0 ? new type() : plainToInstance(type, given)) as T & Record<string, unknown>;
-  for (const [property, rules] of compiled) {
-    const value = instance[property];
-    if (value === undefined) continue;
-    for (const rule of rules) {
-      const failure = rule.failure(instance, property, value);
-      if (failure !== undefined) throw ApiError.invalidParameter(property, failure);
-    }
+  const instance = plainToInstance(type, given);
+  const [failure] = validateSync(instance, { stopAtFirstError: true });
+  if (failure) {
+    const [message] = Object.values(failure.constraints ?? {});
+    throw ApiError.invalidParameter(failure.property, message ?? `${failure.property} is invalid`);
   }
   for (const name of others) other!(name, query[name]!);
   return instance;
