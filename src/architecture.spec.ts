@@ -13,7 +13,6 @@ import { sourceFiles } from '../test/support/source-files';
 const GLOBAL_ALLOWED = new Set(['app.module.ts', 'database/database.module.ts']);
 const STILL_EXPORTING_REPOSITORIES = new Set([
   'common/idempotency/idempotency.module.ts IdempotencyRepository',
-  'modules/auth/auth.module.ts ApiKeysRepository',
   'records/records.module.ts DefinitionsRepository',
   'records/records.module.ts WorkspacesRepository',
   'records/records.module.ts EventsRepository',

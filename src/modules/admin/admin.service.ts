@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { generateApiKeySecret, hashSecret } from '../../common/auth/api-key-secret';
-import { ApiKeysRepository } from '../../common/auth/api-keys.repository';
+import { ApiKeysService } from '../../common/auth/api-keys.service';
 import { ApiError } from '../../common/errors/api-error';
 import { isIdOf, newId } from '../../common/ids';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
@@ -14,7 +13,7 @@ export class AdminService {
   constructor(
     private readonly members: MembersService,
     private readonly workspaces: WorkspacesRepository,
-    private readonly apiKeys: ApiKeysRepository,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   async createWorkspace(name: string): Promise<WorkspaceDto> {
@@ -43,25 +42,18 @@ export class AdminService {
         'memberId',
       );
     }
-    const secret = generateApiKeySecret();
-    const key = {
-      id: newId('apiKey'),
+    const { id, secret, scopes, memberId, createdAt } = await this.apiKeys.issue({
       workspaceId,
       memberId: member.id,
-      name: input.name ?? null,
-      keyHash: hashSecret(secret),
-      scopes: [...new Set(input.scopes)],
-      createdAt: new Date(),
-      revokedAt: null,
-    };
-    await this.apiKeys.insert(key);
-    const { id, scopes, memberId, createdAt } = key;
+      name: input.name,
+      scopes: input.scopes,
+    });
     return { id, key: secret, scopes, memberId, createdAt: createdAt.toISOString() };
   }
 
   /** Takes effect at once: every request looks its key up. Revoking twice keeps the first time. */
   async revokeApiKey(keyId: string): Promise<RevokedApiKeyDto> {
-    const revokedAt = isIdOf('apiKey', keyId) ? await this.apiKeys.revoke(keyId) : undefined;
+    const revokedAt = await this.apiKeys.revoke(keyId);
     if (!revokedAt) throw ApiError.notFound('API key');
     return { id: keyId, revokedAt: revokedAt.toISOString() };
   }
