@@ -12,7 +12,6 @@ import { sourceFiles } from '../test/support/source-files';
  */
 const GLOBAL_ALLOWED = new Set(['app.module.ts', 'database/database.module.ts']);
 const STILL_EXPORTING_REPOSITORIES = new Set([
-  'common/idempotency/idempotency.module.ts IdempotencyRepository',
   'records/records.module.ts DefinitionsRepository',
   'records/records.module.ts WorkspacesRepository',
   'records/records.module.ts EventsRepository',
