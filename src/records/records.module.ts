@@ -26,14 +26,6 @@ import { WorkspacesService } from './workspaces.service';
     EventsRepository,
     ChangeEvents,
   ],
-  exports: [
-    DefinitionsService,
-    LinkTargets,
-    RecordsService,
-    RecordBatches,
-    WorkspacesService,
-    EventsRepository,
-    ChangeEvents,
-  ],
+  exports: [DefinitionsService, LinkTargets, RecordsService, RecordBatches, WorkspacesService, ChangeEvents],
 })
 export class RecordsModule {}

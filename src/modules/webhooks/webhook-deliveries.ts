@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { ApiKeysService } from '../../common/auth/api-keys.service';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
-import { EventsRepository } from '../../records/events.repository';
+import { ChangeEvents } from '../../records/change-events';
 import { EventsService } from '../events/events.service';
 import { afterFailure, Clock, nextAttemptAt } from './webhook-retry-policy';
 import { postTo, SendOutcome } from './webhook-sender';
@@ -47,7 +47,7 @@ export class WebhookDeliveries {
   constructor(
     private readonly transactions: Transactions,
     private readonly webhooks: WebhooksRepository,
-    private readonly events: EventsRepository,
+    private readonly events: ChangeEvents,
     private readonly feed: EventsService,
     private readonly apiKeys: ApiKeysService,
     private readonly config: AppConfig,

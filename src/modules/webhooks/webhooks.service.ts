@@ -9,7 +9,7 @@ import { isIdOf, newId } from '../../common/ids';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
-import { EventsRepository } from '../../records/events.repository';
+import { ChangeEvents } from '../../records/change-events';
 import { EventsService, EventTypeAccess, namedTypes } from '../events/events.service';
 import { MAX_WEBHOOK_URL_LENGTH, readWebhookUrl, resolveWebhookUrl } from './webhook-url';
 import {
@@ -104,7 +104,7 @@ export class WebhooksService {
     private readonly writes: PreparedWrites,
     private readonly webhooks: WebhooksRepository,
     private readonly feed: EventsService,
-    private readonly events: EventsRepository,
+    private readonly events: ChangeEvents,
     private readonly apiKeys: ApiKeysService,
     private readonly config: AppConfig,
   ) {}
