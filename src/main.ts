@@ -9,7 +9,7 @@ import { startupBanner } from './bootstrap/banner';
 import { resolveDatabase } from './bootstrap/database-url';
 import { ensureDevCredentials, resolveAdminToken } from './bootstrap/dev-credentials';
 import { HttpDrain } from './bootstrap/http-drain';
-import { ApiKeysRepository } from './common/auth/api-keys.repository';
+import { ApiKeysService } from './common/auth/api-keys.service';
 import { ApiExpressAdapter } from './common/http/http-server';
 import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { runMigrations } from './database/migrate';
@@ -87,7 +87,7 @@ async function bootstrap(): Promise<void> {
   const seconds = (Number(process.hrtime.bigint() - startedAt) / 1e9).toFixed(2);
   const demo = config.isProduction
     ? undefined
-    : await ensureDevCredentials(config.dataDir, app.get(AdminService), app.get(ApiKeysRepository));
+    : await ensureDevCredentials(config.dataDir, app.get(AdminService), app.get(ApiKeysService));
   const metricsPort = app.get(MetricsListener).port;
   for (const line of startupBanner({
     config,

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { hashSecret } from '../common/auth/api-key-secret';
-import type { ApiKeysRepository } from '../common/auth/api-keys.repository';
+import type { ApiKeysService } from '../common/auth/api-keys.service';
 import { AdminService } from '../modules/admin/admin.service';
 
 export interface DevCredentials {
@@ -20,12 +19,12 @@ const DEMO_SCOPES = ['*'];
 export async function ensureDevCredentials(
   dataDir: string,
   admin: AdminService,
-  apiKeys: ApiKeysRepository,
+  apiKeys: ApiKeysService,
 ): Promise<DevCredentials> {
   const file = path.join(dataDir, 'dev-credentials.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as DevCredentials;
-    if (await apiKeys.isActive(saved.apiKeyId, hashSecret(saved.apiKey))) return saved;
+    if (await apiKeys.isActive(saved.apiKeyId, saved.apiKey)) return saved;
   }
   const workspace = await admin.createWorkspace('Demo workspace');
   const member = await admin.createMember(workspace.id, {

@@ -12,7 +12,7 @@ export interface SessionLock {
 
 /**
  * Named locks that outlast any transaction, for a request that prepares its write with slow calls
- * (storage) before it opens one, such as an Idempotency-Key's claim (IdempotencyInterceptor): a
+ * (storage) before it opens one, such as an Idempotency-Key's claim (IdempotentRequests): a
  * duplicate arriving meanwhile, on any instance, finds the name locked, while the request holds
  * none of the pooled connections. A lock is a session-level advisory lock on one connection of
  * this process's own, outside the pool (which is why this, and not Transactions, runs its

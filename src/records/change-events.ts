@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '../common/ids';
 import { Transactions } from '../database/transactions';
-import { EventsRepository, NewEvent } from './events.repository';
+import { AppendFollower, EventRow, EventsRepository, NewEvent } from './events.repository';
 
 /** What an `updated` event says changed: field and relationship keys. */
 export interface EventChanges {
@@ -31,7 +31,11 @@ function union(a: string[], b: string[]): string[] {
 }
 
 /**
- * Records change events (docs/api.md §12) in the transaction of the change: they are kept with
+ * The change events (docs/api.md §12), the only way other modules reach them: recorded here, and
+ * read back by the event feed and the webhooks (read, find), pruned past retention, followed by
+ * the webhooks' fan-out (follow).
+ *
+ * Records change events in the transaction of the change: they are kept with
  * the transaction and appended just before it commits, so a write that rolls back leaves none, and
  * the append lock (EventsRepository) is held only for the commit.
  *
@@ -76,6 +80,31 @@ export class ChangeEvents {
   /** Whether the ambient transaction has created this entity (a later change of it is part of its creation). */
   createdHere(entityType: string, entityId: string): boolean {
     return this.transactions.kept<Map<string, Change>>(BUFFER)?.get(`${entityType}:${entityId}`)?.action === 'created';
+  }
+
+  /** Has every append run `follower`'s SQL too (EventsRepository.follow); before the first append. */
+  follow(follower: AppendFollower): void {
+    this.events.follow(follower);
+  }
+
+  /** A page of a workspace's feed and its head (EventsRepository.read says what is final). */
+  read(
+    workspaceId: string,
+    after: string,
+    filter: { entityTypes: string[]; types: string[] | null; occurredFrom?: Date | null },
+    limit: number,
+  ): Promise<{ events: EventRow[]; head: string }> {
+    return this.events.read(workspaceId, after, filter, limit);
+  }
+
+  /** The event `id` of the workspace, as stored. */
+  find(workspaceId: string, id: string): Promise<EventRow | undefined> {
+    return this.events.find(workspaceId, id);
+  }
+
+  /** Removes up to `batch` events that occurred before `before`; answers how many. */
+  prune(before: Date, batch: number): Promise<number> {
+    return this.events.prune(before, batch);
   }
 
   /** The event of a change, for a statement that appends it itself. */

@@ -4,7 +4,8 @@ import type { ObjectTypeEntity } from '../database/entities/object-type.entity';
 import type { RelationshipDefinitionEntity } from '../database/entities/relationship-definition.entity';
 import { Transactions } from '../database/transactions';
 
-type NewRow<T> = Omit<T, 'createdAt'>;
+/** A definition as inserted: the database stamps `created_at`. */
+export type NewRow<T> = Omit<T, 'createdAt'>;
 
 /**
  * The stored definitions of a workspace: `object_types`, `field_definitions` and

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
+import { isIdOf } from '../common/ids';
 import type { FieldDefinitionEntity } from '../database/entities/field-definition.entity';
+import type { ObjectTypeEntity } from '../database/entities/object-type.entity';
 import type { RelationshipDefinitionEntity } from '../database/entities/relationship-definition.entity';
-import { DefinitionsRepository } from './definitions.repository';
+import { DefinitionsRepository, NewRow } from './definitions.repository';
 import type { FieldDefinition, ObjectTypeDefinition, RelationshipDefinition } from './object-type';
 import { SYSTEM_RECORD_TYPES } from './system-types';
 import type { ValueType } from './value-types';
@@ -30,6 +32,8 @@ function cloneType(type: ObjectTypeDefinition): ObjectTypeDefinition {
  * The object types of a workspace: the system catalogue plus its custom fields and relationships.
  * Cached per workspace and keyed by `workspaces.metadata_version`, which every definition change
  * increments in the same transaction, so every instance sees a change on its next request.
+ *
+ * A definition change is one transaction: lockForChange, the inserts, then bumpVersion.
  */
 @Injectable()
 export class DefinitionsService {
@@ -61,6 +65,28 @@ export class DefinitionsService {
     this.cache.set(workspaceId, { version, types });
     if (this.cache.size > MAX_CACHED_WORKSPACES) this.cache.delete(this.cache.keys().next().value!);
     return types;
+  }
+
+  /**
+   * Makes the definition changes of one workspace take turns until the transaction ends, so that
+   * two cannot both take a key; 404 when there is no such workspace.
+   */
+  async lockForChange(workspaceId: string): Promise<void> {
+    const exists = isIdOf('workspace', workspaceId) && (await this.workspaces.lockForMetadataChange(workspaceId));
+    if (!exists) throw ApiError.notFound('Workspace');
+  }
+
+  /** False when the workspace already has a type with this slug (nothing is written then). */
+  insertType(type: NewRow<ObjectTypeEntity>): Promise<boolean> {
+    return this.repository.insertType(type);
+  }
+
+  insertField(field: NewRow<FieldDefinitionEntity>): Promise<void> {
+    return this.repository.insertField(field);
+  }
+
+  insertRelationship(relationship: NewRow<RelationshipDefinitionEntity>): Promise<void> {
+    return this.repository.insertRelationship(relationship);
   }
 
   /** Marks the workspace's definitions changed; call inside the transaction that changes them. */

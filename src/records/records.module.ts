@@ -9,6 +9,7 @@ import { RecordLinksRepository } from './record-links.repository';
 import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
 import { WorkspacesRepository } from './workspaces.repository';
+import { WorkspacesService } from './workspaces.service';
 
 /** The records core: shared by every record type's module. */
 @Module({
@@ -21,18 +22,10 @@ import { WorkspacesRepository } from './workspaces.repository';
     RecordsService,
     RecordBatches,
     WorkspacesRepository,
+    WorkspacesService,
     EventsRepository,
     ChangeEvents,
   ],
-  exports: [
-    DefinitionsRepository,
-    DefinitionsService,
-    LinkTargets,
-    RecordsService,
-    RecordBatches,
-    WorkspacesRepository,
-    EventsRepository,
-    ChangeEvents,
-  ],
+  exports: [DefinitionsService, LinkTargets, RecordsService, RecordBatches, WorkspacesService, ChangeEvents],
 })
 export class RecordsModule {}

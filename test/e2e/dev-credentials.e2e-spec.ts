@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ensureDevCredentials } from '../../src/bootstrap/dev-credentials';
-import { ApiKeysRepository } from '../../src/common/auth/api-keys.repository';
+import { ApiKeysService } from '../../src/common/auth/api-keys.service';
 import { SCOPES } from '../../src/common/auth/scopes';
 import { AdminService } from '../../src/modules/admin/admin.service';
 import { expectError } from '../support/errors';
@@ -12,7 +12,7 @@ import { adminHeaders, createTestApp, TestApp, v1Headers } from '../support/test
 describe('development credentials', () => {
   let t: TestApp;
   let dataDir: string;
-  const ensure = () => ensureDevCredentials(dataDir, t.app.get(AdminService), t.app.get(ApiKeysRepository));
+  const ensure = () => ensureDevCredentials(dataDir, t.app.get(AdminService), t.app.get(ApiKeysService));
 
   beforeAll(async () => {
     t = await createTestApp();

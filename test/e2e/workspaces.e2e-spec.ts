@@ -5,7 +5,7 @@ import { Gate, sleep } from '../support/concurrency';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import { createTestApp, TestApp } from '../support/test-app';
 
-/** The workspace methods other modules use: the metadata version and the metadata-change lock. */
+/** The workspace methods the records core uses to version and lock a workspace's definitions (DefinitionsService). */
 describe('workspaces repository', () => {
   let t: TestApp;
   let ws: TestWorkspace;

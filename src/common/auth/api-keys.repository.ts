@@ -3,8 +3,6 @@ import { IsNull } from 'typeorm';
 import { ApiKeyEntity } from '../../database/entities/api-key.entity';
 import type { MemberRole } from '../../database/entities/member.entity';
 import { Transactions } from '../../database/transactions';
-import type { AuthContext } from './auth-context';
-import { expandScopes } from './scopes';
 
 /** An active key, with what a request needs of its member and workspace. */
 export interface ApiKeyHolder {
@@ -37,11 +35,6 @@ const HOLDER_COLUMNS = `k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.e
     FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id`;
 const HOLDER_LOOKUP = `SELECT ${HOLDER_COLUMNS} WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
 
-/** Who calls with the key: what the authentication guard sets on a request. */
-export function authContextOf({ scopes, ...holder }: ApiKeyHolder): AuthContext {
-  return { ...holder, scopes: new Set(expandScopes(scopes)) };
-}
-
 function toHolder(row: HolderRow | undefined): ApiKeyHolder | undefined {
   return (
     row && {
@@ -56,7 +49,7 @@ function toHolder(row: HolderRow | undefined): ApiKeyHolder | undefined {
   );
 }
 
-/** The `api_keys` table. Keys are found by their SHA-256; the key itself is never stored. */
+/** The `api_keys` table, private to the auth module: others ask ApiKeysService. */
 @Injectable()
 export class ApiKeysRepository {
   constructor(private readonly transactions: Transactions) {}

@@ -2,9 +2,9 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
-import { looksLikeApiKey, hashSecret, secretsEqual } from './api-key-secret';
-import { ApiKeysRepository, authContextOf } from './api-keys.repository';
-import { AuthContext, AuthenticatedRequest } from './auth-context';
+import { looksLikeApiKey, secretsEqual } from './api-key-secret';
+import { ApiKeysService } from './api-keys.service';
+import { AuthenticatedRequest } from './auth-context';
 import { authModeOf } from './auth.decorators';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 
@@ -23,7 +23,7 @@ function bearerToken(request: Request): string | undefined {
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
-    private readonly apiKeys: ApiKeysRepository,
+    private readonly apiKeys: ApiKeysService,
     private readonly config: AppConfig,
     private readonly failures: AuthFailureLimiter,
   ) {}
@@ -38,7 +38,7 @@ export class AuthGuard implements CanActivate {
       if (token !== undefined && secretsEqual(token, this.config.adminToken)) return true;
       throw await this.failures.fail(request, new ApiError(401, 'invalid_api_key', 'Invalid or missing admin token'));
     }
-    const auth = token !== undefined && looksLikeApiKey(token) ? await this.lookUp(token) : undefined;
+    const auth = token !== undefined && looksLikeApiKey(token) ? await this.apiKeys.authenticate(token) : undefined;
     if (!auth) {
       throw await this.failures.fail(
         request,
@@ -47,10 +47,5 @@ export class AuthGuard implements CanActivate {
     }
     request.auth = auth;
     return true;
-  }
-
-  private async lookUp(secret: string): Promise<AuthContext | undefined> {
-    const holder = await this.apiKeys.findActiveByHash(hashSecret(secret));
-    return holder && authContextOf(holder);
   }
 }

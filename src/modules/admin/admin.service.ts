@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { generateApiKeySecret, hashSecret } from '../../common/auth/api-key-secret';
-import { ApiKeysRepository } from '../../common/auth/api-keys.repository';
+import { ApiKeysService } from '../../common/auth/api-keys.service';
 import { ApiError } from '../../common/errors/api-error';
-import { isIdOf, newId } from '../../common/ids';
+import { isIdOf } from '../../common/ids';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
-import { WorkspacesRepository } from '../../records/workspaces.repository';
+import { WorkspacesService } from '../../records/workspaces.service';
 import { MembersService } from '../members/members.service';
 import { CreateApiKeyDto, CreatedApiKeyDto, CreateMemberDto, RevokedApiKeyDto, WorkspaceDto } from './dto/admin.dto';
 
@@ -13,25 +12,23 @@ import { CreateApiKeyDto, CreatedApiKeyDto, CreateMemberDto, RevokedApiKeyDto, W
 export class AdminService {
   constructor(
     private readonly members: MembersService,
-    private readonly workspaces: WorkspacesRepository,
-    private readonly apiKeys: ApiKeysRepository,
+    private readonly workspaces: WorkspacesService,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   async createWorkspace(name: string): Promise<WorkspaceDto> {
-    const id = newId('workspace');
-    const createdAt = new Date();
-    await this.workspaces.insert({ id, name, createdAt });
+    const { id, createdAt } = await this.workspaces.create(name);
     return { id, name, createdAt: createdAt.toISOString() };
   }
 
   async createMember(workspaceId: string, input: CreateMemberDto): Promise<EntityEnvelopeDto> {
-    await this.requireWorkspace(workspaceId);
+    await this.workspaces.requireExisting(workspaceId);
     const member = await this.members.create({ workspaceId, ...input });
     return this.members.toEnvelope(member);
   }
 
   async createApiKey(workspaceId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
-    await this.requireWorkspace(workspaceId);
+    await this.workspaces.requireExisting(workspaceId);
     const member = isIdOf('member', input.memberId)
       ? await this.members.findInWorkspace(workspaceId, input.memberId)
       : null;
@@ -43,31 +40,19 @@ export class AdminService {
         'memberId',
       );
     }
-    const secret = generateApiKeySecret();
-    const key = {
-      id: newId('apiKey'),
+    const { id, secret, scopes, memberId, createdAt } = await this.apiKeys.issue({
       workspaceId,
       memberId: member.id,
-      name: input.name ?? null,
-      keyHash: hashSecret(secret),
-      scopes: [...new Set(input.scopes)],
-      createdAt: new Date(),
-      revokedAt: null,
-    };
-    await this.apiKeys.insert(key);
-    const { id, scopes, memberId, createdAt } = key;
+      name: input.name,
+      scopes: input.scopes,
+    });
     return { id, key: secret, scopes, memberId, createdAt: createdAt.toISOString() };
   }
 
   /** Takes effect at once: every request looks its key up. Revoking twice keeps the first time. */
   async revokeApiKey(keyId: string): Promise<RevokedApiKeyDto> {
-    const revokedAt = isIdOf('apiKey', keyId) ? await this.apiKeys.revoke(keyId) : undefined;
+    const revokedAt = await this.apiKeys.revoke(keyId);
     if (!revokedAt) throw ApiError.notFound('API key');
     return { id: keyId, revokedAt: revokedAt.toISOString() };
-  }
-
-  private async requireWorkspace(workspaceId: string): Promise<void> {
-    const exists = isIdOf('workspace', workspaceId) && (await this.workspaces.exists(workspaceId));
-    if (!exists) throw ApiError.notFound('Workspace');
   }
 }

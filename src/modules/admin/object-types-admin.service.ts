@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
-import { isIdOf, newId } from '../../common/ids';
+import { newId } from '../../common/ids';
 import { Transactions } from '../../database/transactions';
 import { DefinitionsDto, toDefinitionsDto } from '../../records/definitions.dto';
-import { DefinitionsRepository } from '../../records/definitions.repository';
 import { DefinitionsService } from '../../records/definitions.service';
 import { fieldTypeOf } from '../../records/field-types/registry';
 import type { ObjectTypeDefinition, TypeConfiguration } from '../../records/object-type';
 import { RESERVED_TYPE_SLUGS } from '../../records/system-types';
-import { WorkspacesRepository } from '../../records/workspaces.repository';
 import {
   AddFieldDto,
   AddRelationshipDto,
@@ -67,8 +65,6 @@ export class ObjectTypesAdminService {
   constructor(
     private readonly transactions: Transactions,
     private readonly definitions: DefinitionsService,
-    private readonly stored: DefinitionsRepository,
-    private readonly workspaces: WorkspacesRepository,
   ) {}
 
   /**
@@ -80,11 +76,11 @@ export class ObjectTypesAdminService {
     const fieldEntries = Object.entries(input.fields ?? {});
     const relationshipEntries = Object.entries(input.relationships ?? {});
     return this.transactions.run(async () => {
-      await this.lockWorkspace(workspaceId);
+      await this.definitions.lockForChange(workspaceId);
       if (RESERVED_TYPE_SLUGS.has(input.slug)) {
         throw new ApiError(409, 'duplicate_slug', `${input.slug} is a system type`, 'slug');
       }
-      if (!(await this.stored.insertType({ workspaceId, slug: input.slug, label: input.label }))) {
+      if (!(await this.definitions.insertType({ workspaceId, slug: input.slug, label: input.label }))) {
         throw new ApiError(409, 'duplicate_slug', `This workspace already has a type ${input.slug}`, 'slug');
       }
       const types = await this.workingCopy(workspaceId);
@@ -110,7 +106,7 @@ export class ObjectTypesAdminService {
 
   addField(workspaceId: string, slug: string, input: AddFieldDto): Promise<DefinitionsDto> {
     return this.transactions.run(async () => {
-      await this.lockWorkspace(workspaceId);
+      await this.definitions.lockForChange(workspaceId);
       const type = (await this.workingCopy(workspaceId)).get(slug);
       if (!type) throw ApiError.notFound('Object type');
       await this.insertField(workspaceId, type, input, '');
@@ -120,7 +116,7 @@ export class ObjectTypesAdminService {
 
   addRelationship(workspaceId: string, slug: string, input: AddRelationshipDto): Promise<DefinitionsDto> {
     return this.transactions.run(async () => {
-      await this.lockWorkspace(workspaceId);
+      await this.definitions.lockForChange(workspaceId);
       const types = await this.workingCopy(workspaceId);
       const type = types.get(slug);
       if (!type) throw ApiError.notFound('Object type');
@@ -139,7 +135,7 @@ export class ObjectTypesAdminService {
         `${type.slug} fields are hidden from some callers, and a unique check would reveal their values`,
       );
     }
-    await this.stored.insertField({
+    await this.definitions.insertField({
       id: newId('field'),
       workspaceId,
       objectType: type.slug,
@@ -170,7 +166,7 @@ export class ObjectTypesAdminService {
     if (target && (keyTaken(target, inverseKey) || (target.slug === type.slug && inverseKey === input.key))) {
       throw duplicateKey(input.objectType, inverseKey, param('inverseKey'));
     }
-    await this.stored.insertRelationship({
+    await this.definitions.insertRelationship({
       id: newId('relationship'),
       workspaceId,
       objectType: type.slug,
@@ -197,12 +193,6 @@ export class ObjectTypesAdminService {
         { ...type, fields: [...type.fields], relationships: [...type.relationships] },
       ]),
     );
-  }
-
-  /** Definition changes of one workspace take turns, so two cannot both take a key. */
-  private async lockWorkspace(workspaceId: string): Promise<void> {
-    const exists = isIdOf('workspace', workspaceId) && (await this.workspaces.lockForMetadataChange(workspaceId));
-    if (!exists) throw ApiError.notFound('Workspace');
   }
 
   private async changed(workspaceId: string, slug: string): Promise<DefinitionsDto> {

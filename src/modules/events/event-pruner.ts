@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { JobQueue } from '../../common/background/job-queue';
 import { AppConfig } from '../../config/app-config';
-import { EventsRepository } from '../../records/events.repository';
+import { ChangeEvents } from '../../records/change-events';
 
 const BATCH = 5000;
 const DAY_MS = 24 * 3600 * 1000;
@@ -13,7 +13,7 @@ const DAY_MS = 24 * 3600 * 1000;
 @Injectable()
 export class EventPruner implements OnModuleInit {
   constructor(
-    private readonly events: EventsRepository,
+    private readonly events: ChangeEvents,
     private readonly config: AppConfig,
     private readonly queue: JobQueue,
   ) {}

@@ -7,7 +7,8 @@ import { DefinitionsService } from '../../records/definitions.service';
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { readScopeOf } from '../../records/object-type';
 import { NON_RECORD_TYPES } from '../../records/system-types';
-import { EventRow, EventsRepository } from '../../records/events.repository';
+import { ChangeEvents } from '../../records/change-events';
+import type { EventRow } from '../../records/events.repository';
 import { FilesService } from '../files/files.service';
 import type { MeetingDto } from '../meetings/meeting.dto';
 import { MeetingsService } from '../meetings/meetings.service';
@@ -62,7 +63,7 @@ function sameTypes(a: string[] | null, b: string[] | null): boolean {
 @Injectable()
 export class EventsService {
   constructor(
-    private readonly events: EventsRepository,
+    private readonly events: ChangeEvents,
     private readonly definitions: DefinitionsService,
     private readonly meetings: MeetingsService,
     private readonly files: FilesService,

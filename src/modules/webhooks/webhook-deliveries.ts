@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
-import { ApiKeysRepository, authContextOf } from '../../common/auth/api-keys.repository';
+import { ApiKeysService } from '../../common/auth/api-keys.service';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
-import { EventsRepository } from '../../records/events.repository';
+import { ChangeEvents } from '../../records/change-events';
 import { EventsService } from '../events/events.service';
 import { afterFailure, Clock, nextAttemptAt } from './webhook-retry-policy';
 import { postTo, SendOutcome } from './webhook-sender';
@@ -47,9 +47,9 @@ export class WebhookDeliveries {
   constructor(
     private readonly transactions: Transactions,
     private readonly webhooks: WebhooksRepository,
-    private readonly events: EventsRepository,
+    private readonly events: ChangeEvents,
     private readonly feed: EventsService,
-    private readonly apiKeys: ApiKeysRepository,
+    private readonly apiKeys: ApiKeysService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
@@ -172,9 +172,8 @@ export class WebhookDeliveries {
    * no longer kept, or it is a transcript file the member may not see.
    */
   async bodyFor(endpoint: WebhookEndpointRow, eventId: string): Promise<string | { refused: string }> {
-    const holder = await this.apiKeys.findActiveById(endpoint.api_key_id);
-    if (!holder) return { refused: "the endpoint's API key is revoked or its member removed" };
-    const reader = authContextOf(holder);
+    const reader = await this.apiKeys.contextOfActiveKey(endpoint.api_key_id);
+    if (!reader) return { refused: "the endpoint's API key is revoked or its member removed" };
     const event = await this.events.find(endpoint.workspace_id, eventId);
     if (!event) return { refused: 'the event is no longer kept' };
     if ((await this.feed.eventTypesOf(reader)).get(event.type)?.readable !== true) {

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { EventsRepository } from '../../records/events.repository';
+import { ChangeEvents } from '../../records/change-events';
 import { EventBodies, WebhookDeliveries } from './webhook-deliveries';
 import { FanOutPayload, WebhooksRepository } from './webhooks.repository';
 
@@ -40,7 +40,7 @@ function payloadOf(raw: unknown): FanOutPayload {
 @Injectable()
 export class WebhookFanOut implements OnModuleInit {
   constructor(
-    private readonly events: EventsRepository,
+    private readonly events: ChangeEvents,
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: WebhookDeliveries,
   ) {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { AuthContext } from '../../common/auth/auth-context';
-import { ApiKeysRepository, authContextOf } from '../../common/auth/api-keys.repository';
+import { ApiKeysService } from '../../common/auth/api-keys.service';
 import { insufficientScope } from '../../common/auth/scopes';
 import { ApiError } from '../../common/errors/api-error';
 import { PreparedWrites } from '../../common/idempotency/prepared-writes';
@@ -9,7 +9,7 @@ import { isIdOf, newId } from '../../common/ids';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
-import { EventsRepository } from '../../records/events.repository';
+import { ChangeEvents } from '../../records/change-events';
 import { EventsService, EventTypeAccess, namedTypes } from '../events/events.service';
 import { MAX_WEBHOOK_URL_LENGTH, readWebhookUrl, resolveWebhookUrl } from './webhook-url';
 import {
@@ -104,8 +104,8 @@ export class WebhooksService {
     private readonly writes: PreparedWrites,
     private readonly webhooks: WebhooksRepository,
     private readonly feed: EventsService,
-    private readonly events: EventsRepository,
-    private readonly apiKeys: ApiKeysRepository,
+    private readonly events: ChangeEvents,
+    private readonly apiKeys: ApiKeysService,
     private readonly config: AppConfig,
   ) {}
 
@@ -271,9 +271,9 @@ export class WebhooksService {
    */
   private async sentTypes(endpoint: WebhookEndpointRow, types: string[]): Promise<string[]> {
     if (!types.includes(ALL_EVENT_TYPES)) return types;
-    const owner = await this.apiKeys.findActiveById(endpoint.api_key_id);
+    const owner = await this.apiKeys.contextOfActiveKey(endpoint.api_key_id);
     if (!owner) return [];
-    const readable = [...(await this.feed.eventTypesOf(authContextOf(owner)))].filter(([, access]) => access.readable);
+    const readable = [...(await this.feed.eventTypesOf(owner))].filter(([, access]) => access.readable);
     return readable.map(([type]) => type);
   }
 
@@ -297,8 +297,8 @@ export class WebhooksService {
   /** The endpoint's key (its events are read as that key) must be able to read new types, unless it is revoked; `*` is what it reads. */
   private async checkOwnerReads(endpoint: WebhookEndpointRow, types: string[]): Promise<void> {
     if (types.includes(ALL_EVENT_TYPES)) return;
-    const owner = await this.apiKeys.findActiveById(endpoint.api_key_id);
-    const unreadable = owner ? unreadableOf(await this.feed.eventTypesOf(authContextOf(owner)), types) : [];
+    const owner = await this.apiKeys.contextOfActiveKey(endpoint.api_key_id);
+    const unreadable = owner ? unreadableOf(await this.feed.eventTypesOf(owner), types) : [];
     if (unreadable.length > 0) {
       throw ApiError.invalidValue(
         'eventTypes',
