@@ -53,6 +53,27 @@ export default tseslint.config(
   },
   ...layerRules,
   {
+    // A repository is its module's own: another directory reaches its table through the service the
+    // module exports (src/architecture.spec.ts holds the modules' exports to it); its row types are
+    // the module's to share. A module's file provides its repositories wherever they sit.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.module.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+[^./][^/]*/(.*/)?[^/]+\\.repository$',
+              allowTypeImports: true,
+              message: 'a repository is imported only in its own directory: call the service its module exports.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read supertest's untyped bodies and spy on methods: the unsafe-any and unbound-method rules would flag every assertion.
     files: ['test/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.int-spec.ts', 'bench/**/*.ts'],
     rules: {
