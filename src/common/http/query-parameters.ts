@@ -1,7 +1,6 @@
 import { applyDecorators, SetMetadata, Type } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
-  getMetadataStorage,
   IsInt,
   IsNotEmpty,
   IsOptional,
@@ -14,6 +13,7 @@ import {
 } from 'class-validator';
 import type { ParsedUrlQuery } from 'node:querystring';
 import { ApiError } from '../errors/api-error';
+import { declaredMembers } from '../validation/dto-shape';
 
 /**
  * Query DTOs: a handler takes its query as `@Query() query: SomeQueryDto`, a class whose members
@@ -106,19 +106,6 @@ export function OtherParametersIgnored(): ClassDecorator {
 
 const ignore = () => undefined;
 
-/** The members a query DTO declares, by class: the names a query may give it. */
-const MEMBERS = new WeakMap<Function, ReadonlySet<string>>();
-
-function membersOf(type: Type<object>): ReadonlySet<string> {
-  let members = MEMBERS.get(type);
-  if (!members) {
-    const rules = getMetadataStorage().getTargetValidationMetadatas(type, '', true, false);
-    members = new Set(rules.map((rule) => rule.propertyName));
-    MEMBERS.set(type, members);
-  }
-  return members;
-}
-
 /**
  * The query as an instance of the query DTO `type`, its values converted by the DTO's
  * class-transformer decorators and checked by its class-validator rules: 400 `invalid_parameter`
@@ -132,7 +119,7 @@ export function validateQuery<T extends object>(
   other?: (name: string, value: string | string[]) => void,
 ): T {
   other ??= IGNORING_OTHERS.has(type) ? ignore : undefined;
-  const members = membersOf(type);
+  const members = declaredMembers(type);
   const given: Record<string, unknown> = {};
   const others: string[] = [];
   for (const name of Object.keys(query)) {
