@@ -352,7 +352,7 @@ describe('GET /v1/search', () => {
       ['a type that has no records', 'q=a&types=member', 'types'],
       ['a limit out of range', 'q=a&limit=26', 'limit'],
       ['an unknown parameter', 'q=a&sort=score', 'sort'],
-      ['a cursor of nothing', 'cursor=abc', 'cursor'],
+      ['a cursor of nothing', 'q=a&cursor=abc', 'cursor'],
     ])('%s is 400 invalid_parameter', async (_name, query, param) => {
       expectError(await search(query), 400, 'invalid_parameter', param);
     });
@@ -378,7 +378,7 @@ describe('GET /v1/search', () => {
       const late = await create('/v1/notes', { $title: 'Pelican pelican', $content: 'pelican '.repeat(40) });
       let cursor: string | null = first.body.nextCursor;
       while (cursor !== null) {
-        const page = await search(`cursor=${cursor}`);
+        const page = await search(`q=pelican&cursor=${cursor}`);
         expect(page.status).toBe(200);
         seen.push(...foundIds(page));
         cursor = page.body.nextCursor;
@@ -396,15 +396,18 @@ describe('GET /v1/search', () => {
         const crafted = Buffer.from(JSON.stringify([...fields.slice(0, 4), snapshot, ...fields.slice(5)])).toString(
           'base64url',
         );
-        expectError(await search(`cursor=${crafted}`), 400, 'invalid_parameter', 'cursor');
+        expectError(await search(`q=pelican&cursor=${crafted}`), 400, 'invalid_parameter', 'cursor');
       }
       const intact = Buffer.from(JSON.stringify(fields)).toString('base64url');
-      expect((await search(`cursor=${intact}`)).status).toBe(200);
+      expect((await search(`q=pelican&cursor=${intact}`)).status).toBe(200);
     });
 
-    it('refuses a cursor beside another q', async () => {
+    it('refuses a cursor beside another q, and without one: q is required, beside a cursor too', async () => {
       const first = await search('q=pelican&limit=2');
       expectError(await search(`q=other&cursor=${first.body.nextCursor}`), 400, 'invalid_parameter', 'cursor');
+      const alone = await search(`cursor=${first.body.nextCursor}`);
+      expectError(alone, 400, 'invalid_parameter', 'q');
+      expect(alone.body.error.message).toBe('q is required');
     });
   });
 });

@@ -58,8 +58,8 @@ function decodeSearchCursor(raw: unknown): SearchCursor {
     typeof workspaceId !== 'string' ||
     typeof q !== 'string' ||
     q.trim() !== q ||
-    q.length < 1 ||
-    q.length > MAX_QUERY_LENGTH ||
+    q === '' ||
+    [...q].length > MAX_QUERY_LENGTH ||
     !(
       types === null ||
       (Array.isArray(types) && types.length > 0 && types.every((type) => typeof type === 'string'))
@@ -218,13 +218,10 @@ export class SearchService {
 
   private readRequest(query: SearchQueryDto): SearchRequest {
     const { q, limit, types } = query;
-    if (query.cursor === undefined) {
-      if (q === undefined) throw ApiError.invalidParameter('q', 'q is required: what to search for');
-      return { q, types: types ?? null, limit: limit ?? MAX_PAGE_SIZE, cursor: null };
-    }
+    if (query.cursor === undefined) return { q, types: types ?? null, limit: limit ?? MAX_PAGE_SIZE, cursor: null };
     const cursor = decodeSearchCursor(query.cursor);
     if (
-      (q !== undefined && q !== cursor.q) ||
+      q !== cursor.q ||
       (limit !== undefined && limit !== cursor.limit) ||
       (types !== undefined && !sameTypes(types, cursor.types))
     ) {
