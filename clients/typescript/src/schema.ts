@@ -2263,7 +2263,7 @@ export interface components {
             object: "list";
             /** @description Events, oldest first */
             data: components["schemas"]["EventDto"][];
-            /** @description Always present: pass it as `cursor` for the events after these (poll with it when the page was not full) */
+            /** @description Always present: pass it as `cursor` for the events after these. A page holds `limit` events unless it reached the end of the feed: poll with it when the page was not full. */
             nextCursor: string;
         };
         CreateWebhookDto: {

@@ -82,7 +82,8 @@ export class EventPageDto {
 
   @ApiProperty({
     description:
-      'Always present: pass it as `cursor` for the events after these (poll with it when the page was not full)',
+      'Always present: pass it as `cursor` for the events after these. A page holds `limit` events unless it reached ' +
+      'the end of the feed: poll with it when the page was not full.',
   })
   nextCursor: string;
 }
