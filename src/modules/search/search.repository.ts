@@ -140,6 +140,8 @@ export class SearchRepository {
                     OR (v.kind = 'fragment' AND NOT v.hidden AND ${fragment}::text IS NOT NULL
                         AND search_unaccent(v.value) LIKE '%' || search_unaccent(${fragment}) || '%'))`,
       params.values,
+      // One text whatever the page: planned once per connection.
+      { prepare: 'search-matched-fields' },
     );
     for (const { id, key } of rows) matched.set(id, (matched.get(id) ?? new Set()).add(key));
     return matched;
