@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '../common/ids';
 import { Transactions } from '../database/transactions';
-import { AppendFollower, EventRow, EventsRepository, NewEvent } from './events.repository';
+import { AppendFollower, EventRow, EventsRepository, FeedFilter, NewEvent } from './events.repository';
 
 /** What an `updated` event says changed: field and relationship keys. */
 export interface EventChanges {
@@ -91,7 +91,7 @@ export class ChangeEvents {
   read(
     workspaceId: string,
     after: string,
-    filter: { entityTypes: string[]; types: string[] | null; occurredFrom?: Date | null },
+    filter: FeedFilter,
     limit: number,
   ): Promise<{ events: EventRow[]; head: string }> {
     return this.events.read(workspaceId, after, filter, limit);

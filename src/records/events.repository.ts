@@ -57,6 +57,18 @@ export interface AppendFollower {
   followSql(workspace: string, ids: string, types: string): string;
 }
 
+/**
+ * Which events a feed page holds, all decided in its statement, before its limit, so that a page
+ * is short only at the end of the feed (docs/api.md §12).
+ */
+export interface FeedFilter {
+  entityTypes: string[];
+  types: string[] | null;
+  occurredFrom?: Date | null;
+  /** SQL true of the file id `fileId` when the reader may see that file (a hidden transcript's events are left out). */
+  visibleFile: (fileId: string, params: SqlParameterList) => string;
+}
+
 /** How long a feed reader waits, at most, for the appends in flight when it read the head (see EventsRepository.read). */
 const APPENDS_WAIT_MS = 100;
 /** How often it looks whether they ended meanwhile. */
@@ -154,7 +166,8 @@ export class EventsRepository {
 
   /**
    * The events after `after` whose entity type is among `entityTypes` (and type among `types`,
-   * when given; that occurred from `occurredFrom` on, when given), oldest first, at most `limit`,
+   * when given; that occurred from `occurredFrom` on, when given), file events only of the files
+   * `visibleFile` holds true of (SQL of a file id, binding what it needs), oldest first, at most `limit`,
    * and the head: a position up to which every event is final (see the class), so a reader that
    * reached it may go on from there. The appends of this workspace in flight are waited for
    * APPENDS_WAIT_MS at most (an append is the last statement before its commit); while one is still
@@ -163,7 +176,7 @@ export class EventsRepository {
   async read(
     workspaceId: string,
     after: string,
-    filter: { entityTypes: string[]; types: string[] | null; occurredFrom?: Date | null },
+    filter: FeedFilter,
     limit: number,
   ): Promise<{ events: EventRow[]; head: string }> {
     const head = (await this.finalHead(workspaceId)) ?? after;
@@ -178,6 +191,7 @@ export class EventsRepository {
           AND e.entity_type = ANY(${params.add(filter.entityTypes)}::text[])
           AND (${types}::text[] IS NULL OR e.type = ANY(${types}::text[]))
           AND (${occurredFrom}::timestamptz IS NULL OR e.occurred_at >= ${occurredFrom}::timestamptz)
+          AND (e.entity_type <> 'file' OR ${filter.visibleFile('e.entity_id', params)})
         ORDER BY e.position ${firstRowsSql(params.add(limit))}`,
       params.values,
       { prepare: 'events-read' },

@@ -1277,6 +1277,55 @@ describe('the change feed, GET /v1/events', () => {
       expect((await page('?limit=100', fresh.key)).data).toHaveLength(28);
     });
 
+    it('a reader that may see few of the events gets full pages up to the end: what it may not see is left out before the limit', async () => {
+      const writer = await createWorkspace(suite.t.http);
+      const member = await createMember(suite.t.http, writer.workspaceId);
+      const reader = (
+        await createKey(suite.t.http, writer.workspaceId, member.id, ['notes:read', 'files:read', 'events:read'])
+      ).key;
+      const readable: string[] = [];
+      for (let index = 0; index < 6; index += 1) {
+        ok(
+          await post(
+            '/v1/tasks',
+            { fields: { $title: `Task ${index}`, $status: 'TODO' }, relationships: { $assignedTo: writer.memberId } },
+            writer.key,
+          ),
+        );
+        // A private meeting's transcript: its file.completed is hidden from the reader (§9), the meeting unreadable.
+        const transcript = await uploadFile(suite.t.http, writer.key);
+        ok(
+          await post(
+            '/v1/meetings',
+            meetingBody({ $privacySetting: 'METADATA' }, { relationships: { $transcript: transcript } }),
+            writer.key,
+          ),
+        );
+        const note = ok(await post('/v1/notes', { fields: { $title: `Note ${index}` } }, writer.key)).body;
+        readable.push(`note.created ${note.id}`);
+        if (index % 2 === 0) {
+          const file = await uploadFile(suite.t.http, writer.key, {
+            mimeType: 'text/plain',
+            purpose: 'knowledge_user',
+          });
+          readable.push(`file.completed ${file}`);
+        }
+      }
+      // As a client reads a feed: pages until one is shorter than its limit, which is the end.
+      const pages: FeedEvent[][] = [];
+      let query = '?limit=2';
+      for (;;) {
+        const body = await page(query, reader);
+        pages.push(body.data);
+        query = `?cursor=${body.nextCursor}`;
+        if (body.data.length < 2) break;
+        expect(pages.length).toBeLessThan(10);
+      }
+      expect(pages.map((events) => events.length)).toEqual([2, 2, 2, 2, 1]);
+      expect(summary(pages.flat())).toEqual(readable);
+      expect((await page(query, reader)).data).toEqual([]);
+    });
+
     it('never skips or repeats an event while writes commit during the reads', async () => {
       const start = (await follow(fresh.key)).cursor;
       const seen: FeedEvent[] = [];

@@ -274,9 +274,21 @@ describe('files on the local storage driver: what only it has', () => {
     }
   });
 
-  it('refuses unsigned URLs and ids of the wrong shape with 403, leaving no partial file behind', async () => {
+  it('refuses unsigned URLs with 400 naming what is missing, forged ones and ids of the wrong shape with 403, leaving no partial file behind', async () => {
     const file = await api.created({ filename: 'u.txt', mimeType: 'text/plain', sizeBytes: 2 });
-    const base = file.uploadUrl.split('?')[0];
+    const unsigned = file.uploadUrl.split('?')[0];
+    const expires = new URL(file.uploadUrl).searchParams.get('expires');
+    const unsignedUpload = await sendBytes(unsigned, { method: 'PUT', headers: file.uploadHeaders, body: 'ok' });
+    expectOurError(unsignedUpload, 400, 'invalid_parameter');
+    expect(unsignedUpload.body.error).toMatchObject({ param: 'expires', message: 'expires is required' });
+    const withoutSignature = await sendBytes(`${unsigned}?expires=${expires}`, {
+      method: 'PUT',
+      headers: file.uploadHeaders,
+      body: 'ok',
+    });
+    expectOurError(withoutSignature, 400, 'invalid_parameter');
+    expect(withoutSignature.body.error).toMatchObject({ param: 'signature', message: 'signature is required' });
+    const base = `${unsigned}?expires=${expires}&signature=forged`;
     expectOurError(
       await sendBytes(base, { method: 'PUT', headers: file.uploadHeaders, body: 'ok' }),
       403,

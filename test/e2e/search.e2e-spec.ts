@@ -106,6 +106,95 @@ describe('GET /v1/search', () => {
     expect(foundIds(await search('q=gaite-paris.fr'))).toEqual([venue]);
   });
 
+  describe('matches name each field whose value matched, its snippet from that field', () => {
+    const options = (...labels: string[]) => ({ options: labels.map((label) => ({ label })) });
+    // One custom field of each searchable value type; each record holds a word of its own in one of them.
+    const FIELDS: Record<string, { valueType: string; typeConfiguration?: object }> = {
+      summary: { valueType: 'TEXT' },
+      notes: { valueType: 'MARKDOWN' },
+      liaison: { valueType: 'FULL_NAME' },
+      site: { valueType: 'ADDRESS' },
+      inbox: { valueType: 'EMAIL' },
+      homepage: { valueType: 'URL' },
+      hotline: { valueType: 'TELEPHONE' },
+      handle: { valueType: 'SOCIAL_HANDLE' },
+      tier: { valueType: 'SINGLE_SELECT', typeConfiguration: options('Ocelot tier', 'Basic') },
+      tags: { valueType: 'MULTI_SELECT', typeConfiguration: options('Basic', 'Pangolin') },
+      dueAt: { valueType: 'DATETIME' },
+    };
+    const CASES: [valueType: string, field: string, value: unknown, q: string, snippet: string][] = [
+      ['TEXT', 'summary', 'Quagga summary line', 'quagga', 'Quagga summary line'],
+      ['MARKDOWN', 'notes', 'Some **zebu** notes', 'zebu', 'Some **zebu** notes'],
+      ['FULL_NAME', 'liaison', { firstName: 'Xerxes', lastName: 'Tamarind' }, 'tamarind', 'Xerxes Tamarind'],
+      ['ADDRESS', 'site', { street: '1 Kinkajou Lane', city: 'Lyon' }, 'kinkajou', '1 Kinkajou Lane Lyon'],
+      ['EMAIL', 'inbox', 'desk@jerboa-mail.io', 'jerboa-mail.io', 'desk@jerboa-mail.io'],
+      [
+        'URL',
+        'homepage',
+        'https://www.axolotl-site.org/about',
+        'axolotl-site.org',
+        'https://www.axolotl-site.org/about',
+      ],
+      ['TELEPHONE', 'hotline', '+33 1 42 68 53 77', '42 68 53 77', '+33142685377'],
+      ['SOCIAL_HANDLE', 'handle', '@capybarafan', 'capybarafan', '@capybarafan'],
+      ['SINGLE_SELECT', 'tier', 'Ocelot tier', 'ocelot', 'Ocelot tier'],
+      ['MULTI_SELECT', 'tags', ['Basic', 'Pangolin'], 'pangolin', 'Pangolin'],
+    ];
+
+    beforeAll(async () => {
+      const defined = await suite.t.http
+        .post(`/admin/v1/workspaces/${suite.ws.workspaceId}/object-types`)
+        .set(adminHeaders())
+        .send({
+          slug: 'specimen',
+          label: 'Specimen',
+          fields: {
+            title: { label: 'Title', valueType: 'TEXT', required: true },
+            ...Object.fromEntries(Object.entries(FIELDS).map(([key, field]) => [key, { label: key, ...field }])),
+          },
+        });
+      expect(defined.status).toBe(200);
+    });
+
+    it.each(CASES)('%s: the field %s, by its own value', async (_valueType, field, value, q, snippet) => {
+      const id = await create('/v1/objects/specimen/values', { title: `Specimen ${field}`, [field]: value });
+      const response = await search(`q=${encodeURIComponent(q)}&types=specimen`);
+      expect(foundIds(response)).toEqual([id]);
+      expect(results(response)[0].matches).toEqual([{ field, snippet }]);
+    });
+
+    it('never a field of a type that is not searched, whatever its value reads like', async () => {
+      const id = await create('/v1/objects/specimen/values', { title: 'Plan 2031', dueAt: '2031-01-02T00:00:00Z' });
+      const response = await search('q=2031&types=specimen');
+      expect(foundIds(response)).toEqual([id]);
+      expect(results(response)[0].matches).toEqual([{ field: 'title', snippet: 'Plan 2031' }]);
+    });
+
+    it('a system MULTI_SELECT by its option label, and every field that matched beside it', async () => {
+      const id = await create('/v1/accounts', { $name: 'Gnuvex Robotics', $industry: ['Manufacturing'] });
+      const byLabel = results(await search('q=manufacturing&types=account')).find((result) => result.entityId === id);
+      expect(byLabel?.matches).toEqual([{ field: '$industry', snippet: 'Manufacturing' }]);
+      const both = results(await search('q=gnuvex%20manufacturing&types=account'));
+      expect(both.map((result) => result.entityId)).toEqual([id]);
+      expect(both[0].matches).toEqual([
+        { field: '$name', snippet: 'Gnuvex Robotics' },
+        { field: '$industry', snippet: 'Manufacturing' },
+      ]);
+    });
+
+    it('a custom field of a system type, beside the system ones', async () => {
+      const added = await suite.t.http
+        .post(`/admin/v1/workspaces/${suite.ws.workspaceId}/object-types/note/fields`)
+        .set(adminHeaders())
+        .send({ key: 'codename', label: 'Codename', valueType: 'TEXT' });
+      expect(added.status).toBe(200);
+      const id = await create('/v1/notes', { $title: 'Weekly sync', codename: 'Operation Tapir' });
+      const response = await search('q=tapir&types=note');
+      expect(foundIds(response)).toEqual([id]);
+      expect(results(response)[0].matches).toEqual([{ field: 'codename', snippet: 'Operation Tapir' }]);
+    });
+  });
+
   it('a write is findable as soon as it returned, and an update replaces what it matched', async () => {
     const note = await create('/v1/notes', { $title: 'Okapi migration plan' });
     expect(foundIds(await search('q=okapi'))).toEqual([note]);
@@ -263,7 +352,7 @@ describe('GET /v1/search', () => {
       ['a type that has no records', 'q=a&types=member', 'types'],
       ['a limit out of range', 'q=a&limit=26', 'limit'],
       ['an unknown parameter', 'q=a&sort=score', 'sort'],
-      ['a cursor of nothing', 'cursor=abc', 'cursor'],
+      ['a cursor of nothing', 'q=a&cursor=abc', 'cursor'],
     ])('%s is 400 invalid_parameter', async (_name, query, param) => {
       expectError(await search(query), 400, 'invalid_parameter', param);
     });
@@ -289,7 +378,7 @@ describe('GET /v1/search', () => {
       const late = await create('/v1/notes', { $title: 'Pelican pelican', $content: 'pelican '.repeat(40) });
       let cursor: string | null = first.body.nextCursor;
       while (cursor !== null) {
-        const page = await search(`cursor=${cursor}`);
+        const page = await search(`q=pelican&cursor=${cursor}`);
         expect(page.status).toBe(200);
         seen.push(...foundIds(page));
         cursor = page.body.nextCursor;
@@ -307,15 +396,18 @@ describe('GET /v1/search', () => {
         const crafted = Buffer.from(JSON.stringify([...fields.slice(0, 4), snapshot, ...fields.slice(5)])).toString(
           'base64url',
         );
-        expectError(await search(`cursor=${crafted}`), 400, 'invalid_parameter', 'cursor');
+        expectError(await search(`q=pelican&cursor=${crafted}`), 400, 'invalid_parameter', 'cursor');
       }
       const intact = Buffer.from(JSON.stringify(fields)).toString('base64url');
-      expect((await search(`cursor=${intact}`)).status).toBe(200);
+      expect((await search(`q=pelican&cursor=${intact}`)).status).toBe(200);
     });
 
-    it('refuses a cursor beside another q', async () => {
+    it('refuses a cursor beside another q, and without one: q is required, beside a cursor too', async () => {
       const first = await search('q=pelican&limit=2');
       expectError(await search(`q=other&cursor=${first.body.nextCursor}`), 400, 'invalid_parameter', 'cursor');
+      const alone = await search(`cursor=${first.body.nextCursor}`);
+      expectError(alone, 400, 'invalid_parameter', 'q');
+      expect(alone.body.error.message).toBe('q is required');
     });
   });
 });

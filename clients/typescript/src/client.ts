@@ -74,8 +74,9 @@ export interface RecordsClient {
   post: Call<'post'>;
   delete: Call<'delete'>;
   /**
-   * Every page of a list, the first read with `options`, each next one by its cursor alone (it
-   * carries the filters and the limit). Ends after the last page: `nextCursor` null, or an empty
+   * Every page of a list, the first read with `options`, each next one by its cursor beside the
+   * first page's query (the cursor's own, as the service requires; `offset` left out, the cursor
+   * being the position). Ends after the last page: `nextCursor` null, or an empty
    * page (the event feed always gives a cursor; keep the last page's to poll with later).
    */
   pages<P extends PagedPath>(
@@ -165,7 +166,13 @@ export function createRecordsClient(options: RecordsClientOptions): RecordsClien
     while (isPage(page)) {
       yield page;
       if (page.nextCursor === null || page.data.length === 0) return;
-      page = await send('get', path, { ...init, params: { ...init.params, query: { cursor: page.nextCursor } } });
+      // The first page's query goes along (it must be the cursor's own, and search requires its q), but
+      // its offset: the cursor is the position.
+      const { offset: _position, ...query } = init.params?.query ?? {};
+      page = await send('get', path, {
+        ...init,
+        params: { ...init.params, query: { ...query, cursor: page.nextCursor } },
+      });
     }
     throw new TypeError(`GET ${path} did not answer a page`);
   }

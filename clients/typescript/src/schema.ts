@@ -2263,7 +2263,7 @@ export interface components {
             object: "list";
             /** @description Events, oldest first */
             data: components["schemas"]["EventDto"][];
-            /** @description Always present: pass it as `cursor` for the events after these (poll with it when the page was not full) */
+            /** @description Always present: pass it as `cursor` for the events after these. A page holds `limit` events unless it reached the end of the feed: poll with it when the page was not full. */
             nextCursor: string;
         };
         CreateWebhookDto: {
@@ -4783,6 +4783,7 @@ export interface operations {
                     "*/*": string;
                 };
             };
+            400: components["responses"]["E400_Unmetered"];
             403: components["responses"]["E403_Unmetered"];
             404: components["responses"]["E404_Unmetered"];
             500: components["responses"]["E500_Unmetered"];
@@ -4867,6 +4868,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["E400_Unmetered"];
             403: components["responses"]["E403_Unmetered"];
             404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_InvalidState_Unmetered"];
@@ -7067,9 +7069,9 @@ export interface operations {
     };
     Search_find: {
         parameters: {
-            query?: {
-                /** @description What to look for, 1 to 200 characters once trimmed; required without a cursor. Words match accent- and case-insensitively, the last one as a prefix; names and titles also with a typo; emails, URL hosts and telephone numbers (6 or more digits) by fragment. */
-                q?: string;
+            query: {
+                /** @description What to look for, 1 to 200 characters once trimmed; also beside a cursor, where it must be the cursor’s own. Words match accent- and case-insensitively, the last one as a prefix; names and titles also with a typo; emails, URL hosts and telephone numbers (6 or more digits) by fragment. */
+                q: string;
                 /** @description Comma-separated record types to search (default: every type the key may read). Each needs its read scope (`contacts:read`, …; `objects:read` for custom types): naming one the key may not read is 403. */
                 types?: string;
                 limit?: components["parameters"]["limit"];

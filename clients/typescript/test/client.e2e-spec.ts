@@ -162,6 +162,19 @@ describe('TypeScript client against the service', () => {
     expect(pages).toEqual([created.slice(3).reverse(), created.slice(1, 3).reverse(), created.slice(0, 1)]);
   });
 
+  it('follows every page of a search, its required q beside each cursor', async () => {
+    const word = `Jacana${Date.now()}`;
+    const created: string[] = [];
+    for (const n of [1, 2, 3])
+      created.push((await api.post('/v1/notes', { body: { fields: { $title: `${word} ${n}` } } })).id);
+    const found: string[] = [];
+    for await (const page of api.pages('/v1/search', { params: { query: { q: word.toLowerCase(), limit: 1 } } })) {
+      expect(page.data.length).toBeLessThanOrEqual(1);
+      found.push(...page.data.map((result) => result.entityId));
+    }
+    expect(found.sort()).toEqual(created.sort());
+  });
+
   it('sends an Idempotency-Key of its own on each write, and the caller’s when given (a repeat is replayed)', async () => {
     const body = { fields: { $title: 'Once' } };
     const first = await api.post('/v1/notes', { body });

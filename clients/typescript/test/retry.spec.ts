@@ -137,8 +137,9 @@ describe('items', () => {
       json(200, { object: 'list', data: ids.map((id) => ({ ...NOTE, id })), totalCount: 3, nextCursor });
     const { sent, client } = scripted([page(['note_a', 'note_b'], 'c2'), page(['note_c'], null)]);
     const ids: string[] = [];
-    for await (const note of client.items('/v1/notes', { params: { query: { limit: 2 } } })) ids.push(note.id);
+    for await (const note of client.items('/v1/notes', { params: { query: { limit: 2, offset: 0 } } }))
+      ids.push(note.id);
     expect(ids).toEqual(['note_a', 'note_b', 'note_c']);
-    expect(sent.map((request) => new URL(request.url).search)).toEqual(['?limit=2', '?cursor=c2']);
+    expect(sent.map((request) => new URL(request.url).search)).toEqual(['?limit=2&offset=0', '?limit=2&cursor=c2']);
   });
 });

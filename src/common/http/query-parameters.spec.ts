@@ -20,7 +20,9 @@ class ExampleQueryDto {
   @QueryNameList('record types')
   types?: string[];
 
-  @QueryText('word must be one word', TextThat('oneWord', (text) => /^\w+$/.test(text), 'word must be one word'))
+  @QueryText('word must be one word', {
+    checks: [TextThat('oneWord', (text) => /^\w+$/.test(text), 'word must be one word')],
+  })
   word?: string;
 
   @QueryCursor()
@@ -93,6 +95,29 @@ describe('validateQuery (query DTOs)', () => {
     expect(validateQuery(ExampleQueryDto, { 'tag[eq]': ['a', 'b'], limit: '5' }, collect).limit).toBe(5);
     expect(others).toEqual([['tag[eq]', ['a', 'b']]]);
     expect(thrownApiError(() => validateQuery(ExampleQueryDto, { x: '1', limit: '0' }, collect)).param).toBe('limit');
+  });
+
+  it('refuses a required member when absent, and bounds text by its characters, as its document says', () => {
+    class RequiredQueryDto {
+      @QueryText('name must be 1 to 2 characters with a letter', {
+        required: true,
+        bounds: { minLength: 1, maxLength: 2, pattern: /\p{L}/u },
+      })
+      name: string;
+    }
+    const refused = (query: Record<string, string>) => thrownApiError(() => validateQuery(RequiredQueryDto, query));
+    expect([refused({}).param, refused({}).message]).toEqual(['name', 'name is required']);
+    // Two characters of two UTF-16 units each: code points, as JSON Schema's maxLength counts.
+    expect(validateQuery(RequiredQueryDto, { name: '🦆é' }).name).toBe('🦆é');
+    for (const name of ['', 'abc', '12'])
+      expect(refused({ name }).message).toBe('name must be 1 to 2 characters with a letter');
+    expect(Reflect.getMetadata('swagger/apiModelProperties', RequiredQueryDto.prototype, 'name')).toMatchObject({
+      required: true,
+      type: 'string',
+      minLength: 1,
+      maxLength: 2,
+      pattern: '\\p{L}',
+    });
   });
 
   it('ignores the parameters a DTO marked OtherParametersIgnored does not declare, and takes its own as sent', () => {

@@ -1,8 +1,10 @@
 import { applyDecorators, SetMetadata, Type } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
+import { ApiProperty } from '@nestjs/swagger';
 import {
+  ArrayNotEmpty,
+  IsDefined,
   IsInt,
-  IsNotEmpty,
   IsOptional,
   IsString,
   Max,
@@ -17,19 +19,46 @@ import { declaredMembers } from '../validation/dto-shape';
 
 /**
  * Query DTOs: a handler takes its query as `@Query() query: SomeQueryDto`, a class whose members
- * are declared with the decorators below (and documented with `@ApiPropertyOptional`, from which
- * the OpenAPI parameters come). DtoValidationPipe validates it with validateQuery; every failure
- * is 400 `invalid_parameter` naming the parameter. A value given twice (`limit=1&limit=2`) arrives
- * as an array and fails its member's rule; `limit[]=1` is another name, not a member.
+ * are declared with the decorators below. Each decorator is both the member's rules (class-transformer
+ * conversions and class-validator checks) and its OpenAPI parameter, written from the same
+ * arguments: whether it is required, its type and its bounds (minimum, maximum, minLength,
+ * maxLength, pattern) cannot say other than what is enforced (docs/api.md §3). DtoValidationPipe
+ * validates it with validateQuery; every failure is 400 `invalid_parameter` naming the parameter.
+ * A value given twice (`limit=1&limit=2`) arrives as an array and fails its member's rule;
+ * `limit[]=1` is another name, not a member.
  */
+
+/** What the document says of a parameter beside the type and bounds its decorator writes. */
+export interface QueryParameterDoc {
+  description?: string;
+  example?: string | number;
+  default?: string | number;
+  /** A request without it is refused: 400 `invalid_parameter`, `<name> is required`. */
+  required?: boolean;
+}
+
+/** The OpenAPI schema members of a parameter that its rules decide. */
+interface ParameterSchema {
+  type: 'integer' | 'string';
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+}
 
 /** The classes with members declared by the decorators below: the handlers' query DTOs. */
 const QUERY_DTOS = new WeakSet<object>();
 
-function queryMember(...decorators: PropertyDecorator[]): PropertyDecorator {
+function queryMember(
+  schema: ParameterSchema,
+  { required = false, ...doc }: QueryParameterDoc,
+  ...rules: PropertyDecorator[]
+): PropertyDecorator {
   return (prototype, property) => {
     QUERY_DTOS.add(prototype.constructor);
-    applyDecorators(IsOptional(), ...decorators)(prototype, property);
+    const presence = required ? IsDefined({ message: `${String(property)} is required` }) : IsOptional();
+    applyDecorators(ApiProperty({ ...doc, ...schema, required }), presence, ...rules)(prototype, property);
   };
 }
 
@@ -38,10 +67,16 @@ function queryMember(...decorators: PropertyDecorator[]): PropertyDecorator {
  * which the range refuses): anything else, a sign, a fraction, an exponent or spaces included,
  * is refused naming the range.
  */
-export function QueryInteger(min: number, max = Number.MAX_SAFE_INTEGER): PropertyDecorator {
+export function QueryInteger(
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+  doc: QueryParameterDoc = {},
+): PropertyDecorator {
   const range = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
   const message = ({ property }: ValidationArguments) => `${property} must be ${range}`;
   return queryMember(
+    { type: 'integer', minimum: min, maximum: max },
+    doc,
     Transform(({ value }: { value: unknown }) =>
       typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value,
     ),
@@ -51,22 +86,60 @@ export function QueryInteger(min: number, max = Number.MAX_SAFE_INTEGER): Proper
   );
 }
 
+/** A comma-separated list whose every name holds a character other than a space. */
+const NAME_LIST = /^[^,]*[^,\s][^,]*(?:,[^,]*[^,\s][^,]*)*$/;
+
 /**
  * A comma-separated list of names (`types=a,b`), each trimmed, once each and sorted (so that equal
  * lists compare equal); an empty name is refused: `${property} is a comma-separated list of ${what}`.
  */
-export function QueryNameList(what: string): PropertyDecorator {
+export function QueryNameList(what: string, doc: QueryParameterDoc = {}): PropertyDecorator {
   return queryMember(
+    { type: 'string', pattern: NAME_LIST.source },
+    doc,
+    // Anything but a list of the pattern (given twice, too) becomes no names, which the rule refuses.
     Transform(({ value }: { value: unknown }) =>
-      typeof value === 'string' ? [...new Set(value.split(',').map((name) => name.trim()))].sort() : [''],
+      typeof value === 'string' && NAME_LIST.test(value)
+        ? [...new Set(value.split(',').map((name) => name.trim()))].sort()
+        : [],
     ),
-    IsNotEmpty({ each: true, message: ({ property }) => `${property} is a comma-separated list of ${what}` }),
+    ArrayNotEmpty({ message: ({ property }) => `${property} is a comma-separated list of ${what}` }),
   );
 }
 
-/** Text given once, else refused with `message`; `checks` are what else it must be (each with its own message). */
-export function QueryText(message: string, ...checks: PropertyDecorator[]): PropertyDecorator {
-  return queryMember(...checks, IsString({ message }));
+/** What text must be, beside a string given once: lengths in characters (code points, as JSON Schema counts them). */
+export interface TextBounds {
+  minLength?: number;
+  maxLength?: number;
+  pattern?: RegExp;
+}
+
+/**
+ * Text given once, within `bounds`, else refused with `message`; `checks` are what else it must be
+ * (each with its own message, and no part of the document).
+ */
+export function QueryText(
+  message: string,
+  { bounds = {}, checks = [], ...doc }: QueryParameterDoc & { bounds?: TextBounds; checks?: PropertyDecorator[] } = {},
+): PropertyDecorator {
+  const { minLength, maxLength, pattern } = bounds;
+  const length = (text: string) => [...text].length;
+  return queryMember(
+    { type: 'string', minLength, maxLength, pattern: pattern?.source },
+    doc,
+    ...checks,
+    ...(minLength === undefined && maxLength === undefined
+      ? []
+      : [
+          TextThat(
+            'textLength',
+            (text) => length(text) >= (minLength ?? 0) && length(text) <= (maxLength ?? Infinity),
+            message,
+          ),
+        ]),
+    ...(pattern ? [TextThat('textPattern', (text) => pattern.test(text), message)] : []),
+    IsString({ message }),
+  );
 }
 
 /** Text that `accepts`, else refused with `message`. */
@@ -81,13 +154,13 @@ export function TextThat(name: string, accepts: (text: string) => boolean, messa
 }
 
 /** A cursor given once: what it holds is for its list to check. */
-export function QueryCursor(): PropertyDecorator {
-  return QueryText('cursor must be given once');
+export function QueryCursor(doc: QueryParameterDoc = {}): PropertyDecorator {
+  return QueryText('cursor must be given once', doc);
 }
 
-/** A parameter the handler checks itself (a signed URL's), taken as it came: a string, or an array when given twice. */
-export function QueryAsSent(): PropertyDecorator {
-  return queryMember();
+/** A parameter the handler checks itself, taken as it came: a string, or an array when given twice. */
+export function QueryAsSent(doc: QueryParameterDoc = {}): PropertyDecorator {
+  return queryMember({ type: 'string' }, doc);
 }
 
 /** The query DTOs whose handlers ignore the parameters they do not declare (OtherParametersIgnored). */

@@ -82,7 +82,8 @@ export class EventPageDto {
 
   @ApiProperty({
     description:
-      'Always present: pass it as `cursor` for the events after these (poll with it when the page was not full)',
+      'Always present: pass it as `cursor` for the events after these. A page holds `limit` events unless it reached ' +
+      'the end of the feed: poll with it when the page was not full.',
   })
   nextCursor: string;
 }
@@ -91,24 +92,19 @@ export const DEFAULT_EVENTS_PAGE = 25;
 
 /** The query of the feed: where to start, how many events, of which types (EventsService checks the types and the cursor). */
 export class EventsQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_EVENTS_PAGE, default: DEFAULT_EVENTS_PAGE })
-  @QueryInteger(1, MAX_EVENTS_PAGE)
+  @QueryInteger(1, MAX_EVENTS_PAGE, { default: DEFAULT_EVENTS_PAGE })
   limit?: number;
 
-  @ApiPropertyOptional({
-    type: 'string',
+  @QueryCursor({
     description:
       'The `nextCursor` of a previous page, unchanged: the page starts after the events that page ended with. It carries ' +
       'its `types` and `limit`; given beside it, they must be its own. Leave it out to read from the oldest event kept.',
   })
-  @QueryCursor()
   cursor?: string;
 
-  @ApiPropertyOptional({
-    type: 'string',
+  @QueryNameList('event types', {
     example: 'note.created,note.updated',
     description: 'Comma-separated event types to read (default: every type the key may read)',
   })
-  @QueryNameList('event types')
   types?: string[];
 }

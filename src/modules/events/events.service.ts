@@ -80,7 +80,12 @@ export class EventsService {
     const { events, head } = await this.events.read(
       caller.workspaceId,
       request.after,
-      { entityTypes, types: request.types, occurredFrom: request.occurredFrom },
+      {
+        entityTypes,
+        types: request.types,
+        occurredFrom: request.occurredFrom,
+        visibleFile: this.files.visibleRestriction(caller),
+      },
       request.limit,
     );
     // A full page goes on after its last event; a shorter one reached the end, where everything up to the head is final.

@@ -35,6 +35,7 @@ export class FileTransfersController {
     headers: { ETag: { description: 'MD5 of the stored bytes, quoted', schema: { type: 'string' } } },
   })
   @ApiErrors([
+    'invalid_parameter',
     'invalid_signature',
     'invalid_state',
     'payload_too_large',
@@ -68,7 +69,7 @@ export class FileTransfersController {
       },
     },
   })
-  @ApiErrors(['invalid_signature', 'database_unavailable'])
+  @ApiErrors(['invalid_parameter', 'invalid_signature', 'database_unavailable'])
   async download(
     @Param('id') id: string,
     @Query() query: SignedUrlQueryDto,

@@ -15,8 +15,10 @@ function invalidSignature(message: string): ApiError {
 
 /**
  * The local driver's signed routes (docs/api.md §10): outside `/v1`, without API key, version,
- * scope, rate limit or JSON parser; the signature in the URL is the authorisation. Anything that
- * is not a URL this service issued, or one past its expiry, is 403 `invalid_signature`.
+ * scope, rate limit or JSON parser; the signature in the URL is the authorisation. A URL without
+ * its `expires` and `signature` (or with malformed ones) is 400 `invalid_parameter` naming the
+ * parameter (SignedUrlQueryDto); anything else that is not a URL this service issued, or one past
+ * its expiry, is 403 `invalid_signature`.
  */
 @Injectable()
 export class FileTransfersService {
@@ -110,14 +112,11 @@ export class FileTransfersService {
     signed: (file: FileRecord) => SignedAction,
   ): Promise<FileRecord> {
     const { expires, signature } = query;
-    if (typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof signature !== 'string') {
-      throw invalidSignature('The URL is not signed: expires and signature are required');
-    }
-    if (Number(expires) <= unixSeconds()) {
-      throw invalidSignature(`The URL expired at ${new Date(Number(expires) * 1000).toISOString()}`);
+    if (expires <= unixSeconds()) {
+      throw invalidSignature(`The URL expired at ${new Date(expires * 1000).toISOString()}`);
     }
     const file = isIdOf('file', id) ? await this.files.findById(id) : undefined;
-    if (!file || !this.local().signer.verify(signed(file), Number(expires), signature)) {
+    if (!file || !this.local().signer.verify(signed(file), expires, signature)) {
       throw invalidSignature('The URL signature is not valid');
     }
     return file;

@@ -5,6 +5,7 @@ import { firstRowsSql, keysetPageSql } from '../../common/pagination/paging-sql'
 import { type RowLock, Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/record-filters';
 import type { LinkTargetOwner } from '../../records/link-targets';
+import type { RecordRestriction } from '../../records/records.repository';
 import type { FileDto, FileStatus } from './dto/file.dto';
 import type { StoredFile } from './storage/file-storage';
 
@@ -46,10 +47,16 @@ const COLUMNS = `f.id, f.workspace_id, f.member_id, f.filename, f.mime_type, f.s
 
 /**
  * docs/api.md §9: the transcript of a meeting that the caller sees at METADATA access does not
- * exist for that caller. The meeting privacy rule is the database function of the MeetingAccess
- * migration. `$1` is the workspace, `$2` the member id, `$3` the lowercased email.
+ * exist for that caller: SQL true of the file `fileId` when the caller (`workspace`, `member`, its
+ * lowercased `email`, each bound) may see it. The meeting privacy rule is the database function of
+ * the MeetingAccess migration.
  */
-const VISIBLE_TO_CALLER = `NOT EXISTS (SELECT 1 FROM hidden_meeting_transcripts($1, $2, $3) hidden WHERE hidden.file_id = f.id)`;
+function visibleToCallerSql(fileId: string, [workspace, member, email]: string[]): string {
+  return `NOT EXISTS (SELECT 1 FROM hidden_meeting_transcripts(${workspace}, ${member}, ${email}) hidden WHERE hidden.file_id = ${fileId})`;
+}
+
+/** visibleToCallerSql of `f`, the caller bound as `$1`, `$2`, `$3` (callerParams). */
+const VISIBLE_TO_CALLER = visibleToCallerSql('f.id', ['$1', '$2', '$3']);
 
 function toRecord(row: FileRow): FileRecord {
   return {
@@ -249,6 +256,15 @@ export class FilesRepository implements LinkTargetOwner {
       { locks: true },
     );
     return rows.map(toRecord);
+  }
+
+  /** Narrows a list of files of the caller's workspace (another table's rows naming them) to those the caller may see. */
+  visibleRestriction(caller: AuthContext): RecordRestriction {
+    return (fileId, params) =>
+      visibleToCallerSql(
+        fileId,
+        callerParams(caller).map((value) => params.add(value)),
+      );
   }
 
   /** Which of `ids` are files of the caller's workspace that the caller may see (see findVisible). */

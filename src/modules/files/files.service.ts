@@ -7,6 +7,7 @@ import type { PageRequest, PageResult } from '../../common/pagination/pagination
 import { AppConfig } from '../../config/app-config';
 import { type RowLock, Transactions } from '../../database/transactions';
 import { ChangeEvents } from '../../records/change-events';
+import type { RecordRestriction } from '../../records/records.repository';
 import type { CompleteFileDto, CreateFileDto, CreatedFileDto, FileDto, FileUrlDto } from './dto/file.dto';
 import { checkPurpose } from './file-purposes';
 import { FileRecord, FilesRepository, toFileDto } from './files.repository';
@@ -117,7 +118,12 @@ export class FilesService {
     return { url: await this.storage.downloadUrl(file, expires), expiresAt: new Date(expires * 1000).toISOString() };
   }
 
-  /** Which of `ids` the caller may see (another module's events name files: the feed keeps these). */
+  /** Narrows rows naming files (another module's: the feed's events) to the files the caller may see, in their statement. */
+  visibleRestriction(caller: AuthContext): RecordRestriction {
+    return this.files.visibleRestriction(caller);
+  }
+
+  /** Which of `ids` the caller may see (another module's events name files: a webhook's delivery keeps these). */
   async visibleIds(caller: AuthContext, ids: string[]): Promise<Set<string>> {
     return this.files.visibleIds(caller, ids);
   }

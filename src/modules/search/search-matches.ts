@@ -1,4 +1,5 @@
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
+import type { FieldDefinition, ObjectTypeDefinition } from '../../records/object-type';
 import type { SearchMatchDto } from './search.dto';
 
 /** Characters of context a snippet keeps before and after what matched. */
@@ -68,10 +69,18 @@ const MEMBER_ORDER: Record<string, string[]> = {
   ADDRESS: ['street', 'street2', 'city', 'state', 'postalCode', 'country'],
 };
 
-/** The text values of a field as the caller reads it: strings, list entries, a composite's string members together. */
-function textsOf(value: unknown, valueType: string): string[] {
+const SELECTS = new Set(['SINGLE_SELECT', 'MULTI_SELECT']);
+
+/**
+ * The text values of a field as the caller reads it: strings, list entries, a composite's string
+ * members together, the labels of chosen options (the value holds their ids).
+ */
+function textsOf(value: unknown, valueType: string, field?: FieldDefinition): string[] {
+  if (typeof value === 'string' && SELECTS.has(valueType)) {
+    return [field?.typeConfiguration?.options?.find((option) => option.id === value)?.label ?? value];
+  }
   if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.flatMap((entry) => textsOf(entry, valueType));
+  if (Array.isArray(value)) return value.flatMap((entry) => textsOf(entry, valueType, field));
   if (value !== null && typeof value === 'object') {
     const members = (MEMBER_ORDER[valueType] ?? Object.keys(value))
       .map((name) => (value as Record<string, unknown>)[name])
@@ -84,20 +93,26 @@ function textsOf(value: unknown, valueType: string): string[] {
 const NAME_FIELDS = new Set(['$title', '$name']);
 
 /**
- * Where the result matched, read from the entity as this caller receives it, so a snippet never
- * shows what the caller's view of it hides (a redacted meeting's fields read null). A result found
- * only by a name close to the query (a typo) shows its name.
+ * Where the result matched: each of the `matched` fields (SearchRepository.matchedFields) with a
+ * snippet of its text around what matched, read from the entity as this caller receives it, so a
+ * snippet never shows what the caller's view of it hides (a redacted meeting's fields read null).
+ * A result that no field matched (found by a name close to the query, a typo, or by a transcript)
+ * shows its names.
  */
-export function matchesIn(entity: EntityEnvelopeDto, terms: MatchTerms): SearchMatchDto[] {
+export function matchesIn(
+  entity: EntityEnvelopeDto,
+  type: ObjectTypeDefinition,
+  matched: ReadonlySet<string>,
+  terms: MatchTerms,
+): SearchMatchDto[] {
+  const definitions = new Map(type.fields.map((field) => [field.key, field]));
   const matches: SearchMatchDto[] = [];
   for (const [field, { value, valueType }] of Object.entries(entity.fields)) {
-    for (const text of textsOf(value, valueType)) {
-      const found = matchIn(text, terms);
-      if (found) {
-        matches.push({ field, snippet: snippetAround(text, ...found) });
-        break;
-      }
-    }
+    if (!matched.has(field)) continue;
+    const texts = textsOf(value, valueType, definitions.get(field));
+    if (texts.length === 0) continue;
+    const found = texts.map((text) => [text, matchIn(text, terms)] as const).find(([, at]) => at !== undefined);
+    matches.push({ field, snippet: found ? snippetAround(found[0], ...found[1]!) : snippetAround(texts[0], 0, 0) });
   }
   if (matches.length > 0) return matches;
   return Object.entries(entity.fields)

@@ -1,4 +1,4 @@
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { QueryCursor, QueryNameList, QueryText, TextThat } from '../../common/http/query-parameters';
 import { PageLimit } from '../../common/pagination/page-query.dto';
@@ -70,43 +70,35 @@ const Q_LENGTH = `q must be 1 to ${MAX_QUERY_LENGTH} characters, leading and tra
 
 /** The query of a search: what to look for, in which types, how many hits (SearchService checks the types and the cursor). */
 export class SearchQueryDto {
-  @ApiPropertyOptional({
-    type: 'string',
-    minLength: 1,
-    maxLength: MAX_QUERY_LENGTH,
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @QueryText(Q_LENGTH, {
+    required: true,
+    // Checked once trimmed: around the text, spaces count for neither bound.
+    bounds: { minLength: 1, maxLength: MAX_QUERY_LENGTH, pattern: /\S/ },
+    // No record can hold such text, and PostgreSQL refuses it as a parameter.
+    checks: [TextThat('storable', storable, 'q contains NUL or unpaired surrogate characters')],
     example: 'zoe mull',
     description:
-      'What to look for, 1 to 200 characters once trimmed; required without a cursor. Words match accent- and ' +
-      'case-insensitively, the last one as a prefix; names and titles also with a typo; emails, URL hosts and ' +
-      'telephone numbers (6 or more digits) by fragment.',
+      'What to look for, 1 to 200 characters once trimmed; also beside a cursor, where it must be the cursor’s own. ' +
+      'Words match accent- and case-insensitively, the last one as a prefix; names and titles also with a typo; ' +
+      'emails, URL hosts and telephone numbers (6 or more digits) by fragment.',
   })
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
-  @QueryText(
-    Q_LENGTH,
-    TextThat('qLength', (q) => q.length >= 1 && q.length <= MAX_QUERY_LENGTH, Q_LENGTH),
-    // No record can hold such text, and PostgreSQL refuses it as a parameter.
-    TextThat('storable', storable, 'q contains NUL or unpaired surrogate characters'),
-  )
-  q?: string;
+  q: string;
 
-  @ApiPropertyOptional({
-    type: 'string',
+  @QueryNameList('record types', {
     example: 'contact,account',
     description:
       'Comma-separated record types to search (default: every type the key may read). Each needs its read scope ' +
       '(`contacts:read`, …; `objects:read` for custom types): naming one the key may not read is 403.',
   })
-  @QueryNameList('record types')
   types?: string[];
 
   @PageLimit()
   limit?: number;
 
-  @ApiPropertyOptional({
-    type: 'string',
+  @QueryCursor({
     description:
       'The `nextCursor` of a previous page, unchanged. It carries its `q`, `types` and `limit`; given beside it, they must be its own.',
   })
-  @QueryCursor()
   cursor?: string;
 }

@@ -64,8 +64,6 @@ export class SearchRepository {
       ['ranked.score', 'ranked.record_id'],
       params,
     );
-    // The query's words as a tsquery, the last one a prefix: the lexemes the documents' own parser
-    // makes of the unaccented text, so that `acme.io` or `o'brien` split as they did when indexed.
     const rows = await this.transactions.query<{
       record_id: string;
       object_type: string;
@@ -73,15 +71,7 @@ export class SearchRepository {
       ranked_count: string;
       snapshot: string;
     }>(
-      `WITH lexemes AS (
-         SELECT t.lexeme, t.positions FROM unnest(to_tsvector('simple', search_unaccent(${text}))) t
-       ), query AS (
-         SELECT (SELECT string_agg('''' || replace(replace(l.lexeme, '\\', '\\\\'), '''', '''''') || ''''
-                                     || CASE WHEN l.positions @> ARRAY[(SELECT max(p) FROM lexemes, unnest(lexemes.positions) p)] THEN ':*' ELSE '' END,
-                                   ' & ')
-                   FROM lexemes l)::tsquery AS words,
-                search_unaccent(${text}) AS name
-       ), found AS NOT MATERIALIZED (
+      `WITH ${queryTermsSql(text)}, found AS NOT MATERIALIZED (
          SELECT d.record_id, d.object_type, d.words, d.names, d.hidden_words, d.transcript_words, d.fragments
            FROM search_documents d
           WHERE d.workspace_id = ${workspace} AND d.object_type = ANY(${objectTypes}) ${seen}
@@ -122,4 +112,57 @@ export class SearchRepository {
       snapshot: rows[0]?.snapshot ?? '',
     };
   }
+
+  /**
+   * The keys of the fields of each record (its fields as the caller reads them) that hold what the
+   * search looks for, by the rule its documents are built and matched by: each field's values as
+   * the search trigger's `search_values` reads them (option labels, URL hosts, telephone digits…),
+   * words matching any word of the query (the last as a prefix), emails, hosts and telephone
+   * digits the fragment. A field the caller's view hides (null) matches nothing.
+   */
+  async matchedFields(
+    workspaceId: string,
+    query: Pick<SearchQuery, 'text' | 'fragment'>,
+    records: { id: string; objectType: string; fields: Record<string, unknown> }[],
+  ): Promise<Map<string, Set<string>>> {
+    const matched = new Map<string, Set<string>>();
+    if (records.length === 0) return matched;
+    const params = new SqlParameterList();
+    const fragment = params.add(query.fragment);
+    const rows = await this.transactions.query<{ id: string; key: string }>(
+      `WITH ${queryTermsSql(params.add(query.text))}
+       SELECT r.id, e.key
+         FROM jsonb_to_recordset(${params.add(JSON.stringify(records))}::jsonb) AS r(id text, "objectType" text, fields jsonb)
+        CROSS JOIN LATERAL jsonb_each(r.fields) e, query
+        WHERE EXISTS (
+                SELECT FROM search_values(${params.add(workspaceId)}, r."objectType", jsonb_build_object(e.key, e.value)) v
+                 WHERE ((v.kind = 'word' OR v.hidden) AND to_tsvector('simple', search_unaccent(v.value)) @@ query.any_word)
+                    OR (v.kind = 'fragment' AND NOT v.hidden AND ${fragment}::text IS NOT NULL
+                        AND search_unaccent(v.value) LIKE '%' || search_unaccent(${fragment}) || '%'))`,
+      params.values,
+      // One text whatever the page: planned once per connection.
+      { prepare: 'search-matched-fields' },
+    );
+    for (const { id, key } of rows) matched.set(id, (matched.get(id) ?? new Set()).add(key));
+    return matched;
+  }
+}
+
+/**
+ * WITH entries of what the query `text` (bound) looks for: `query.words`, its words as a tsquery
+ * that each must match, the last one a prefix; `query.any_word`, the same words of which any one
+ * matches; `query.name`, the text as names are compared. The words are the lexemes the documents'
+ * own parser makes of the unaccented text, so that `acme.io` or `o'brien` split as they did when indexed.
+ */
+function queryTermsSql(text: string): string {
+  const wordsJoinedBy = (operator: string) =>
+    `(SELECT string_agg('''' || replace(replace(l.lexeme, '\\', '\\\\'), '''', '''''') || ''''
+                          || CASE WHEN l.positions @> ARRAY[(SELECT max(p) FROM lexemes, unnest(lexemes.positions) p)] THEN ':*' ELSE '' END,
+                        ' ${operator} ')
+        FROM lexemes l)::tsquery`;
+  return `lexemes AS (
+         SELECT t.lexeme, t.positions FROM unnest(to_tsvector('simple', search_unaccent(${text}))) t
+       ), query AS (
+         SELECT ${wordsJoinedBy('&')} AS words, ${wordsJoinedBy('|')} AS any_word, search_unaccent(${text}) AS name
+       )`;
 }

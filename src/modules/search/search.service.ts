@@ -8,7 +8,7 @@ import { DefinitionsService } from '../../records/definitions.service';
 import type { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { toE164 } from '../../records/field-types/telephone.field-type';
 import { RecordsService } from '../../records/records.service';
-import { readScopeOf } from '../../records/object-type';
+import { type ObjectTypeDefinition, readScopeOf } from '../../records/object-type';
 import { namedTypes } from '../events/events.service';
 import { MeetingsService } from '../meetings/meetings.service';
 import { folded, matchesIn, termsOf } from './search-matches';
@@ -58,8 +58,8 @@ function decodeSearchCursor(raw: unknown): SearchCursor {
     typeof workspaceId !== 'string' ||
     typeof q !== 'string' ||
     q.trim() !== q ||
-    q.length < 1 ||
-    q.length > MAX_QUERY_LENGTH ||
+    q === '' ||
+    [...q].length > MAX_QUERY_LENGTH ||
     !(
       types === null ||
       (Array.isArray(types) && types.length > 0 && types.every((type) => typeof type === 'string'))
@@ -151,7 +151,8 @@ export class SearchService {
 
   async search(caller: AuthContext, query: SearchQueryDto): Promise<SearchPageDto> {
     const request = this.readRequest(query);
-    const objectTypes = await this.typesToSearch(caller, request.types);
+    const definitions = await this.definitions.typesOf(caller);
+    const objectTypes = this.typesToSearch(caller, definitions, request.types);
     const { phoneDigits, fragment } = fragmentsOf(request.q);
     const { hits, ranked, snapshot } = await this.repository.search({
       workspaceId: caller.workspaceId,
@@ -183,32 +184,44 @@ export class SearchService {
       phoneDigits,
     );
     const entities = await this.entitiesOf(caller, shown);
-    const data: SearchResultDto[] = shown.flatMap((hit) => {
+    const shownEntities = shown.flatMap((hit) => {
       const entity = entities.get(hit.recordId);
-      if (!entity) return [];
-      return [
-        {
-          object: 'search_result' as const,
-          entityType: hit.objectType,
-          entityId: hit.recordId,
-          score: Number(hit.score),
-          matches: matchesIn(entity, terms),
-          data: entity,
-        },
-      ];
+      return entity ? [{ hit, entity }] : [];
+    });
+    // Which fields matched, by the documents' own rule, over each record as this caller reads it.
+    const matchedFields = await this.repository.matchedFields(
+      caller.workspaceId,
+      { text: request.q, fragment },
+      shownEntities.map(({ hit, entity }) => ({
+        id: hit.recordId,
+        objectType: hit.objectType,
+        fields: Object.fromEntries(Object.entries(entity.fields).map(([key, { value }]) => [key, value])),
+      })),
+    );
+    const data: SearchResultDto[] = shownEntities.map(({ hit, entity }) => {
+      return {
+        object: 'search_result' as const,
+        entityType: hit.objectType,
+        entityId: hit.recordId,
+        score: Number(hit.score),
+        matches: matchesIn(
+          entity,
+          definitions.get(hit.objectType)!,
+          matchedFields.get(hit.recordId) ?? new Set(),
+          terms,
+        ),
+        data: entity,
+      };
     });
     return { object: 'list', data, totalCount: ranked, nextCursor };
   }
 
   private readRequest(query: SearchQueryDto): SearchRequest {
     const { q, limit, types } = query;
-    if (query.cursor === undefined) {
-      if (q === undefined) throw ApiError.invalidParameter('q', 'q is required: what to search for');
-      return { q, types: types ?? null, limit: limit ?? MAX_PAGE_SIZE, cursor: null };
-    }
+    if (query.cursor === undefined) return { q, types: types ?? null, limit: limit ?? MAX_PAGE_SIZE, cursor: null };
     const cursor = decodeSearchCursor(query.cursor);
     if (
-      (q !== undefined && q !== cursor.q) ||
+      q !== cursor.q ||
       (limit !== undefined && limit !== cursor.limit) ||
       (types !== undefined && !sameTypes(types, cursor.types))
     ) {
@@ -218,8 +231,12 @@ export class SearchService {
   }
 
   /** The record types searched: the ones asked for, each of which the key must read, else every one it reads. */
-  private async typesToSearch(caller: AuthContext, asked: string[] | null): Promise<string[]> {
-    const types = [...(await this.definitions.typesOf(caller)).values()].filter((type) => !NOT_RECORDS.has(type.slug));
+  private typesToSearch(
+    caller: AuthContext,
+    definitions: Map<string, ObjectTypeDefinition>,
+    asked: string[] | null,
+  ): string[] {
+    const types = [...definitions.values()].filter((type) => !NOT_RECORDS.has(type.slug));
     const scopes = new Map(types.map((type) => [type.slug, readScopeOf(type)]));
     if (asked === null) {
       const readable = types.filter((type) => caller.scopes.has(scopes.get(type.slug)!)).map((type) => type.slug);

@@ -1,14 +1,14 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { OtherParametersIgnored, QueryAsSent } from '../../../common/http/query-parameters';
+import { OtherParametersIgnored, QueryInteger, QueryText } from '../../../common/http/query-parameters';
+
+/** The largest expiry a signed URL carries: 12 digits of unix seconds (the year 33658). */
+const MAX_EXPIRES = 999_999_999_999;
 
 /** The query of a signed URL: FileTransfersService checks its signature, over the file and the action. */
 @OtherParametersIgnored()
 export class SignedUrlQueryDto {
-  @ApiProperty({ type: 'integer', description: 'Expiry, unix seconds (signed)' })
-  @QueryAsSent()
-  expires?: string | string[];
+  @QueryInteger(0, MAX_EXPIRES, { required: true, description: 'Expiry, unix seconds (signed)' })
+  expires: number;
 
-  @ApiProperty({ type: 'string', description: 'HMAC-SHA256, base64url' })
-  @QueryAsSent()
-  signature?: string | string[];
+  @QueryText('signature must be given once', { required: true, description: 'HMAC-SHA256, base64url' })
+  signature: string;
 }
