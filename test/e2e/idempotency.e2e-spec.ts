@@ -70,7 +70,8 @@ describe('Idempotency-Key on POST /v1 routes', () => {
     for (let i = 0; i < 3; i += 1) {
       const replay = await post(ws.key, key, { label });
       expect(replay.status).toBe(first.status);
-      expect(replay.body).toEqual(first.body);
+      // The very bytes: members in the order the first answer had them, not the order a store chose.
+      expect(replay.text).toBe(first.text);
       expect(replay.headers['idempotent-replayed']).toBe('true');
     }
     expect(await rows(label)).toEqual([{ id: first.body.id, api_key_id: ws.apiKeyId }]);

@@ -21,7 +21,8 @@ export class IdempotencyKeyEntity {
   @Column('integer', { name: 'response_status' })
   responseStatus: number;
 
-  @Column('jsonb', { name: 'response_body' })
+  /** The text as first answered (json, not jsonb, which reorders members): a replay is the same bytes. */
+  @Column('json', { name: 'response_body' })
   responseBody: unknown;
 
   /** Stamped by the database clock, which judges the retention. */

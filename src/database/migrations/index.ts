@@ -21,6 +21,7 @@ import { Search1795887400000 } from './1795887400000-search';
 import { SearchStatementTriggers1795887500000 } from './1795887500000-search-statement-triggers';
 import { WorkspaceKeys1795887600000 } from './1795887600000-workspace-keys';
 import { RecordValuesKey1795887700000 } from './1795887700000-record-values-key';
+import { IdempotencyReplayBytes1795887800000 } from './1795887800000-idempotency-replay-bytes';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   SearchStatementTriggers1795887500000,
   WorkspaceKeys1795887600000,
   RecordValuesKey1795887700000,
+  IdempotencyReplayBytes1795887800000,
 ];
