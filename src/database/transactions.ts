@@ -32,6 +32,7 @@ interface Transaction {
   runner: QueryRunner;
   connection: PoolClient;
   beforeCommit: (() => Promise<void>)[];
+  afterCommit: (() => void)[];
   kept: Map<symbol, unknown>;
 }
 
@@ -119,6 +120,17 @@ export class Transactions {
     transaction.beforeCommit.push(task);
   }
 
+  /**
+   * Runs `task` once what the caller has written is committed: after the ambient transaction's
+   * commit, or at once when there is none (the caller's statements committed as they ran). Not
+   * when the transaction rolls back. It must not throw: the commit is done.
+   */
+  afterCommit(task: () => void): void {
+    const transaction = this.ambient.getStore();
+    if (transaction) transaction.afterCommit.push(task);
+    else task();
+  }
+
   /** A value kept with the ambient transaction under `key`: `make`'s, made the first time it is asked for. */
   keep<T>(key: symbol, make: () => T): T {
     const transaction = this.ambient.getStore();
@@ -166,13 +178,14 @@ export class Transactions {
       connection = await connectionOf(runner);
       connection.on('error', onConnectionError);
       await runner.startTransaction();
-      const transaction: Transaction = { runner, connection, beforeCommit: [], kept: new Map() };
+      const transaction: Transaction = { runner, connection, beforeCommit: [], afterCommit: [], kept: new Map() };
       const result = await this.ambient.run(transaction, async () => {
         const value = await work();
         for (let index = 0; index < transaction.beforeCommit.length; index++) await transaction.beforeCommit[index]();
         return value;
       });
       await runner.commitTransaction();
+      for (const task of transaction.afterCommit) task();
       return result;
     } catch (error) {
       if (!runner.isReleased) await runner.rollbackTransaction().catch(() => undefined);

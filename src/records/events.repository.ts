@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { firstRowsSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import type { SqlParameters } from './field-types/field-type';
+import { EventSignals, EVENTS_APPENDED_CHANNEL } from './event-signals';
 import { SqlParameterList } from './record-filters';
 
 /** An event as it is appended: its `position` and `occurred_at` are given by the append itself. */
@@ -69,6 +70,21 @@ export interface FeedFilter {
   visibleFile: (fileId: string, params: SqlParameterList) => string;
 }
 
+/** Workspaces whose final head a process keeps (see EventsRepository.horizon); the longest unread go first. */
+const MAX_KNOWN_HEADS = 10_000;
+
+/** What a process knows of a workspace's final head since the last append it was signalled. */
+interface KnownHead {
+  head?: string;
+  /** The head being found (finalHead), shared by the readers that ask meanwhile. */
+  finding?: Promise<string | undefined>;
+}
+
+/** The larger of two positions (bigints, as text). */
+function laterOf(a: string, b: string): string {
+  return BigInt(a) >= BigInt(b) ? a : b;
+}
+
 /** How long a feed reader waits, at most, for the appends in flight when it read the head (see EventsRepository.read). */
 const APPENDS_WAIT_MS = 100;
 /** How often it looks whether they ended meanwhile. */
@@ -103,7 +119,7 @@ function appendEventsSql(
   return `INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data, changes, member_id)
     SELECT nextval('event_positions'), e.id, ${workspace}, e.type, e.entity_type, e.entity_id,
            date_trunc('milliseconds', clock_timestamp()), e.data::json, e.changes::json, e.member_id
-      FROM (SELECT pg_advisory_xact_lock_shared(${appendMarkerKeySql(workspace)})) marked, ${following ? `${following}, ` : ''}unnest(${columns.ids}::text[], ${columns.types}::text[], ${column((e) => e.entityType)}::text[],
+      FROM (SELECT pg_advisory_xact_lock_shared(${appendMarkerKeySql(workspace)}), pg_notify('${EVENTS_APPENDED_CHANNEL}', ${workspace})) marked, ${following ? `${following}, ` : ''}unnest(${columns.ids}::text[], ${columns.types}::text[], ${column((e) => e.entityType)}::text[],
                   ${column((e) => e.entityId)}::text[], ${column((e) => e.data)}::text[], ${column((e) => e.changes)}::text[],
                   ${column((e) => e.memberId)}::text[])
            WITH ORDINALITY AS e(id, type, entity_type, entity_id, data, changes, member_id, ordinal)
@@ -129,8 +145,13 @@ function appendEventsSql(
 @Injectable()
 export class EventsRepository {
   private follower?: AppendFollower;
+  private readonly known = new Map<string, KnownHead>();
+  private watching = false;
 
-  constructor(private readonly transactions: Transactions) {}
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly signals: EventSignals,
+  ) {}
 
   /** Has every append run `follower`'s SQL too; before the first append (a statement's text stays one per process). */
   follow(follower: AppendFollower): void {
@@ -162,6 +183,17 @@ export class EventsRepository {
     const workspace = params.add(workspaceId);
     const text = `WITH ${this.appendSql(workspace, events, params)} SELECT count(*) FROM recorded`;
     await this.transactions.query(text, params.values, { prepare: 'events-append' });
+    this.appended(workspaceId);
+  }
+
+  /**
+   * To be called by whoever ran an append of `appendSql`'s, once its statement has run: this
+   * process forgets the workspace's head once the append commits, before its caller answers, so
+   * that a caller who reads the feed next on this instance finds its write without waiting for
+   * the notification.
+   */
+  appended(workspaceId: string): void {
+    this.transactions.afterCommit(() => this.signals.appended(workspaceId));
   }
 
   /**
@@ -179,7 +211,10 @@ export class EventsRepository {
     filter: FeedFilter,
     limit: number,
   ): Promise<{ events: EventRow[]; head: string }> {
-    const head = (await this.finalHead(workspaceId)) ?? after;
+    const known = await this.horizon(workspaceId);
+    // A cursor made on another instance may be ahead of what this one knows: it was final there.
+    const head = known === undefined ? after : laterOf(known, after);
+    if (head === after) return { events: [], head };
     const params = new SqlParameterList();
     const types = params.add(filter.types);
     const occurredFrom = params.add(filter.occurredFrom ?? null);
@@ -197,6 +232,44 @@ export class EventsRepository {
       { prepare: 'events-read' },
     );
     return { events, head };
+  }
+
+  /**
+   * The workspace's final head (finalHead), from what this process knows when no append of the
+   * workspace was signalled since it found it (EventSignals): a caught-up reader's poll costs no
+   * statement, and readers of one workspace at once share one look at its appends in flight. A
+   * head is kept only if no signal came while it was found (the signal removes the entry it would
+   * be kept in), and only while the process listens: otherwise an append could go unseen.
+   */
+  private horizon(workspaceId: string): Promise<string | undefined> {
+    this.watch();
+    if (!this.signals.listening) return this.finalHead(workspaceId);
+    let entry = this.known.get(workspaceId);
+    if (entry) {
+      // Read again: it goes last among those that are dropped first.
+      this.known.delete(workspaceId);
+    } else {
+      entry = {};
+      if (this.known.size >= MAX_KNOWN_HEADS) this.known.delete(this.known.keys().next().value!);
+    }
+    this.known.set(workspaceId, entry);
+    if (entry.head !== undefined) return Promise.resolve(entry.head);
+    const kept = entry;
+    kept.finding ??= this.finalHead(workspaceId).finally(() => (kept.finding = undefined));
+    return kept.finding.then((head) => {
+      if (head !== undefined && this.known.get(workspaceId) === kept && this.signals.listening) kept.head = head;
+      return head;
+    });
+  }
+
+  /** Forgets a workspace's head on each append signalled (all of them when appends may have been missed). */
+  private watch(): void {
+    if (this.watching) return;
+    this.watching = true;
+    this.signals.subscribe((workspaceId) => {
+      if (workspaceId === undefined) this.known.clear();
+      else this.known.delete(workspaceId);
+    });
   }
 
   /**

@@ -4,6 +4,7 @@ import { DefinitionsRepository } from './definitions.repository';
 import { DefinitionsService } from './definitions.service';
 import { LinkTargets } from './link-targets';
 import { RecordBatches } from './record-batches';
+import { EventSignals } from './event-signals';
 import { EventsRepository } from './events.repository';
 import { RecordLinksRepository } from './record-links.repository';
 import { RecordsRepository } from './records.repository';
@@ -23,6 +24,7 @@ import { WorkspacesService } from './workspaces.service';
     RecordBatches,
     WorkspacesRepository,
     WorkspacesService,
+    EventSignals,
     EventsRepository,
     ChangeEvents,
   ],

@@ -359,6 +359,7 @@ export class RecordsRepository {
         { prepare: 'record-insert' },
       )
       .catch(recordWriteRefusal);
+    if (events.length > 0) this.events.appended(record.workspaceId);
     return row;
   }
 
