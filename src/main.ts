@@ -15,6 +15,7 @@ import { AppConfig, ConfigError, loadConfig } from './config/app-config';
 import { runMigrations } from './database/migrate';
 import { AdminService } from './modules/admin/admin.service';
 import { MetricsListener } from './modules/observability/metrics-listener';
+import { FeedWaits } from './modules/events/feed-waits';
 
 /** After the drain deadline, what is left of the shutdown (hooks, pool, embedded database) gets this long. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -54,7 +55,7 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.port);
 
   /**
-   * SIGTERM: drain HTTP first (see HttpDrain), then close the application (its hooks close Redis
+   * SIGTERM: answer the waiting feed reads, drain HTTP (see HttpDrain), then close the application (its hooks close Redis
    * and the pool, which requests no longer need, and the metrics listener, which served the drain
    * to its end), then the embedded database; exit 0.
    */
@@ -65,6 +66,8 @@ async function bootstrap(): Promise<void> {
       process.stderr.write('shutdown did not finish in time; exiting\n');
       process.exit(1);
     }, deadlineMs + SHUTDOWN_GRACE_MS).unref();
+    // Long polls answer now, with what they have: the drain would otherwise wait out their `wait`.
+    app.get(FeedWaits).release();
     const draining = drain.drain(deadlineMs);
     say(`${signal}: draining requests (at most ${config.shutdownTimeoutSeconds}s), then shutting down`);
     let exitCode = 0;

@@ -39,6 +39,8 @@ export class AppConfig {
   readonly fileSweepIntervalSeconds: number;
   /** How long change events are kept before they are removed. */
   readonly eventRetentionDays: number;
+  /** How many feed reads may wait for events (`wait`) at once in one process; past it, 503. */
+  readonly eventsMaxWaiters: number;
   readonly webhooks: WebhookSettings;
   readonly logLevel: string;
   readonly trustProxy: boolean;
@@ -298,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     s3: s3Settings(env),
     fileSweepIntervalSeconds: sweepInterval(env),
     eventRetentionDays,
+    eventsMaxWaiters: integer(env, 'EVENTS_MAX_WAITERS', 1000, 0, 1_000_000),
     webhooks: {
       retrySchedule: retrySchedule(env),
       disableAfterHours: integer(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { newId } from '../common/ids';
 import { Transactions } from '../database/transactions';
+import { AppendListener, EventSignals } from './event-signals';
 import { AppendFollower, EventRow, EventsRepository, FeedFilter, NewEvent } from './events.repository';
 
 /** What an `updated` event says changed: field and relationship keys. */
@@ -48,6 +49,7 @@ export class ChangeEvents {
   constructor(
     private readonly transactions: Transactions,
     private readonly events: EventsRepository,
+    private readonly signals: EventSignals,
   ) {}
 
   /** Records a change, in the ambient transaction (there must be one). */
@@ -95,6 +97,19 @@ export class ChangeEvents {
     limit: number,
   ): Promise<{ events: EventRow[]; head: string }> {
     return this.events.read(workspaceId, after, filter, limit);
+  }
+
+  /**
+   * A position up to which every event of the workspace is final (the feed's present end); undefined
+   * while an append holds it back longer than a read waits (EventsRepository.read).
+   */
+  head(workspaceId: string): Promise<string | undefined> {
+    return this.events.head(workspaceId);
+  }
+
+  /** Calls `listener` on each append signalled to this process (EventSignals), until the answered function is called. */
+  onAppended(listener: AppendListener): () => void {
+    return this.signals.subscribe(listener);
   }
 
   /** The event `id` of the workspace, as stored. */

@@ -94,7 +94,9 @@ export class EventSignals implements OnModuleDestroy {
     this.isListening = false;
     void client.end().catch(() => undefined);
     if (this.closed) return;
-    this.logger.warn(`lost the appends' signal${error ? `: ${error.message}` : ''}; listening again in ${RECONNECT_MS} ms`);
+    this.logger.warn(
+      `lost the appends' signal${error ? `: ${error.message}` : ''}; listening again in ${RECONNECT_MS} ms`,
+    );
     this.emit(undefined);
     this.reconnect = setTimeout(() => this.listen(), RECONNECT_MS);
     this.reconnect.unref();

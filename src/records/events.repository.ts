@@ -234,6 +234,11 @@ export class EventsRepository {
     return { events, head };
   }
 
+  /** The workspace's final head, as `read` goes up to it (horizon). */
+  head(workspaceId: string): Promise<string | undefined> {
+    return this.horizon(workspaceId);
+  }
+
   /**
    * The workspace's final head (finalHead), from what this process knows when no append of the
    * workspace was signalled since it found it (EventSignals): a caught-up reader's poll costs no

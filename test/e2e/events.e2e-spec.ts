@@ -1535,13 +1535,32 @@ describe('the change feed, GET /v1/events', () => {
       expect(await pruner.prune()).toBe(0);
     });
 
-    it('refuses a cursor older than retention: events after it may be gone', async () => {
+    it('answers a cursor older than retention 410 cursor_expired, with the present end to go on from', async () => {
       const valid = (await page('?limit=1', fresh.key)).nextCursor;
       const [workspaceId, after, types, limit] = JSON.parse(Buffer.from(valid, 'base64url').toString('utf8'));
       const old = craftCursor([workspaceId, after, types, limit, Date.now() - (RETENTION_DAYS + 1) * DAY]);
-      expectError(await feedRaw(`?cursor=${old}`, fresh.key), 400, 'invalid_parameter', 'cursor');
+      const { cursor: end } = await follow(fresh.key);
+      const expired = await feedRaw(`?cursor=${old}`, fresh.key);
+      expectError(expired, 410, 'cursor_expired', 'cursor');
+      const resync: string = expired.body.error.resyncCursor;
+      // The present end, of the old cursor's types and limit: nothing after it yet, and the next event is there.
+      const [, resyncAfter, resyncTypes, resyncLimit] = JSON.parse(Buffer.from(resync, 'base64url').toString('utf8'));
+      expect({ types: resyncTypes, limit: resyncLimit }).toEqual({ types, limit });
+      expect(BigInt(resyncAfter)).toBeGreaterThanOrEqual(
+        BigInt(JSON.parse(Buffer.from(end, 'base64url').toString())[1]),
+      );
+      expect((await page(`?cursor=${resync}`, fresh.key)).data).toEqual([]);
+      const note = await freshApi.create('note', { fields: { $title: 'After the resync' } });
+      expect(summary((await page(`?cursor=${resync}`, fresh.key)).data)).toEqual([`note.created ${note.id}`]);
       expectError(
         await feedRaw(`?cursor=${craftCursor([workspaceId, after, types, limit, -1])}`, fresh.key),
+        410,
+        'cursor_expired',
+        'cursor',
+      );
+      // Malformed and foreign cursors stay 400: there is nothing to resume.
+      expectError(
+        await feedRaw(`?cursor=${craftCursor([workspaceId, 'x', types, limit, 0])}`, fresh.key),
         400,
         'invalid_parameter',
         'cursor',

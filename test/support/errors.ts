@@ -35,10 +35,10 @@ export function expectError(response: Response, status: number, code: string, pa
   expect(response.body.error.type).toBe(ERROR_TYPES[status as ErrorStatus]);
   expect(typeof response.body.error.message).toBe('string');
   expect(response.body.error.message).not.toMatch(LEAKS);
-  // Nothing but the four members (no stack, no driver detail).
-  expect(Object.keys(response.body.error).filter((key) => !['type', 'code', 'message', 'param'].includes(key))).toEqual(
-    [],
-  );
+  // Nothing but the four members (no stack, no driver detail), and the resync cursor of a feed cursor expired.
+  const members = ['type', 'code', 'message', 'param', ...(code === 'cursor_expired' ? ['resyncCursor'] : [])];
+  expect(Object.keys(response.body.error).filter((key) => !members.includes(key))).toEqual([]);
+  if (code === 'cursor_expired') expect(typeof response.body.error.resyncCursor).toBe('string');
   if (param !== undefined) expect(response.body.error.param).toBe(param);
 }
 

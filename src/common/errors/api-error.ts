@@ -1,7 +1,7 @@
 import { CodeOf, ERROR_CODES, ErrorCode, ErrorStatus, ErrorType } from './error-codes';
 
 export interface ErrorBody {
-  error: { type: ErrorType; code: ErrorCode; message: string; param?: string };
+  error: { type: ErrorType; code: ErrorCode; message: string; param?: string; resyncCursor?: string };
 }
 
 /** Longest run of non-space characters an error repeats from its input; longer ones are cut. */
@@ -42,6 +42,8 @@ export class ApiError<S extends ErrorStatus = ErrorStatus> extends Error {
   readonly status: ErrorStatus;
   readonly code: ErrorCode;
   readonly param?: string;
+  /** 410 `cursor_expired` only: where the reader of a feed goes on from (docs/api.md §12). */
+  resyncCursor?: string;
 
   constructor(
     status: S,
@@ -61,6 +63,7 @@ export class ApiError<S extends ErrorStatus = ErrorStatus> extends Error {
   toBody(): ErrorBody {
     const error: ErrorBody['error'] = { type: ERROR_CODES[this.code].type, code: this.code, message: this.message };
     if (this.param !== undefined) error.param = this.param;
+    if (this.resyncCursor !== undefined) error.resyncCursor = this.resyncCursor;
     return { error };
   }
 

@@ -15,6 +15,7 @@ export const ERROR_TYPES = {
   405: 'method_not_allowed',
   408: 'request_timeout',
   409: 'conflict',
+  410: 'gone',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   417: 'expectation_failed',
@@ -131,6 +132,12 @@ export const ERROR_CODES = {
     type: 'conflict',
     description: 'The database aborted the request because it collided with a concurrent one: retry it.',
   },
+  cursor_expired: {
+    status: 410,
+    type: 'gone',
+    description:
+      'A feed cursor older than the events kept: events after it may have been removed. `resyncCursor` is the feed’s present end.',
+  },
   payload_too_large: {
     status: 413,
     type: 'payload_too_large',
@@ -211,6 +218,11 @@ export const ERROR_CODES = {
     status: 503,
     type: 'service_unavailable',
     description: 'The database cannot be reached or the connection was lost mid-request; see Retry-After.',
+  },
+  too_many_waiters: {
+    status: 503,
+    type: 'service_unavailable',
+    description: 'The instance holds as many waiting feed reads (`wait`) as it may; see Retry-After.',
   },
 } as const satisfies Record<string, CatalogueEntry>;
 

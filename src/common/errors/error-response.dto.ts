@@ -24,6 +24,11 @@ export class ErrorDetailDto {
 
   @ApiPropertyOptional({ example: 'fields.$title', description: 'The offending input, dotted' })
   param?: string;
+
+  @ApiPropertyOptional({
+    description: 'Only with `cursor_expired`: the feed’s present end, to go on from once the entities are read again',
+  })
+  resyncCursor?: string;
 }
 
 export class ErrorResponseDto {

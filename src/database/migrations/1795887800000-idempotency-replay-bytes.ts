@@ -10,10 +10,14 @@ export class IdempotencyReplayBytes1795887800000 implements MigrationInterface {
   name = 'IdempotencyReplayBytes1795887800000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE idempotency_keys ALTER COLUMN response_body TYPE json USING response_body::json`);
+    await queryRunner.query(
+      `ALTER TABLE idempotency_keys ALTER COLUMN response_body TYPE json USING response_body::json`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE idempotency_keys ALTER COLUMN response_body TYPE jsonb USING response_body::jsonb`);
+    await queryRunner.query(
+      `ALTER TABLE idempotency_keys ALTER COLUMN response_body TYPE jsonb USING response_body::jsonb`,
+    );
   }
 }

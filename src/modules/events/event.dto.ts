@@ -6,6 +6,7 @@ import { FileDto } from '../files/dto/file.dto';
 import { ListDto } from '../lists/lists.dto';
 import { MeetingDto } from '../meetings/meeting.dto';
 import { MAX_EVENTS_PAGE } from './feed-cursor';
+import { MAX_FEED_WAIT_SECONDS } from './feed-waits';
 
 export class EventChangesDto {
   @ApiProperty({ type: [String], example: ['$title'], description: 'Keys of the fields whose values changed' })
@@ -107,4 +108,12 @@ export class EventsQueryDto {
     description: 'Comma-separated event types to read (default: every type the key may read)',
   })
   types?: string[];
+
+  @QueryInteger(0, MAX_FEED_WAIT_SECONDS, {
+    default: 0,
+    description:
+      'Seconds a page that would be empty waits for an event this key may read (a long poll): it answers as soon as ' +
+      'one commits, on any instance, or empty when the time is up. Not part of the cursor: any value beside one.',
+  })
+  wait?: number;
 }

@@ -1,5 +1,6 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
@@ -17,10 +18,17 @@ export class EventsController {
     summary: 'The change feed: what changed in the workspace, oldest first',
     category: 'search',
     scopes: ['events:read'],
-    errors: ['invalid_parameter'],
+    errors: ['invalid_parameter', 'cursor_expired', 'too_many_waiters', 'database_unavailable'],
   })
   @ApiOkResponse({ type: EventPageDto })
-  feed(@Caller() caller: AuthContext, @Query() query: EventsQueryDto): Promise<SerializedJson> {
-    return this.events.feed(caller, query);
+  feed(
+    @Caller() caller: AuthContext,
+    @Query() query: EventsQueryDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<SerializedJson> {
+    // A long poll stops waiting for a caller that went away.
+    const gone = new AbortController();
+    response.once('close', () => gone.abort());
+    return this.events.feed(caller, query, gone.signal);
   }
 }

@@ -5,12 +5,13 @@ import { MeetingsModule } from '../meetings/meetings.module';
 import { EventPruner } from './event-pruner';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
+import { FeedWaits } from './feed-waits';
 import { RecordsModule } from '../../records/records.module';
 
 @Module({
   imports: [RecordsModule, JobQueueModule, MeetingsModule, FilesModule],
   controllers: [EventsController],
-  providers: [EventsService, EventPruner],
-  exports: [EventsService],
+  providers: [EventsService, EventPruner, FeedWaits],
+  exports: [EventsService, FeedWaits],
 })
 export class EventsModule {}

@@ -15,6 +15,7 @@ import { MeetingsService } from '../meetings/meetings.service';
 import { SerializedJson } from '../../common/http/json-response';
 import { DEFAULT_EVENTS_PAGE, type EventChangesDto, type EventsQueryDto } from './event.dto';
 import { decodeFeedCursor, encodeFeedCursor, FeedCursor } from './feed-cursor';
+import { FeedWaits } from './feed-waits';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -68,25 +69,32 @@ export class EventsService {
     private readonly meetings: MeetingsService,
     private readonly files: FilesService,
     private readonly config: AppConfig,
+    private readonly waits: FeedWaits,
   ) {}
 
-  /** A page of the feed (an EventPageDto), serialised: its events' data are the stored JSON texts (see eventsJsonFor). */
-  async feed(caller: AuthContext, query: EventsQueryDto): Promise<SerializedJson> {
+  /**
+   * A page of the feed (an EventPageDto), serialised: its events' data are the stored JSON texts
+   * (see eventsJsonFor). With `wait`, a page that would be empty waits for events (FeedWaits);
+   * `gone` aborts when the caller has closed the connection.
+   */
+  async feed(caller: AuthContext, query: EventsQueryDto, gone: AbortSignal): Promise<SerializedJson> {
     const readable = await this.eventTypesOf(caller);
-    const request = this.readRequest(caller, query, readable);
+    const request = await this.readRequest(caller, query, readable);
     const entityTypes = [
       ...new Set([...readable.values()].filter((entry) => entry.readable).map((entry) => entry.entityType)),
     ];
-    const { events, head } = await this.events.read(
+    const filter = {
+      entityTypes,
+      types: request.types,
+      occurredFrom: request.occurredFrom,
+      visibleFile: this.files.visibleRestriction(caller),
+    };
+    const { events, head } = await this.waits.until(
       caller.workspaceId,
-      request.after,
-      {
-        entityTypes,
-        types: request.types,
-        occurredFrom: request.occurredFrom,
-        visibleFile: this.files.visibleRestriction(caller),
-      },
-      request.limit,
+      query.wait ?? 0,
+      () => this.events.read(caller.workspaceId, request.after, filter, request.limit),
+      (page) => page.events.length > 0,
+      gone,
     );
     // A full page goes on after its last event; a shorter one reached the end, where everything up to the head is final.
     const full = events.length === request.limit;
@@ -121,7 +129,11 @@ export class EventsService {
     return types;
   }
 
-  private readRequest(caller: AuthContext, query: EventsQueryDto, readable: Map<string, EventTypeAccess>): FeedRequest {
+  private async readRequest(
+    caller: AuthContext,
+    query: EventsQueryDto,
+    readable: Map<string, EventTypeAccess>,
+  ): Promise<FeedRequest> {
     const { limit, types } = query;
     const unknown = types?.find((type) => !readable.has(type));
     if (unknown !== undefined)
@@ -140,16 +152,40 @@ export class EventsService {
     const cursor = decodeFeedCursor(query.cursor);
     if (cursor.workspaceId !== caller.workspaceId)
       throw ApiError.invalidParameter('cursor', 'This cursor is of another workspace');
-    if (cursor.readAt < kept) {
-      throw ApiError.invalidParameter(
-        'cursor',
-        `This cursor is older than the events kept (${this.config.eventRetentionDays} days): read the feed from its start`,
-      );
-    }
+    if (cursor.readAt < kept) throw await this.expired(cursor);
     if ((limit !== undefined && limit !== cursor.limit) || (types !== undefined && !sameTypes(types, cursor.types))) {
       throw ApiError.invalidParameter('cursor', 'limit and types beside a cursor must be the ones it was made with');
     }
     return { after: cursor.after, occurredFrom: null, types: cursor.types, limit: cursor.limit };
+  }
+
+  /**
+   * 410 `cursor_expired` for a cursor older than the events kept, with `resyncCursor`: the feed's
+   * present end, of the cursor's types and limit. Were the end held back by an append in flight, a
+   * cursor short of it would repeat events and one beyond it could skip some: 503 then, retried at once.
+   */
+  private async expired(cursor: FeedCursor): Promise<ApiError> {
+    const head = await this.events.head(cursor.workspaceId);
+    if (head === undefined) {
+      return new ApiError(
+        503,
+        'database_unavailable',
+        'The feed’s end is held by a write in flight: retry',
+        undefined,
+        {
+          'Retry-After': '1',
+        },
+      );
+    }
+    const error = new ApiError(
+      410,
+      'cursor_expired',
+      `This cursor is older than the events kept (${this.config.eventRetentionDays} days): events after it may have been ` +
+        'removed. Resynchronise what you keep (read the entities again), then follow error.resyncCursor, the feed’s present end',
+      'cursor',
+    );
+    error.resyncCursor = encodeFeedCursor({ ...cursor, after: head, readAt: Date.now() });
+    return error;
   }
 
   /**
