@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { Notifications } from './notifications';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions } from './data-source-options';
@@ -21,7 +22,7 @@ import { Transactions } from './transactions';
       },
     }),
   ],
-  providers: [Transactions, OwnConnections, SessionLocks],
-  exports: [Transactions, OwnConnections, SessionLocks],
+  providers: [Transactions, OwnConnections, SessionLocks, Notifications],
+  exports: [Transactions, OwnConnections, SessionLocks, Notifications],
 })
 export class DatabaseModule {}
