@@ -46,14 +46,14 @@ const EVENT_COLUMNS = `e.position::text AS position, e.id, e.type, e.entity_type
 
 /**
  * What else an append does, in its statement, for the events it appends: the webhooks module
- * enqueues one job that fans them out to the endpoints subscribed to them (docs/api.md §13), in
- * the transaction of the events. Registered at module init (EventsRepository.follow).
+ * leaves a row in its outbox for the endpoints subscribed to them (docs/api.md §13), in the
+ * transaction of the events. Registered at module init (EventsRepository.follow).
  */
 export interface AppendFollower {
   /**
-   * SQL of a query answering one row whatever it does, run once per append before its events
-   * are inserted; `ids` and `types` name bound text arrays of the events' ids and types, of the
-   * workspace bound as `workspace`.
+   * SQL of a data-modifying statement (a WITH entry of the append's, run once whatever reads
+   * it); `ids` and `types` name bound text arrays of the events' ids and types, of the workspace
+   * bound as `workspace`.
    */
   followSql(workspace: string, ids: string, types: string): string;
 }
@@ -103,23 +103,21 @@ function appendMarkerLockSql(key: string): string {
 
 /**
  * SQL that appends `events` of one workspace (`workspace`, bound), answering each one's `id` and
- * `type`, after `following` (the name of a one-row WITH entry, if any) has run. Each row's
- * position is taken in the order given, once the workspace's append marker is held (its subquery
- * is read before any row is made).
+ * `type`. Each row's position is taken in the order given, once the workspace's append marker is
+ * held (its subquery is read before any row is made).
  */
 function appendEventsSql(
   workspace: string,
   events: NewEvent[],
   params: SqlParameters,
   columns: { ids: string; types: string },
-  following?: string,
 ): string {
   const column = (pick: (event: NewEvent) => string | null | undefined) =>
     params.add(events.map((event) => pick(event) ?? null));
   return `INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data, changes, member_id)
     SELECT nextval('event_positions'), e.id, ${workspace}, e.type, e.entity_type, e.entity_id,
            date_trunc('milliseconds', clock_timestamp()), e.data::json, e.changes::json, e.member_id
-      FROM (SELECT pg_advisory_xact_lock_shared(${appendMarkerKeySql(workspace)}), pg_notify('${EVENTS_APPENDED_CHANNEL}', ${workspace})) marked, ${following ? `${following}, ` : ''}unnest(${columns.ids}::text[], ${columns.types}::text[], ${column((e) => e.entityType)}::text[],
+      FROM (SELECT pg_advisory_xact_lock_shared(${appendMarkerKeySql(workspace)}), pg_notify('${EVENTS_APPENDED_CHANNEL}', ${workspace})) marked, unnest(${columns.ids}::text[], ${columns.types}::text[], ${column((e) => e.entityType)}::text[],
                   ${column((e) => e.entityId)}::text[], ${column((e) => e.data)}::text[], ${column((e) => e.changes)}::text[],
                   ${column((e) => e.memberId)}::text[])
            WITH ORDINALITY AS e(id, type, entity_type, entity_id, data, changes, member_id, ordinal)
@@ -163,17 +161,16 @@ export class EventsRepository {
    * WITH entries that append `events` of one workspace (`workspace`, bound) and do what follows
    * them (AppendFollower): a statement of their own (append), or part of another's WITH that makes
    * the change in the same statement (RecordsRepository.insert). The appended events are
-   * `recorded`; the follower's row, `following` (the insert reads it: a WITH entry that is no
-   * data-modifying statement runs only when it is read).
+   * `recorded`; the follower's statement is `following`.
    */
   appendSql(workspace: string, events: NewEvent[], params: SqlParameters): string {
     const columns = {
       ids: params.add(events.map((event) => event.id)),
       types: params.add(events.map((event) => event.type)),
     };
-    if (!this.follower) return `recorded AS (${appendEventsSql(workspace, events, params, columns)})`;
-    return `following AS MATERIALIZED (${this.follower.followSql(workspace, columns.ids, columns.types)}),
-      recorded AS (${appendEventsSql(workspace, events, params, columns, 'following')})`;
+    const recorded = `recorded AS (${appendEventsSql(workspace, events, params, columns)})`;
+    if (!this.follower) return recorded;
+    return `following AS (${this.follower.followSql(workspace, columns.ids, columns.types)}), ${recorded}`;
   }
 
   /** Appends events of one workspace in the ambient transaction. */

@@ -21,6 +21,7 @@ const OWNERS: [table: string, entity: string | undefined, owners: string[]][] = 
   ['events', undefined, ['records/events.repository.ts']],
   ['webhook_endpoints', undefined, ['modules/webhooks/webhooks.repository.ts']],
   ['webhook_deliveries', undefined, ['modules/webhooks/webhooks.repository.ts']],
+  ['webhook_outbox', undefined, ['modules/webhooks/webhooks.repository.ts']],
 ];
 
 describe('every table of the records domain has one owner', () => {

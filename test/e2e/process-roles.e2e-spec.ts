@@ -7,7 +7,6 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { IdempotencyRepository } from '../../src/common/idempotency/idempotency.repository';
 import { SERVICE_VERSION } from '../../src/common/versioning/service-version';
-import { FAN_OUT_TASK } from '../../src/modules/webhooks/webhooks.repository';
 import { until } from '../support/concurrency';
 import { createWorkspace } from '../support/factories';
 import { httpCall } from '../support/http-call';
@@ -195,11 +194,13 @@ describe('process roles', () => {
         body: { fields: { $title: 'enqueued by the api' } },
       });
       expect(note.status).toBe(200);
-      // The write's one fan-out job, waiting for a worker: the attempts are the worker's to make.
-      const { rows: jobs } = await db.query(
-        `SELECT task_identifier, locked_at FROM graphile_worker.jobs WHERE task_identifier LIKE 'webhook%'`,
+      // The write's one row of the outbox, waiting for a worker, and no job: the attempts are the worker's to make.
+      const { rows: waiting } = await db.query(
+        `SELECT (SELECT count(*)::int FROM webhook_outbox WHERE workspace_id = $1) AS outbox,
+                (SELECT count(*)::int FROM graphile_worker.jobs WHERE task_identifier LIKE 'webhook%') AS jobs`,
+        [ws.workspaceId],
       );
-      expect(jobs).toEqual([{ task_identifier: FAN_OUT_TASK, locked_at: null }]);
+      expect(waiting).toEqual([{ outbox: 1, jobs: 0 }]);
       const apiPurposes = await purposesOf(db, api.pid);
       expect(apiPurposes).toContain('app');
       expect(apiPurposes).not.toContain('job queue');

@@ -229,8 +229,8 @@ describe('statements per request', () => {
 
 /**
  * Webhook fan-out is off the write path (docs/api.md §13): a create in a workspace with ten
- * subscribed endpoints sends the statements one with a single endpoint does. The fan-out jobs are
- * due an hour later here (the schedule's first delay), so that none runs within a counted request.
+ * subscribed endpoints sends the statements one with a single endpoint does. The outbox's rows are
+ * due an hour later here (the schedule's first delay), so that none is taken within a counted request.
  */
 describe('statements of a create, whatever the number of subscribed endpoints', () => {
   const suite = apiSuite({ env: { WEBHOOK_RETRY_SCHEDULE: '3600', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
@@ -251,7 +251,7 @@ describe('statements of a create, whatever the number of subscribed endpoints', 
       }
     });
 
-  it('sends the same statements with 10 endpoints as with 1, the events and their one fan-out job in the create', async () => {
+  it('sends the same statements with 10 endpoints as with 1, the events and their one row of the outbox in the create', async () => {
     await subscribe(suite.ws, 1);
     await subscribe(suite.other, 10);
     const create = (ws: typeof suite.ws) => () =>
@@ -266,14 +266,18 @@ describe('statements of a create, whatever the number of subscribed endpoints', 
     const ten = await countQueries(create(suite.other));
     expect([one.result.status, ten.result.status]).toEqual([200, 200]);
     expect(ten.queries).toEqual(one.queries);
-    expect(one.queries.filter((query) => query.includes('add_job'))).toHaveLength(1);
-    // One job per create, with 1 endpoint as with 10 (two creates each), and no attempt yet: the jobs make them. (The
-    // queue's public view shows no payload; other suites enqueue jobs in the same database meanwhile.)
-    const [{ jobs, attempts }]: { jobs: number; attempts: number }[] = await suite.t.app.get(DataSource).query(
-      `SELECT (SELECT count(*)::int FROM graphile_worker._private_jobs WHERE payload->>'workspaceId' = ANY($1)) AS jobs,
-              (SELECT count(*)::int FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE w.workspace_id = ANY($1)) AS attempts`,
-      [[suite.ws.workspaceId, suite.other.workspaceId]],
-    );
-    expect({ jobs, attempts }).toEqual({ jobs: 4, attempts: 0 });
+    expect(one.queries.filter((query) => query.includes('webhook_outbox'))).toHaveLength(1);
+    expect(one.queries.filter((query) => query.includes('add_job'))).toEqual([]);
+    // One row of the outbox per create, with 1 endpoint as with 10 (two creates each), no job, and no attempt yet:
+    // the workers make them from the rows.
+    const [{ outbox, jobs, attempts }]: { outbox: number; jobs: number; attempts: number }[] = await suite.t.app
+      .get(DataSource)
+      .query(
+        `SELECT (SELECT count(*)::int FROM webhook_outbox WHERE workspace_id = ANY($1)) AS outbox,
+                (SELECT count(*)::int FROM graphile_worker._private_jobs WHERE payload->>'workspaceId' = ANY($1)) AS jobs,
+                (SELECT count(*)::int FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE w.workspace_id = ANY($1)) AS attempts`,
+        [[suite.ws.workspaceId, suite.other.workspaceId]],
+      );
+    expect({ outbox, jobs, attempts }).toEqual({ outbox: 4, jobs: 0, attempts: 0 });
   });
 });

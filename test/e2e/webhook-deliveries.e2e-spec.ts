@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { Transactions } from '../../src/database/transactions';
 import { WebhookDeliveries } from '../../src/modules/webhooks/webhook-deliveries';
 import { WebhookQueue } from '../../src/modules/webhooks/webhook-queue';
-import { FAN_OUT_TASK, WebhookEndpointRow, WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository';
+import { WebhookEndpointRow, WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository';
 import { apiSuite } from '../support/api-suite';
 import { concurrently, sleep, until } from '../support/concurrency';
 import { createKey, createMember, createWorkspace, TestWorkspace } from '../support/factories';
@@ -424,7 +424,7 @@ describe('webhook deliveries to a real receiver', () => {
   it('records an attempt whose making threw as failed and makes the next one on the schedule: the queue retries no job of its own', async () => {
     const ws = await createWorkspace(http());
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
-    // make() is what both a fan-out job and a delivery job call to make an attempt.
+    // make() is what both the fan-out and a delivery job call to make an attempt.
     const attempt = jest
       .spyOn(WebhookDeliveries.prototype, 'make')
       .mockRejectedValueOnce(new Error('a fault of the service'));
@@ -454,17 +454,18 @@ describe('webhook deliveries to a real receiver', () => {
       .spyOn(WebhookDeliveries.prototype, 'recordUnexpectedFailure')
       .mockRejectedValueOnce(new Error('the database went away'));
     const dataSource = suite.t.app.get(DataSource);
-    const fanOutJobs = async () =>
+    const claimed = async () =>
       (
-        await dataSource.query(`SELECT count(*)::int AS count FROM graphile_worker.jobs WHERE task_identifier = $1`, [
-          FAN_OUT_TASK,
-        ])
+        await dataSource.query(
+          `SELECT count(*)::int AS count FROM webhook_deliveries WHERE endpoint_id = $1 AND claimed_by IS NOT NULL`,
+          [endpoint.id],
+        )
       )[0].count as number;
     try {
       ok(await post('/v1/notes', { fields: { $title: 'dropped once' } }, ws.key));
       await until(
-        'the failed record to be left to the recovery',
-        async () => record.mock.calls.length === 1 && (await fanOutJobs()) === 0,
+        'the failed record to be left to the recovery, its claim let go',
+        async () => record.mock.calls.length === 1 && (await claimed()) === 0,
       );
     } finally {
       attempt.mockRestore();
@@ -570,13 +571,13 @@ describe('webhook deliveries to a real receiver', () => {
 
     ok(await post('/v1/notes', { fields: { $title: 'after it went' } }, ws.key));
     // Nothing is waited for: the failed attempt has no successor (its next_attempt_at below), and a
-    // write that no ENABLED endpoint subscribes to enqueues no fan-out (the policy: webhook-retry-policy.spec.ts);
-    // the first write's may still be finishing (locked).
+    // write that no ENABLED endpoint subscribes to leaves no row in the outbox (the policy: webhook-retry-policy.spec.ts).
     const dataSource = suite.t.app.get(DataSource);
-    const waiting = `SELECT count(*)::int AS jobs FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-                      WHERE t.identifier = $1 AND j.payload->>'workspaceId' = $2 AND j.locked_at IS NULL`;
-    const [{ jobs }] = await dataSource.query(waiting, [FAN_OUT_TASK, ws.workspaceId]);
-    expect(jobs).toBe(0);
+    const [{ rows }] = await dataSource.query(
+      `SELECT count(*)::int AS rows FROM webhook_outbox WHERE workspace_id = $1`,
+      [ws.workspaceId],
+    );
+    expect(rows).toBe(0);
     expect(receiver.received.map((hook) => hook.status)).toEqual([410]);
     expect(receiver.connections).toBe(1);
     expect(
@@ -672,12 +673,12 @@ describe('webhook deliveries to a real receiver', () => {
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
     receiver.answer({ status: 204, delayMs: 10_000 });
     await concurrently(16, (i) => post('/v1/notes', { fields: { $title: `burst ${i}` } }, ws.key).then(ok));
-    // The queue runs 8 attempts at once (webhook-queue.ts): all of them wait on the receiver.
-    await until('every attempt the queue runs to wait on the receiver', () => receiver.inFlight >= 8);
+    // A worker makes 16 attempts at once (webhook-fan-out.ts): all of them wait on the receiver.
+    await until('every attempt the worker makes at once to wait on the receiver', () => receiver.inFlight >= 16);
     const during = await timeCreates('while deliveries wait');
     // Still waiting: every create above was measured while the receiver held them.
     expect({ inFlight: receiver.inFlight, delivered: receiver.delivered.length }).toEqual({
-      inFlight: 8,
+      inFlight: 16,
       delivered: 0,
     });
 
@@ -749,6 +750,8 @@ describe('webhook deliveries to a real receiver', () => {
     const second = await anotherApp(APP_ENV);
     const ws = await createWorkspace(http());
     const { endpoint, receiver } = await withReceiver(owner(ws), ['note.created']);
+    // Answered after a moment: a worker that holds as many attempts as it may leaves the rest to the other.
+    receiver.answer({ status: 204, delayMs: 100 });
     const instances = [suite.t, second.t];
     await concurrently(8, async (worker) => {
       for (let i = worker; i < 200; i += 8) {

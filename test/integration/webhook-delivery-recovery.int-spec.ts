@@ -126,15 +126,16 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
     await db.query(`UPDATE webhook_endpoints SET status = 'DISABLED' WHERE id = 'whk_test_sigterm'`);
   });
 
-  it('a worker stopped by SIGTERM finishes the attempts under way and releases the jobs it took: another worker makes the rest, each once', async () => {
+  it('a worker stopped by SIGTERM finishes the attempts under way and hands over those it took and had not begun: another worker makes the rest, each once', async () => {
     const receiver = await startReceiver();
     receiver.answer({ status: 204, delayMs: 1000 });
     const api = await start({ ROLES: 'api' });
     const worker = await start({ ROLES: 'worker' });
     const ws = await createWorkspace(request(api.baseUrl));
     await addEndpoint('whk_test_worker_sigterm', ws, receiver);
-    // More attempts than a worker makes at once (8): some are under way at the signal, the others wait for a worker.
-    for (let i = 0; i < 20; i++) expect((await createNote(api, ws, `across SIGTERM ${i}`)).status).toBe(200);
+    // More attempts than a worker makes at once (16): some are under way at the signal, the others taken and not begun,
+    // or still in the outbox.
+    for (let i = 0; i < 40; i++) expect((await createNote(api, ws, `across SIGTERM ${i}`)).status).toBe(200);
     await until('attempts to be under way', () => receiver.inFlight >= 4);
 
     worker.signal('SIGTERM');
@@ -152,16 +153,16 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
     const next = await start({ ROLES: 'worker' });
     await until(
       'every event to be delivered',
-      () => new Set(receiver.delivered.map((hook) => hook.id)).size === 20,
+      () => new Set(receiver.delivered.map((hook) => hook.id)).size === 40,
       30_000,
     );
     await until('the last attempts to be recorded', async () =>
       (await attemptsOf('whk_test_worker_sigterm')).every((row) => row.status !== 'PENDING'),
     );
     expect((await attemptsOf('whk_test_worker_sigterm')).map((row) => [row.attempt, row.status])).toEqual(
-      Array(20).fill([1, 'SUCCEEDED']),
+      Array(40).fill([1, 'SUCCEEDED']),
     );
-    expect(receiver.received).toHaveLength(20);
+    expect(receiver.received).toHaveLength(40);
     await db.query(`UPDATE webhook_endpoints SET status = 'DISABLED' WHERE id = 'whk_test_worker_sigterm'`);
     for (const service of [next, api]) {
       service.signal('SIGTERM');
@@ -214,10 +215,11 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
         await sleep(200);
         return createNote(first, ws, `trickle ${i}`);
       });
-      // The queue runs 8 attempts at once (webhook-queue.ts): the held one, and 7 held 2 s each by the receiver.
+      // The worker makes 16 attempts at once from the outbox (webhook-fan-out.ts), held 2 s each by the receiver, beside
+      // the queue's jobs (the held one).
       await until(
-        'some events to be delivered, and 7 attempts to be under way',
-        () => receiver.delivered.length >= 8 && receiver.inFlight === 7,
+        'some events to be delivered, and 16 attempts to be under way',
+        () => receiver.delivered.length >= 8 && receiver.inFlight === 16,
         30_000,
       );
       first.signal('SIGKILL');
@@ -227,7 +229,9 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
       // Sent by the killed instance: those it was waiting for when it died, and any it had its answer to but had not recorded.
       const sentBeforeKill = new Set(receiver.received.map((hook) => hook.id));
       const cutOff = new Set(receiver.received.filter((hook) => !hook.answered).map((hook) => hook.id));
-      expect(cutOff.size).toBe(7);
+      // The 16 under way, but those whose answer came as the kill struck (answered, yet not recorded: made again too).
+      expect(cutOff.size).toBeGreaterThan(0);
+      expect(cutOff.size).toBeLessThanOrEqual(16);
       receiver.answer({ status: 204 });
 
       const second = await start();
@@ -254,7 +258,8 @@ describe('webhook deliveries across a SIGTERM and a SIGKILL', () => {
       const abandoned = rows.filter((row) => row.error === ABANDONED);
       const abandonedIds = new Set(abandoned.map((row) => row.event_id));
       expect([...cutOff].filter((id) => !abandonedIds.has(id))).toEqual([]);
-      expect([...abandonedIds].filter((id) => !sentBeforeKill.has(id))).toEqual([]);
+      // Abandoned too: those it had taken from the outbox and not begun (a worker holds 32 at most, webhook-fan-out.ts).
+      expect([...abandonedIds].filter((id) => !sentBeforeKill.has(id)).length).toBeLessThanOrEqual(32);
       for (const row of abandoned) {
         expect(rows.find((next) => next.event_id === row.event_id && next.attempt === row.attempt + 1)).toMatchObject({
           status: 'SUCCEEDED',

@@ -27,6 +27,13 @@ const SHUTDOWN_CUT_OFF_MS = 2000;
 /** A job's work: `shutdown` aborts when the worker stops, after SHUTDOWN_CUT_OFF_MS. */
 export type JobHandler = (payload: unknown, shutdown: AbortSignal) => Promise<void>;
 
+/**
+ * Work a worker does for as long as it runs, beside its jobs: `stopping` aborts when the worker
+ * begins to stop (take no new work), `shutdown` SHUTDOWN_CUT_OFF_MS later (cut off what is under
+ * way); it ends once its work under way is recorded.
+ */
+export type AlongsideWork = (instanceId: string, stopping: AbortSignal, shutdown: AbortSignal) => Promise<void>;
+
 /** Work done once per period by one of the workers, whichever takes its job first. */
 export interface PeriodicWork {
   /** The task's name in the queue, also the schedule's identifier (kept across restarts). */
@@ -59,6 +66,10 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
   private readonly logger = new Logger('JobQueue');
   private readonly handlers = new Map<string, JobHandler>();
   private readonly periodic: PeriodicWork[] = [];
+  private readonly alongsideWork: { what: string; work: AlongsideWork }[] = [];
+  private alongsideRuns: Promise<void>[] = [];
+  private readonly stopping = new AbortController();
+  private readonly shutdown = new AbortController();
   private id?: string;
   private runner?: Runner;
   private liveness?: SessionLock;
@@ -96,6 +107,11 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
       }
     });
     this.periodic.push(work);
+  }
+
+  /** Registers work done beside the jobs, for the worker's life; at module init, before the queue starts. */
+  alongside(what: string, work: AlongsideWork): void {
+    this.alongsideWork.push({ what, work });
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -146,6 +162,11 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     });
     // Taken as the pool starts: the recovery acts only on claims and jobs a minute old.
     this.liveness = await this.locks.keep(JobQueue.livenessLock(this.id!));
+    this.alongsideRuns = this.alongsideWork.map(({ what, work }) =>
+      work(this.id!, this.stopping.signal, this.shutdown.signal).catch((error: unknown) =>
+        this.logger.error({ err: error }, `${what} stopped on an error`),
+      ),
+    );
   }
 
   /**
@@ -157,9 +178,15 @@ export class JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdo
     await this.stop();
   }
 
-  /** Takes no new job, lets the jobs under way finish (those still running after SHUTDOWN_CUT_OFF_MS are aborted), and releases the queue's jobs. */
+  /**
+   * Takes no new job or work, lets what is under way finish (what still runs after
+   * SHUTDOWN_CUT_OFF_MS is aborted), and releases the queue's jobs.
+   */
   private async stop(): Promise<void> {
-    await this.runner?.stop();
+    this.stopping.abort();
+    const cutOff = setTimeout(() => this.shutdown.abort(), SHUTDOWN_CUT_OFF_MS);
+    await Promise.all([...this.alongsideRuns, this.runner?.stop()]);
+    clearTimeout(cutOff);
     await this.pool?.end();
     await this.liveness?.release();
   }

@@ -22,6 +22,7 @@ import { SearchStatementTriggers1795887500000 } from './1795887500000-search-sta
 import { WorkspaceKeys1795887600000 } from './1795887600000-workspace-keys';
 import { RecordValuesKey1795887700000 } from './1795887700000-record-values-key';
 import { IdempotencyReplayBytes1795887800000 } from './1795887800000-idempotency-replay-bytes';
+import { WebhookOutbox1795887900000 } from './1795887900000-webhook-outbox';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   WorkspaceKeys1795887600000,
   RecordValuesKey1795887700000,
   IdempotencyReplayBytes1795887800000,
+  WebhookOutbox1795887900000,
 ];

@@ -12,6 +12,8 @@ import { AttemptOutcome, DeliveryRow, WebhookEndpointRow, WebhooksRepository } f
 
 /** Successes recorded in one statement at most (SucceededAttempts): those made since the last are lost with the process, and made again. */
 const SUCCESSES_AT_ONCE = 64;
+/** How long a success waits, at most, for others to be recorded with (SucceededAttempts). */
+const SUCCESS_RECORD_WAIT_MS = 100;
 
 /** The Standard Webhooks secret prefix: what follows it is the key, in base64. */
 const SECRET_PREFIX = 'whsec_';
@@ -153,20 +155,6 @@ export class WebhookDeliveries {
   }
 
   /**
-   * Records, for an attempt claimed but never begun because the instance is shutting down, that
-   * it was not made, with the next attempt due now (the endpoint's failing streak as it was).
-   */
-  async notMade(delivery: DeliveryRow, endpoint: WebhookEndpointRow): Promise<void> {
-    const outcome: SendOutcome = {
-      status: null,
-      durationMs: 0,
-      error: 'not made: the instance shut down first',
-      retryAfterSeconds: null,
-    };
-    await this.record(delivery, endpoint, outcome, this.clock.now(), { notMade: true });
-  }
-
-  /**
    * The event as the endpoint's key would read it from the feed now, as JSON; or why it may not
    * have it: the key is revoked or its member removed, the key may not read the type, the event is
    * no longer kept, or it is a transcript file the member may not see.
@@ -193,11 +181,7 @@ export class WebhookDeliveries {
     endpoint: WebhookEndpointRow,
     outcome: SendOutcome,
     attemptedAt: Date,
-    {
-      final = false,
-      notMade = false,
-      successes,
-    }: { final?: boolean; notMade?: boolean; successes?: SucceededAttempts } = {},
+    { final = false, successes }: { final?: boolean; successes?: SucceededAttempts } = {},
   ): Promise<void> {
     const succeeded = outcome.error === null;
     const attempt = { ...outcome, succeeded, responseStatus: outcome.status, attemptedAt };
@@ -215,7 +199,6 @@ export class WebhookDeliveries {
         attemptedAt,
         failingSince: endpoint.failing_since,
         final,
-        notMade,
       },
       this.clock.now(),
     );
@@ -249,13 +232,15 @@ export class EventBodies {
 
 /**
  * The successes of attempts made together (a fan-out's), recorded SUCCESSES_AT_ONCE at a time in
- * one statement rather than one each; `flush` records the rest. Until then they stay PENDING and
+ * one statement rather than one each, or those there are SUCCESS_RECORD_WAIT_MS after the first
+ * of them; `flush` records the rest at once. Until then they stay PENDING and
  * claimed: a process killed meanwhile has them made again by the recovery (at least once, as
  * any attempt cut off). A batch that cannot be recorded is, attempt by attempt, what an attempt
  * whose making threw is (WebhookDeliveries.failedUnexpectedly).
  */
 export class SucceededAttempts {
   private pending: { id: string; outcome: AttemptOutcome }[] = [];
+  private due?: NodeJS.Timeout;
 
   constructor(
     private readonly webhooks: Pick<WebhooksRepository, 'finishSucceeded'>,
@@ -265,9 +250,12 @@ export class SucceededAttempts {
   async add(id: string, outcome: AttemptOutcome): Promise<void> {
     this.pending.push({ id, outcome });
     if (this.pending.length >= SUCCESSES_AT_ONCE) await this.flush();
+    else this.due ??= setTimeout(() => void this.flush(), SUCCESS_RECORD_WAIT_MS);
   }
 
   async flush(): Promise<void> {
+    clearTimeout(this.due);
+    this.due = undefined;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;

@@ -1,78 +1,181 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { JobQueue } from '../../common/background/job-queue';
+import { Notifications } from '../../database/notifications';
 import { ChangeEvents } from '../../records/change-events';
-import { EventBodies, WebhookDeliveries } from './webhook-deliveries';
-import { FanOutPayload, WebhooksRepository } from './webhooks.repository';
+import { EventBodies, SucceededAttempts, WebhookDeliveries } from './webhook-deliveries';
+import { DeliveryRow, OUTBOX_CHANNEL, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
 
+/** Rows of the outbox (writes) one take removes at most. */
+const WRITES_AT_ONCE = 100;
+/** Attempts a worker makes at once: most of an attempt is waiting on a receiver. */
+const ATTEMPTS_AT_ONCE = 16;
 /**
- * Attempts one fan-out job makes at once: most of an attempt is waiting on a receiver, and the
- * queue runs several jobs at once (WebhookQueue), each on the service's database pool.
+ * Attempts taken and not yet made past which a worker takes no more rows until some are made:
+ * the rest are left to the other workers, and a slow receiver holds back only this many.
  */
-const ATTEMPTS_AT_ONCE = 8;
+const ATTEMPTS_HELD = 2 * ATTEMPTS_AT_ONCE;
+/**
+ * How long an idle worker waits for the outbox's signal before it looks again anyway: nothing
+ * signals a row that comes due later than it was written (the schedule's first delay), or one
+ * written while the signal's session was being connected again.
+ */
+const IDLE_LOOK_MS = 1000;
+/** How long a worker waits after a take that failed (the database lost) before the next. */
+const FAILED_TAKE_PAUSE_MS = 1000;
 
-function payloadOf(raw: unknown): FanOutPayload {
-  const payload = raw as Partial<FanOutPayload> | null;
-  const texts = (value: unknown): value is string[] =>
-    Array.isArray(value) && value.every((item) => typeof item === 'string');
-  if (
-    typeof payload?.workspaceId !== 'string' ||
-    !texts(payload.eventIds) ||
-    !texts(payload.types) ||
-    payload.eventIds.length !== payload.types.length ||
-    typeof payload.writtenAt !== 'string'
-  ) {
-    throw new Error(`A ${JSON.stringify(raw).slice(0, 200)} is no fan-out job's payload`);
+/** Rings whoever waits on it; a ring while nobody waits is kept for the next wait. */
+class Doorbell {
+  private rung = false;
+  private answer?: () => void;
+
+  ring(): void {
+    this.rung = true;
+    this.answer?.();
   }
-  return payload as FanOutPayload;
+
+  /** Forgets the rings so far: what they announced is about to be looked at. */
+  forget(): void {
+    this.rung = false;
+  }
+
+  /** Resolves at a ring since the last `forget`, after `ms`, or when `signal` aborts. */
+  async wait(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.rung || signal.aborted) return;
+    const timer = new AbortController();
+    const done = () => timer.abort();
+    this.answer = done;
+    signal.addEventListener('abort', done, { once: true });
+    await sleep(ms, undefined, { signal: timer.signal }).catch(() => undefined);
+    signal.removeEventListener('abort', done);
+    this.answer = undefined;
+  }
+}
+
+/** An attempt taken from the outbox, with the bodies of the attempts taken with it. */
+interface TakenAttempt {
+  delivery: DeliveryRow;
+  endpoint: WebhookEndpointRow;
+  bodies: EventBodies;
 }
 
 /**
  * Webhook fan-out, off the write path (docs/api.md §13): a write appends its events and, when an
- * enabled endpoint subscribes to one of them, one job (WebhooksRepository.followSql, registered
- * here with the events' append). The queue runs the job (WebhookQueue): it inserts the first
- * attempt of each event to each endpoint subscribed to it, claimed by this instance, and makes
- * them, a few at once, each body read once per event and API key.
+ * enabled endpoint subscribes to one of them, one row of the outbox (WebhooksRepository.followSql,
+ * registered here with the events' append). Each worker drains the outbox beside its jobs: it
+ * removes a batch of rows due and inserts their first attempts, claimed by itself, in one
+ * statement (WebhooksRepository.takeOutbox), and makes them ATTEMPTS_AT_ONCE at a time, each body
+ * read once per event and API key, the successes recorded together. It takes again at once while
+ * it finds rows and holds fewer than ATTEMPTS_HELD attempts; idle, it waits for the outbox's
+ * signal (its insert's NOTIFY).
  *
- * Nothing is lost or made twice when a job runs again: an attempt already inserted is not
- * inserted again; the ones an earlier run of this instance claimed and left PENDING are made now;
- * those a stopped instance claimed are made again by the recovery (WebhookQueue), which also
- * releases the job a killed instance held.
+ * Nothing is lost or made twice: rows a worker is taking are passed over by the others, and the
+ * attempts exist before their rows are gone; a worker that stops before making them hands them over
+ * to the others, or, killed, leaves them claimed, and the recovery (WebhookQueue) has them made again.
  */
 @Injectable()
 export class WebhookFanOut implements OnModuleInit {
+  private readonly logger = new Logger('WebhookFanOut');
+
   constructor(
     private readonly events: ChangeEvents,
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: WebhookDeliveries,
+    private readonly queue: JobQueue,
+    private readonly notifications: Notifications,
   ) {}
 
   onModuleInit(): void {
     this.events.follow(this.webhooks);
+    this.queue.alongside('webhook fan-out', (instanceId, stopping, shutdown) =>
+      this.drain(instanceId, stopping, shutdown),
+    );
   }
 
   /**
-   * Runs one fan-out job. Once `shutdown` aborts, the attempts not begun are recorded as not made,
-   * each with the next attempt due at once (a job of its own, for whichever worker runs next).
-   *
-   * An attempt whose making throws is recorded as failed, its next one due on the schedule, as a
-   * delivery job's is (WebhookDeliveries.failedUnexpectedly): the schedule is the only retry of an
-   * attempt. Only the expansion itself throws, so that the queue runs the job again (it inserts
-   * only the attempts still missing).
+   * Drains the outbox until `stopping` aborts (the worker stops); see the class. Then the
+   * attempts taken and not begun are handed over, each a delivery job due at once for whichever
+   * worker runs next, and those under way are awaited (`shutdown` cuts them off).
    */
-  async run(rawPayload: unknown, instanceId: string, shutdown: AbortSignal): Promise<void> {
-    const claimed = await this.webhooks.expandFanOut(payloadOf(rawPayload), instanceId);
-    const bodies = new EventBodies(this.deliveries);
+  async drain(instanceId: string, stopping: AbortSignal, shutdown: AbortSignal): Promise<void> {
+    const work = new Doorbell();
+    const slots = new Doorbell();
+    const unsubscribe = this.notifications.subscribe(OUTBOX_CHANNEL, () => work.ring());
     const successes = this.deliveries.successBatch();
-    let next = 0;
-    const makeInTurn = async () => {
-      while (next < claimed.length) {
-        const { delivery, endpoint } = claimed[next++];
-        const making = shutdown.aborted
-          ? this.deliveries.notMade(delivery, endpoint)
-          : this.deliveries.make(delivery, endpoint, bodies, shutdown, successes);
-        await making.catch((error: unknown) => this.deliveries.failedUnexpectedly(delivery.id, error));
+    const ready: TakenAttempt[] = [];
+    const underWay = new Set<Promise<void>>();
+    const makeReady = () => {
+      while (underWay.size < ATTEMPTS_AT_ONCE && ready.length > 0) {
+        const making = this.make(ready.shift()!, shutdown, successes).finally(() => {
+          underWay.delete(making);
+          slots.ring();
+          if (!stopping.aborted) makeReady();
+        });
+        underWay.add(making);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(ATTEMPTS_AT_ONCE, claimed.length) }, makeInTurn));
-    await successes.flush();
+    try {
+      while (!stopping.aborted) {
+        if (ready.length + underWay.size >= ATTEMPTS_HELD) {
+          slots.forget();
+          await slots.wait(IDLE_LOOK_MS, stopping);
+          continue;
+        }
+        work.forget();
+        const taken = await this.take(instanceId, stopping);
+        if (!taken) continue;
+        const bodies = new EventBodies(this.deliveries);
+        ready.push(...taken.attempts.map((attempt) => ({ ...attempt, bodies })));
+        makeReady();
+        if (taken.writes === 0) await work.wait(IDLE_LOOK_MS, stopping);
+      }
+    } finally {
+      unsubscribe();
+      await this.handOver(ready.splice(0), instanceId);
+      await Promise.all(underWay);
+      await successes.flush();
+    }
+  }
+
+  /** One take of the outbox; undefined when it failed (logged, after a pause). */
+  private async take(instanceId: string, stopping: AbortSignal) {
+    try {
+      return await this.webhooks.takeOutbox(WRITES_AT_ONCE, instanceId);
+    } catch (error) {
+      this.logger.error({ err: error }, `taking the webhook outbox failed; trying again in ${FAILED_TAKE_PAUSE_MS} ms`);
+      await sleep(FAILED_TAKE_PAUSE_MS, undefined, { signal: stopping }).catch(() => undefined);
+      return undefined;
+    }
+  }
+
+  /**
+   * Makes one attempt taken from the outbox. One whose making throws is recorded as failed, its
+   * next one due on the schedule, as a delivery job's is (WebhookDeliveries.failedUnexpectedly):
+   * the schedule is the only retry.
+   */
+  private async make(
+    { delivery, endpoint, bodies }: TakenAttempt,
+    shutdown: AbortSignal,
+    successes: SucceededAttempts,
+  ): Promise<void> {
+    await this.deliveries
+      .make(delivery, endpoint, bodies, shutdown, successes)
+      .catch((error: unknown) => this.deliveries.failedUnexpectedly(delivery.id, error));
+  }
+
+  /** Hands over attempts taken and not begun (see drain); if that fails, they keep their claim, which the recovery finds once this worker is gone. */
+  private async handOver(attempts: TakenAttempt[], instanceId: string): Promise<void> {
+    if (attempts.length === 0) return;
+    await this.webhooks
+      .handOver(
+        attempts.map(({ delivery }) => delivery.id),
+        instanceId,
+      )
+      .catch((error: unknown) =>
+        this.logger.error(
+          { err: error },
+          `${attempts.length} webhook attempts could not be handed over; the recovery makes them`,
+        ),
+      );
   }
 }

@@ -4,8 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { SessionLocks } from '../../database/session-locks';
 import { Transactions } from '../../database/transactions';
 import { WebhookDeliveries } from './webhook-deliveries';
-import { WebhookFanOut } from './webhook-fan-out';
-import { FAN_OUT_TASK, WebhooksRepository } from './webhooks.repository';
+import { WebhooksRepository } from './webhooks.repository';
 
 /**
  * An attempt ends within the 15 s timeout, and is claimed within moments of its job being taken:
@@ -40,7 +39,6 @@ export class WebhookQueue implements OnModuleInit {
   constructor(
     private readonly queue: JobQueue,
     private readonly deliveries: WebhookDeliveries,
-    private readonly fanOut: WebhookFanOut,
     private readonly webhooks: WebhooksRepository,
     private readonly transactions: Transactions,
     private readonly locks: SessionLocks,
@@ -50,9 +48,6 @@ export class WebhookQueue implements OnModuleInit {
   onModuleInit(): void {
     this.queue.register('webhook_delivery', (payload, shutdown) =>
       this.attempt(String((payload as { deliveryId: unknown }).deliveryId), shutdown),
-    );
-    this.queue.register(FAN_OUT_TASK, (payload, shutdown) =>
-      this.fanOut.run(payload, this.queue.instanceId!, shutdown),
     );
     this.queue.schedule({
       task: 'webhook_recovery',

@@ -104,16 +104,6 @@ describe('afterFailure', () => {
       disabledReason: null,
     });
   });
-
-  it('makes an attempt not made (the instance shut down) due at once, the streak as it was', () => {
-    expect(
-      afterFailure(settings, failure({ notMade: true, status: null, failingSince: ago(200 * HOUR) }), now, noJitter),
-    ).toEqual({
-      failingSince: ago(200 * HOUR),
-      next: now,
-      disabledReason: null,
-    });
-  });
 });
 
 describe('Clock', () => {

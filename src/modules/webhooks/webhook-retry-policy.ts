@@ -28,8 +28,6 @@ export interface FailedAttempt {
   failingSince: Date | null;
   /** Refused by the service (key revoked, type unreadable, endpoint disabled…): not retried, nothing said of the receiver. */
   final?: boolean;
-  /** Claimed but never begun (the instance shut down): due again at once, nothing said of the receiver. */
-  notMade?: boolean;
 }
 
 /** What follows a failed attempt: the endpoint's failing streak, the next attempt's due time (null: none), and why the endpoint is disabled, if it is. */
@@ -64,8 +62,7 @@ export function nextAttemptAt(
  * What follows a failed attempt (docs/api.md §13), at `now`: it starts or continues the
  * endpoint's failing streak and is retried on the schedule, unless the receiver answered 410 Gone
  * or the streak has lasted WEBHOOK_DISABLE_AFTER_HOURS, which disable the endpoint. A `final`
- * attempt is not retried; a `notMade` one is due again at once; neither says anything of the
- * receiver, so the streak is left as it was.
+ * attempt is not retried and says nothing of the receiver, so the streak is left as it was.
  */
 export function afterFailure(
   settings: RetrySettings,
@@ -73,7 +70,7 @@ export function afterFailure(
   now: Date,
   jitter = randomJitter,
 ): AfterFailure {
-  const judged = !failed.final && !failed.notMade;
+  const judged = !failed.final;
   const failingSince = judged ? (failed.failingSince ?? failed.attemptedAt) : failed.failingSince;
   let disabledReason: string | null = null;
   if (judged && failed.status === 410) disabledReason = 'the receiver answered 410 Gone';
@@ -84,9 +81,7 @@ export function afterFailure(
   ) {
     disabledReason = `every attempt failed for ${settings.disableAfterHours} hours`;
   }
-  let next: Date | null = null;
-  if (failed.notMade) next = now;
-  else if (!failed.final && !disabledReason)
-    next = nextAttemptAt(settings, failed.attempt, failed.retryAfterSeconds, now, jitter);
+  const next =
+    judged && !disabledReason ? nextAttemptAt(settings, failed.attempt, failed.retryAfterSeconds, now, jitter) : null;
   return { failingSince, next, disabledReason };
 }

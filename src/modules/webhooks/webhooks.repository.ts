@@ -69,27 +69,20 @@ const DELIVERY_COLUMNS = `id::text AS id, endpoint_id, event_id, attempt, status
 const STATEMENT_TIME = () => 'statement_timestamp()';
 const STATEMENT_TIME_MS = () => "date_trunc('milliseconds', statement_timestamp())";
 
-/** The queue's task that fans a write's events out to the endpoints subscribed to them (WebhookFanOut). */
-export const FAN_OUT_TASK = 'webhook_fanout';
 /** The queue's task that makes one attempt (WebhookDeliveries). */
 export const DELIVERY_TASK = 'webhook_delivery';
 
-/** What a write's fan-out job carries: its events, and when they were written. */
-export interface FanOutPayload {
-  workspaceId: string;
-  eventIds: string[];
-  types: string[];
-  /** When the write's statement began: the endpoints made since then get none of its events. */
-  writtenAt: string;
-}
+/** The channel a row of the outbox notifies (its migration's trigger), which the workers LISTEN to. */
+export const OUTBOX_CHANNEL = 'webhook_outbox';
 
 /**
- * `webhook_endpoints` and `webhook_deliveries` (one row per attempt; see the Webhooks migrations):
- * through their TypeORM repositories, but for the delivery path, the queue's side and the pages,
- * written by hand where TypeORM cannot say the statement (docs/architecture.md lists each). Also
- * the events' AppendFollower: a write whose events an enabled endpoint subscribes to enqueues one
- * fan-out job for them, whatever the number of endpoints, in the statement that appends them; the
- * job inserts their first attempts (expandFanOut).
+ * `webhook_endpoints`, `webhook_deliveries` (one row per attempt) and `webhook_outbox` (see the
+ * Webhooks migrations): through their TypeORM repositories, but for the delivery path, the queue's
+ * side and the pages, written by hand where TypeORM cannot say the statement (docs/architecture.md
+ * lists each). Also the events' AppendFollower: a write whose events an enabled endpoint
+ * subscribes to leaves one row in the outbox, whatever the number of endpoints, in the statement
+ * that appends them; the workers take the rows in batches and insert their first attempts
+ * (takeOutbox).
  */
 @Injectable()
 export class WebhooksRepository implements AppendFollower {
@@ -106,59 +99,66 @@ export class WebhooksRepository implements AppendFollower {
     return this.transactions.repository(WebhookDeliveryEntity);
   }
 
-  /** AppendFollower: the fan-out job is due after the retry schedule's first delay. */
+  /** AppendFollower: the write's row of the outbox is due after the retry schedule's first delay. */
   followSql(workspace: string, ids: string, types: string): string {
     // A whole number of seconds from the settings, written out: the statement's text stays one per process.
     const firstDelay = this.config.webhooks.retrySchedule[0];
-    return `SELECT count(job) AS jobs FROM (
-      SELECT graphile_worker.add_job('${FAN_OUT_TASK}',
-               json_build_object('workspaceId', ${workspace}::text, 'eventIds', ${ids}::text[], 'types', ${types}::text[], 'writtenAt', statement_timestamp()),
-               run_at := statement_timestamp() + make_interval(secs => ${firstDelay})) AS job
+    return `INSERT INTO webhook_outbox (workspace_id, event_ids, types, written_at, due_at)
+      SELECT ${workspace}, ${ids}::text[], ${types}::text[], statement_timestamp(), statement_timestamp() + make_interval(secs => ${firstDelay})
        WHERE EXISTS (SELECT 1 FROM webhook_endpoints w
-                      WHERE w.workspace_id = ${workspace} AND w.status = 'ENABLED' AND ('*' = ANY(w.event_types) OR w.event_types && ${types}::text[]))) enqueued`;
+                      WHERE w.workspace_id = ${workspace} AND w.status = 'ENABLED' AND ('*' = ANY(w.event_types) OR w.event_types && ${types}::text[]))`;
   }
 
   /**
-   * The first attempts of a write's events (a fan-out job's) to each endpoint enabled and
-   * subscribed to them now, made before the write, inserted claimed by `instanceId`; with those
-   * this instance had claimed in an earlier run of the same job, still PENDING. An attempt that
-   * exists already (the job's earlier run, its instance stopped) is not made again: the recovery
-   * makes the ones that instance claimed (WebhookQueue). Each with its endpoint.
+   * Takes up to `writes` rows of the outbox due now (those another worker is taking are passed
+   * over) and, in the statement that removes them, inserts the first attempts of their events to
+   * each endpoint enabled and subscribed to them now, made before the write, claimed by
+   * `instanceId`, which makes them (a worker that stops first leaves them to the recovery,
+   * WebhookQueue). Each with its endpoint, in the order of the writes.
    *
    * The endpoints are locked (KEY SHARE) until the attempts are in: a redelivery, which numbers its
    * attempt one more than the highest under the endpoint's lock, takes turns with it, so that the
-   * two never both make an event's first attempt.
+   * two never both make an event's first attempt (which exists once per endpoint and event).
    */
-  async expandFanOut(
-    payload: FanOutPayload,
+  async takeOutbox(
+    writes: number,
     instanceId: string,
-  ): Promise<{ delivery: DeliveryRow; endpoint: WebhookEndpointRow }[]> {
-    const rows = await this.transactions.query<DeliveryRow & { endpoint: WebhookEndpointRow }>(
-      `WITH wanted AS (
-         SELECT w.id AS endpoint_id, e.id AS event_id, e.ordinal
-           FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e(id, type, ordinal)
-           JOIN webhook_endpoints w ON w.workspace_id = $1 AND w.status = 'ENABLED' AND w.created_at <= $4
+  ): Promise<{ writes: number; attempts: { delivery: DeliveryRow; endpoint: WebhookEndpointRow }[] }> {
+    const [taken] = await this.transactions.query<{
+      writes: number;
+      attempts: (DeliveryRow & { endpoint: WebhookEndpointRow })[];
+    }>(
+      `WITH taken AS (
+         DELETE FROM webhook_outbox o
+          WHERE (o.id, o.workspace_id) IN (SELECT id, workspace_id FROM webhook_outbox WHERE due_at <= statement_timestamp()
+                                            ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+         RETURNING o.id, o.workspace_id, o.event_ids, o.types, o.written_at),
+       wanted AS (
+         SELECT w.id AS endpoint_id, e.id AS event_id, t.workspace_id, t.id AS write, e.ordinal
+           FROM taken t CROSS JOIN LATERAL unnest(t.event_ids, t.types) WITH ORDINALITY AS e(id, type, ordinal)
+           JOIN webhook_endpoints w ON w.workspace_id = t.workspace_id AND w.status = 'ENABLED' AND w.created_at <= t.written_at
                                    AND (e.type = ANY(w.event_types) OR '*' = ANY(w.event_types))
             FOR KEY SHARE OF w),
        inserted AS (
          INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, scheduled_at, created_at, claimed_by, claimed_at, workspace_id)
-         SELECT endpoint_id, event_id, 1, 'PENDING', statement_timestamp(), statement_timestamp(), $5, statement_timestamp(), $1
-           FROM wanted ORDER BY ordinal, endpoint_id
+         SELECT endpoint_id, event_id, 1, 'PENDING', statement_timestamp(), statement_timestamp(), $2, statement_timestamp(), workspace_id
+           FROM wanted ORDER BY write, ordinal, endpoint_id
          ON CONFLICT (endpoint_id, event_id, workspace_id) WHERE attempt = 1 DO NOTHING
-         RETURNING ${DELIVERY_COLUMNS}),
-       reclaimed AS (
-         SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
-          WHERE (endpoint_id, event_id) IN (SELECT endpoint_id, event_id FROM wanted) AND attempt = 1 AND status = 'PENDING' AND claimed_by = $5)
-       SELECT c.*, to_json(w) AS endpoint
-         FROM (SELECT * FROM inserted UNION ALL SELECT * FROM reclaimed) c JOIN webhook_endpoints w ON w.id = c.endpoint_id
-        ORDER BY c.id`,
-      [payload.workspaceId, payload.eventIds, payload.types, payload.writtenAt, instanceId],
-      { prepare: 'webhook-fan-out' },
+         RETURNING ${DELIVERY_COLUMNS})
+       SELECT (SELECT count(*)::int FROM taken) AS writes,
+              coalesce((SELECT json_agg(c ORDER BY c.id)
+                          FROM (SELECT i.*, to_json(w) AS endpoint FROM inserted i JOIN webhook_endpoints w ON w.id = i.endpoint_id) c),
+                       '[]') AS attempts`,
+      [writes, instanceId],
+      { prepare: 'webhook-outbox-take' },
     );
-    return rows.map(({ endpoint, ...delivery }) => ({
-      delivery: reviveDelivery(delivery),
-      endpoint: revive(endpoint as WebhookEndpointRow & { created_at: string; updated_at: string }),
-    }));
+    return {
+      writes: taken.writes,
+      attempts: taken.attempts.map(({ endpoint, ...delivery }) => ({
+        delivery: reviveDelivery(delivery),
+        endpoint: revive(endpoint as WebhookEndpointRow & { created_at: string; updated_at: string }),
+      })),
+    };
   }
 
   /** `created_at` is stamped by the database clock, which the fan-out compares it with, in milliseconds. */
@@ -473,6 +473,23 @@ export class WebhooksRepository implements AppendFollower {
   }
 
   /**
+   * Lets go of attempts `instanceId` claimed and has not begun (it is stopping), each enqueued as
+   * a delivery job due now, for whichever worker runs next; answers how many. One recorded
+   * meanwhile, or claimed by another, is left as it is.
+   */
+  async handOver(ids: string[], instanceId: string): Promise<number> {
+    const rows = await this.transactions.query(
+      `WITH released AS (
+         UPDATE webhook_deliveries SET claimed_by = NULL, claimed_at = NULL
+          WHERE id = ANY($1::bigint[]) AND status = 'PENDING' AND claimed_by = $2
+         RETURNING id)
+       SELECT webhook_delivery_job(id, statement_timestamp()) FROM released`,
+      [ids, instanceId],
+    );
+    return rows.length;
+  }
+
+  /**
    * The attempt while it is PENDING, with its endpoint's failing streak, locked until the ambient
    * transaction ends (so that it is recorded once); undefined once it was recorded or its endpoint deleted.
    */
@@ -511,11 +528,11 @@ export class WebhooksRepository implements AppendFollower {
 
   /**
    * The queue's side (graphile-worker's public `jobs` view and its force_unlock_workers): the
-   * instances (worker pools) holding a delivery or fan-out job they took before `before`.
+   * instances (worker pools) holding a delivery job they took before `before`.
    */
   async deliveryJobHoldersSince(before: Date): Promise<string[]> {
     const rows = await this.transactions.query<{ locked_by: string }>(
-      `SELECT DISTINCT locked_by FROM graphile_worker.jobs WHERE task_identifier IN ('${DELIVERY_TASK}', '${FAN_OUT_TASK}') AND locked_at < $1`,
+      `SELECT DISTINCT locked_by FROM graphile_worker.jobs WHERE task_identifier = '${DELIVERY_TASK}' AND locked_at < $1`,
       [before],
     );
     return rows.map((row) => row.locked_by);
