@@ -85,9 +85,35 @@ export interface RecordsClient {
   ): AsyncGenerator<Answer<'get', P>, void, undefined>;
   /** Every item of a list, page after page as `pages` reads them: `for await (const note of client.items('/v1/notes'))`. */
   items<P extends PagedPath>(path: P, ...options: CallArguments<'get', P>): AsyncGenerator<ItemOf<P>, void, undefined>;
+  /**
+   * The change feed as it grows, by long polls (`GET /v1/events?wait=`): each page that holds
+   * events, as soon as they are committed, for as long as the caller reads on, until `signal`
+   * aborts. Keep each page's `nextCursor` once its events are handled, to go on from there later:
+   * `for await (const page of client.follow({ cursor })) { handle(page.data); save(page.nextCursor); }`.
+   * A cursor older than the retention throws RecordsApiError `cursor_expired`, whose
+   * `resyncCursor` (docs/api.md §12) is where to follow from once the entities are read again.
+   */
+  follow(options?: FollowOptions): AsyncGenerator<Answer<'get', '/v1/events'>, void, undefined>;
   /** The same requests (key, version, Idempotency-Key, timeout, retries), answered the openapi-fetch way. */
   raw: RawClient;
 }
+
+export interface FollowOptions {
+  /** Where to go on from: a `nextCursor` kept from before; else the start of the feed. */
+  cursor?: string;
+  /** Without a cursor: the event types to follow, and the page size (a cursor carries its own). */
+  types?: string;
+  limit?: number;
+  /** Seconds a read waits for an event, 0..30; by default as long as the timeout leaves 5 s for the answer. */
+  wait?: number;
+  /** Ends the feed's reading, a read under way included. */
+  signal?: AbortSignal;
+}
+
+/** The longest a feed read may wait, in seconds (docs/api.md §12). */
+const MAX_FEED_WAIT_SECONDS = 30;
+/** What a long poll leaves of the timeout for its answer to arrive. */
+const ANSWER_MARGIN_MS = 5000;
 
 /** An item of a paged path's pages. */
 export type ItemOf<P extends PagedPath> = Answer<'get', P> extends { data: (infer Item)[] } ? Item : never;
@@ -190,12 +216,36 @@ export function createRecordsClient(options: RecordsClientOptions): RecordsClien
   async function* items(path: string, init?: SentInit): AsyncGenerator<unknown, void, undefined> {
     for await (const page of pagesOf(path, init)) yield* page.data;
   }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  function follow(options?: FollowOptions): AsyncGenerator<Answer<'get', '/v1/events'>, void, undefined>;
+  async function* follow({ cursor, types, limit, wait, signal }: FollowOptions = {}): AsyncGenerator<
+    Page,
+    void,
+    undefined
+  > {
+    const waitSeconds =
+      wait ?? Math.max(0, Math.min(MAX_FEED_WAIT_SECONDS, Math.floor((timeoutMs - ANSWER_MARGIN_MS) / 1000)));
+    let query: Record<string, unknown> = cursor ? { cursor } : { types, limit };
+    while (!signal?.aborted) {
+      let page: unknown;
+      try {
+        page = await send('get', '/v1/events', { params: { query: { ...query, wait: waitSeconds } }, signal });
+      } catch (error) {
+        if (signal?.aborted) return;
+        throw error;
+      }
+      if (!isPage(page) || page.nextCursor === null) throw new TypeError('GET /v1/events did not answer a page');
+      if (page.data.length > 0) yield page;
+      query = { cursor: page.nextCursor };
+    }
+  }
   return {
     get: call('get'),
     post: call('post'),
     delete: call('delete'),
     pages,
     items,
+    follow,
     raw,
   };
 }

@@ -15,6 +15,8 @@ export class RecordsApiError extends Error {
   readonly code: ErrorCode;
   /** The input at fault, dotted (`fields.$title`), when there is one. */
   readonly param: string | undefined;
+  /** Only with `cursor_expired`: the feed's present end, to follow from once the entities are read again. */
+  readonly resyncCursor: string | undefined;
   /** Whole seconds the service asked to wait (429, 503), when it said. */
   readonly retryAfterSeconds: number | undefined;
   readonly requestId: string | undefined;
@@ -25,6 +27,7 @@ export class RecordsApiError extends Error {
     this.type = detail.type;
     this.code = detail.code;
     this.param = detail.param;
+    this.resyncCursor = detail.resyncCursor;
     this.retryAfterSeconds = retryAfterSeconds(response.headers);
     this.requestId = response.headers.get('x-request-id') ?? undefined;
   }

@@ -5,6 +5,7 @@ export {
   type CallOptions,
   type ClientPaths,
   createRecordsClient,
+  type FollowOptions,
   type ItemOf,
   type PagedPath,
   type RawClient,

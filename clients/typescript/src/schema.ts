@@ -1925,12 +1925,12 @@ export interface components {
          * @description Error class, one per HTTP status
          * @enum {string}
          */
-        ErrorType: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "unprocessable_content" | "too_many_requests" | "request_header_fields_too_large" | "internal_server_error" | "service_unavailable";
+        ErrorType: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "unprocessable_content" | "too_many_requests" | "request_header_fields_too_large" | "internal_server_error" | "service_unavailable";
         /**
          * @description Stable machine-readable code; each status allows the codes its response lists
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unknown_field" | "unknown_relationship" | "invalid_type" | "invalid_operation" | "invalid_parameter" | "invalid_filter" | "version_header" | "idempotency_key_too_long" | "malformed_request" | "invalid_api_key" | "insufficient_scope" | "not_permitted" | "invalid_signature" | "not_found" | "method_not_allowed" | "request_timeout" | "invalid_state" | "idempotency_conflict" | "duplicate_value" | "ambiguous_match" | "duplicate_slug" | "conflict" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "parameter_missing" | "read_only_field" | "invalid_value" | "object_type_mismatch" | "file_constraint" | "checksum_mismatch" | "size_mismatch" | "relationship_entity_missing" | "relationship_write_limit_exceeded" | "idempotency_key_reused" | "rate_limited" | "header_too_large" | "internal_error" | "database_unavailable";
+        ErrorCode: "invalid_json" | "unknown_field" | "unknown_relationship" | "invalid_type" | "invalid_operation" | "invalid_parameter" | "invalid_filter" | "version_header" | "idempotency_key_too_long" | "malformed_request" | "invalid_api_key" | "insufficient_scope" | "not_permitted" | "invalid_signature" | "not_found" | "method_not_allowed" | "request_timeout" | "invalid_state" | "idempotency_conflict" | "duplicate_value" | "ambiguous_match" | "duplicate_slug" | "conflict" | "cursor_expired" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "parameter_missing" | "read_only_field" | "invalid_value" | "object_type_mismatch" | "file_constraint" | "checksum_mismatch" | "size_mismatch" | "relationship_entity_missing" | "relationship_write_limit_exceeded" | "idempotency_key_reused" | "rate_limited" | "header_too_large" | "internal_error" | "database_unavailable" | "too_many_waiters";
         ErrorDetailDto: {
             /**
              * @description Error class, one per HTTP status
@@ -1949,6 +1949,8 @@ export interface components {
              * @example fields.$title
              */
             param?: string;
+            /** @description Only with `cursor_expired`: the feed’s present end, to go on from once the entities are read again */
+            resyncCursor?: string;
         };
         BatchItemFailureDto: {
             /**
@@ -3826,6 +3828,33 @@ export interface components {
             };
         };
         /**
+         * @description Type `gone`; `error.code` is one of:
+         *     - `cursor_expired`: A feed cursor older than the events kept: events after it may have been removed. `resyncCursor` is the feed’s present end.
+         */
+        E410: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "gone",
+                 *         "code": "cursor_expired",
+                 *         "message": "A feed cursor older than the events kept: events after it may have been removed. `resyncCursor` is the feed’s present end."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
          * @description Type `payload_too_large`; `error.code` is one of:
          *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
          */
@@ -4230,6 +4259,35 @@ export interface components {
          *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
          */
         E503: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "service_unavailable",
+                 *         "code": "database_unavailable",
+                 *         "message": "The database cannot be reached or the connection was lost mid-request; see Retry-After."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
+         * @description Type `service_unavailable`; `error.code` is one of:
+         *     - `database_unavailable`: The database cannot be reached or the connection was lost mid-request; see Retry-After.
+         *     - `too_many_waiters`: The instance holds as many waiting feed reads (`wait`) as it may; see Retry-After.
+         */
+        E503_TooManyWaiters: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5463,6 +5521,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Comma-separated event types to read (default: every type the key may read) */
                 types?: string;
+                /** @description Seconds a page that would be empty waits for an event this key may read (a long poll): it answers as soon as one commits, on any instance, or empty when the time is up. Not part of the cursor: any value beside one. */
+                wait?: number;
             };
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
@@ -5490,11 +5550,12 @@ export interface operations {
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             409: components["responses"]["E409"];
+            410: components["responses"]["E410"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
-            503: components["responses"]["E503"];
+            503: components["responses"]["E503_TooManyWaiters"];
         };
     };
     Files_list: {

@@ -175,6 +175,48 @@ describe('TypeScript client against the service', () => {
     expect(found.sort()).toEqual(created.sort());
   });
 
+  it('follows the change feed by long polls: each write’s event soon after its commit, until the signal aborts', async () => {
+    let cursor: string | undefined;
+    for await (const page of api.pages('/v1/events', { params: { query: { limit: 100 } } })) cursor = page.nextCursor;
+    const stop = new AbortController();
+    const seen: string[] = [];
+    const following = (async () => {
+      for await (const page of api.follow({ cursor, wait: 10, signal: stop.signal })) {
+        seen.push(...page.data.map((event) => event.entityId));
+        cursor = page.nextCursor;
+        if (seen.length === 2) stop.abort();
+      }
+    })();
+    const started = Date.now();
+    const first = await api.post('/v1/notes', { body: { fields: { $title: 'Followed 1' } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = await api.post('/v1/notes', { body: { fields: { $title: 'Followed 2' } } });
+    await following;
+    expect(seen).toEqual([first.id, second.id]);
+    // Each read waited for its event: nowhere near the 10 s a read may wait.
+    expect(Date.now() - started).toBeLessThan(5000);
+    // Where it stopped is where a later follow goes on from: nothing there yet.
+    const rest = await api.get('/v1/events', { params: { query: { cursor: cursor! } } });
+    expect(rest.data).toEqual([]);
+  });
+
+  it('throws cursor_expired with the resyncCursor to follow from when the cursor is older than the retention', async () => {
+    // A cursor of this feed, read as if 31 days ago (the default retention is 30): [workspace, position, types, limit, read at].
+    const [workspace, position, types, limit] = JSON.parse(
+      Buffer.from(
+        (await api.get('/v1/events', { params: { query: { limit: 1 } } })).nextCursor,
+        'base64url',
+      ).toString(),
+    );
+    const cursor = Buffer.from(
+      JSON.stringify([workspace, position, types, limit, Date.now() - 31 * 86_400_000]),
+    ).toString('base64url');
+    const error = await apiError(api.follow({ cursor, wait: 1 }).next());
+    expect([error.status, error.code, error.param]).toEqual([410, 'cursor_expired', 'cursor']);
+    const resumed = await api.get('/v1/events', { params: { query: { cursor: error.resyncCursor! } } });
+    expect(resumed.data).toEqual([]);
+  });
+
   it('sends an Idempotency-Key of its own on each write, and the caller’s when given (a repeat is replayed)', async () => {
     const body = { fields: { $title: 'Once' } };
     const first = await api.post('/v1/notes', { body });
