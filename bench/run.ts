@@ -27,7 +27,7 @@ import { BASELINE_INDEXES } from './baseline-server';
 import { batchWriteBudgets } from './batch-writes';
 import { searchAtScale } from './search';
 import { NOTES_PER_ACCOUNT, NotesWorkspace, seedCustomTypeAndList, seededId, seedMeetings, seedNotes } from './seed';
-import { fanOutCost, pollerCost, startSyncTopology } from './sync';
+import { backlogDrain, fanOutCost, longPollWake, pollerCost, startSyncTopology } from './sync';
 import {
   BENCH_SERVICE_ENV,
   BenchServer,
@@ -518,7 +518,9 @@ runBench(async (folder) => {
   const topology = await startSyncTopology(folder, db, database.url, BENCH_SERVICE_ENV, service);
   const syncBudgets = [
     ...('webhook fan-out'.includes(ONLY) ? await fanOutCost(db, topology, SECONDS, ROUNDS) : []),
+    ...('webhook backlog'.includes(ONLY) ? await backlogDrain(db) : []),
     ...('feed consumers'.includes(ONLY) ? await pollerCost(db, topology, SECONDS, ROUNDS) : []),
+    ...('long polls'.includes(ONLY) ? await longPollWake(db, topology) : []),
   ];
 
   const item = (query: string) => ({ workspace: custom, paths: [`/v1/objects/item?${query}`] });

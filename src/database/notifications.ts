@@ -35,7 +35,8 @@ export class Notifications implements OnModuleDestroy {
   /** The channels the session has LISTENed to since it connected. */
   private readonly heard = new Set<string>();
   private client?: Client;
-  private connecting?: Promise<void>;
+  /** The session's connect and LISTENs so far, each after the one before (pg warns of a query sent while another runs). */
+  private ready: Promise<void> = Promise.resolve();
   private closed = false;
   private reconnect?: NodeJS.Timeout;
 
@@ -55,8 +56,7 @@ export class Notifications implements OnModuleDestroy {
       this.listeners.set(channel, listeners);
     }
     listeners.add(listener);
-    // A session still connecting takes the LISTEN once it is ready (pg queues it meanwhile).
-    if (this.client) void this.listenTo(this.client, channel);
+    if (this.client) this.listenTo(this.client, channel);
     else this.connect();
     return () => listeners.delete(listener);
   }
@@ -69,7 +69,7 @@ export class Notifications implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnect);
-    await this.connecting?.catch(() => undefined);
+    await this.ready;
     const client = this.client;
     this.client = undefined;
     this.heard.clear();
@@ -77,11 +77,7 @@ export class Notifications implements OnModuleDestroy {
   }
 
   private connect(): void {
-    if (this.client || this.connecting || this.closed) return;
-    this.connecting = this.open().finally(() => (this.connecting = undefined));
-  }
-
-  private async open(): Promise<void> {
+    if (this.client || this.closed) return;
     const client = this.connections.client('notifications');
     client.on('notification', (message) => {
       if (this.heard.has(message.channel)) this.emit(message.channel, message.payload);
@@ -89,26 +85,24 @@ export class Notifications implements OnModuleDestroy {
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
     this.client = client;
-    try {
-      await client.connect();
-      for (const channel of this.listeners.keys()) await this.listenTo(client, channel);
-    } catch (error) {
-      this.lost(client, error as Error);
-    }
+    this.ready = client.connect().then(
+      () => undefined,
+      (error: Error) => this.lost(client, error),
+    );
+    for (const channel of this.listeners.keys()) this.listenTo(client, channel);
   }
 
-  private async listenTo(client: Client, channel: string): Promise<void> {
-    if (this.heard.has(channel)) return;
-    try {
-      await client.query(`LISTEN ${channelSql(channel)}`);
-    } catch (error) {
-      this.lost(client, error as Error);
-      return;
-    }
-    if (this.client !== client || this.heard.has(channel)) return;
-    this.heard.add(channel);
-    // What was read before this LISTEN took effect may have missed notifications: from now on none is missed.
-    this.emit(channel, undefined);
+  private listenTo(client: Client, channel: string): void {
+    this.ready = this.ready
+      .then(async () => {
+        if (this.client !== client || this.heard.has(channel)) return;
+        await client.query(`LISTEN ${channelSql(channel)}`);
+        if (this.client !== client) return;
+        this.heard.add(channel);
+        // What was read before this LISTEN took effect may have missed notifications: from now on none is missed.
+        this.emit(channel, undefined);
+      })
+      .catch((error: Error) => this.lost(client, error));
   }
 
   private lost(client: Client, error?: Error): void {

@@ -26,9 +26,11 @@ export class EventsController {
     @Query() query: EventsQueryDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<SerializedJson> {
-    // A long poll stops waiting for a caller that went away.
+    // A long poll stops waiting for a caller that went away (a response closed before it finished).
     const gone = new AbortController();
-    response.once('close', () => gone.abort());
+    response.once('close', () => {
+      if (!response.writableFinished) gone.abort();
+    });
     return this.events.feed(caller, query, gone.signal);
   }
 }

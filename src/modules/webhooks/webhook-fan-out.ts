@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobQueue } from '../../common/background/job-queue';
 import { Notifications } from '../../database/notifications';
@@ -98,6 +99,8 @@ export class WebhookFanOut implements OnModuleInit {
    * worker runs next, and those under way are awaited (`shutdown` cuts them off).
    */
   async drain(instanceId: string, stopping: AbortSignal, shutdown: AbortSignal): Promise<void> {
+    // Each attempt under way listens to `shutdown` (to be cut off), beyond node's default warning at 10.
+    setMaxListeners(ATTEMPTS_AT_ONCE + 1, shutdown);
     const work = new Doorbell();
     const slots = new Doorbell();
     const unsubscribe = this.notifications.subscribe(OUTBOX_CHANNEL, () => work.ring());
