@@ -406,9 +406,12 @@ long polls: a read waiting (wait=30) woken by another instance's append, ${WAKES
   const latencies: number[] = [];
   let cursor = await feedEnd(topology.api, workspace);
   for (let index = 0; index < WAKES; index += 1) {
-    const answered = fetch(`http://127.0.0.1:${topology.api.port}/v1/events?cursor=${cursor}&wait=30`, { headers }).then(
-      async (response) => ({ at: performance.now(), body: (await response.json()) as { data: unknown[]; nextCursor: string } }),
-    );
+    const answered = fetch(`http://127.0.0.1:${topology.api.port}/v1/events?cursor=${cursor}&wait=30`, {
+      headers,
+    }).then(async (response) => ({
+      at: performance.now(),
+      body: (await response.json()) as { data: unknown[]; nextCursor: string },
+    }));
     await sleep(100);
     await db.query('BEGIN');
     await db.query(
@@ -427,7 +430,9 @@ long polls: a read waiting (wait=30) woken by another instance's append, ${WAKES
   const sorted = [...latencies].sort((a, b) => a - b);
   const p50 = sorted[Math.floor(sorted.length / 2)];
   console.log(`from the commit to the answer: p50 ${fixed(p50, 1)} ms, max ${fixed(sorted[sorted.length - 1], 1)} ms`);
-  return [{ goal: 'a long poll woken by another instance’s commit, p50 ms', measured: p50, target: 50, atLeast: false }];
+  return [
+    { goal: 'a long poll woken by another instance’s commit, p50 ms', measured: p50, target: 50, atLeast: false },
+  ];
 }
 
 const BACKLOG_WRITES = 100;
