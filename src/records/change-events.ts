@@ -117,6 +117,11 @@ export class ChangeEvents {
     return this.events.find(workspaceId, id);
   }
 
+  /** The events of the workspace among `ids` still kept, as stored. */
+  findAll(workspaceId: string, ids: string[]): Promise<EventRow[]> {
+    return this.events.findAll(workspaceId, ids);
+  }
+
   /** Removes up to `batch` events that occurred before `before`; answers how many. */
   prune(before: Date, batch: number): Promise<number> {
     return this.events.prune(before, batch);

@@ -311,6 +311,15 @@ export class EventsRepository {
     return row;
   }
 
+  /** The events of the workspace among `ids`, as stored. */
+  async findAll(workspaceId: string, ids: string[]): Promise<EventRow[]> {
+    return this.transactions.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = ANY($1::text[]) AND e.workspace_id = $2`,
+      [ids, workspaceId],
+      { prepare: 'events-find-all' },
+    );
+  }
+
   /** Removes up to `batch` events that occurred before `before`; answers how many. */
   async prune(before: Date, batch: number): Promise<number> {
     const rows = await this.transactions.query(

@@ -72,6 +72,16 @@ export class ApiKeysRepository {
     return toHolder(row);
   }
 
+  /** The active keys among `ids`, each with its member and workspace. */
+  async findActiveByIds(ids: string[]): Promise<ApiKeyHolder[]> {
+    const rows = await this.transactions.query<HolderRow>(
+      `SELECT ${HOLDER_COLUMNS} WHERE k.id = ANY($1::text[]) AND k.revoked_at IS NULL`,
+      [ids],
+      { prepare: 'auth-keys-by-ids' },
+    );
+    return rows.map((row) => toHolder(row)!);
+  }
+
   private get keys() {
     return this.transactions.repository(ApiKeyEntity);
   }

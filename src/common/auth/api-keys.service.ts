@@ -38,6 +38,12 @@ export class ApiKeysService {
     return holder && authContextOf(holder);
   }
 
+  /** The contexts of the active keys among `ids`, by key id (a revoked key is missing). */
+  async contextsOfActiveKeys(ids: string[]): Promise<Map<string, AuthContext>> {
+    const holders = await this.keys.findActiveByIds(ids);
+    return new Map(holders.map((holder) => [holder.apiKeyId, authContextOf(holder)]));
+  }
+
   /** Whether `secret` is the key `id` and it is not revoked. */
   isActive(id: string, secret: string): Promise<boolean> {
     return this.keys.isActive(id, hashSecret(secret));

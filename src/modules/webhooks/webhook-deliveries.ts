@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { ApiKeysService } from '../../common/auth/api-keys.service';
+import type { AuthContext } from '../../common/auth/auth-context';
 import { AppConfig } from '../../config/app-config';
 import { Transactions } from '../../database/transactions';
 import { ChangeEvents } from '../../records/change-events';
+import type { EventRow } from '../../records/events.repository';
 import { EventsService } from '../events/events.service';
 import { afterFailure, Clock, nextAttemptAt } from './webhook-retry-policy';
 import { postTo, SendOutcome } from './webhook-sender';
@@ -59,7 +61,7 @@ export class WebhookDeliveries {
   /** `shutdown` aborts when the instance shuts down: a POST still waiting for its answer is cut off, and recorded as failed. */
   async attempt(deliveryId: string, instanceId: string, shutdown?: AbortSignal): Promise<void> {
     const claimed = await this.webhooks.claimAttempt(deliveryId, instanceId);
-    if (claimed) await this.make(claimed.delivery, claimed.endpoint, new EventBodies(this), shutdown);
+    if (claimed) await this.make(claimed.delivery, claimed.endpoint, this.bodiesOf([claimed]), shutdown);
   }
 
   /**
@@ -154,15 +156,27 @@ export class WebhookDeliveries {
     }
   }
 
+  /** The bodies of `attempts`, made together: see EventBodies. */
+  bodiesOf(attempts: { delivery: DeliveryRow; endpoint: WebhookEndpointRow }[]): EventBodies {
+    return new EventBodies(
+      attempts,
+      (ids) => this.apiKeys.contextsOfActiveKeys(ids),
+      (workspaceId, ids) => this.events.findAll(workspaceId, ids),
+      (reader, event) => this.present(reader, event),
+    );
+  }
+
   /**
-   * The event as the endpoint's key would read it from the feed now, as JSON; or why it may not
-   * have it: the key is revoked or its member removed, the key may not read the type, the event is
-   * no longer kept, or it is a transcript file the member may not see.
+   * The event as the endpoint's key (`reader`, undefined once it is revoked or its member
+   * removed) would read it from the feed now, as JSON; or why it may not have it: the key is
+   * revoked, the key may not read the type, the event is no longer kept (undefined), or it is a
+   * transcript file the member may not see.
    */
-  async bodyFor(endpoint: WebhookEndpointRow, eventId: string): Promise<string | { refused: string }> {
-    const reader = await this.apiKeys.contextOfActiveKey(endpoint.api_key_id);
+  private async present(
+    reader: AuthContext | undefined,
+    event: EventRow | undefined,
+  ): Promise<string | { refused: string }> {
     if (!reader) return { refused: "the endpoint's API key is revoked or its member removed" };
-    const event = await this.events.find(endpoint.workspace_id, eventId);
     if (!event) return { refused: 'the event is no longer kept' };
     if ((await this.feed.eventTypesOf(reader)).get(event.type)?.readable !== true) {
       return { refused: `the endpoint's API key may not read ${event.type} events` };
@@ -211,22 +225,52 @@ export class WebhookDeliveries {
 }
 
 /**
- * The bodies of the attempts made together (a fan-out's), read once per event and API key: the
- * endpoints of one key see an event alike (as that key's member reads it, at the first of them).
+ * The bodies of attempts made together (a take of the outbox's, or a delivery job's one), read
+ * once per event and API key: the endpoints of one key see an event alike (as that key's member
+ * reads it, at the first of them). Their keys are read in one statement, and their events in one
+ * per workspace, at the first body asked for.
  */
 export class EventBodies {
   private readonly bodies = new Map<string, Promise<string | { refused: string }>>();
+  private looked?: Promise<{ readers: Map<string, AuthContext>; events: Map<string, EventRow> }>;
 
-  constructor(private readonly deliveries: Pick<WebhookDeliveries, 'bodyFor'>) {}
+  constructor(
+    private readonly attempts: { delivery: DeliveryRow; endpoint: WebhookEndpointRow }[],
+    private readonly readersOf: (apiKeyIds: string[]) => Promise<Map<string, AuthContext>>,
+    private readonly eventsOf: (workspaceId: string, ids: string[]) => Promise<EventRow[]>,
+    private readonly present: (
+      reader: AuthContext | undefined,
+      event: EventRow | undefined,
+    ) => Promise<string | { refused: string }>,
+  ) {}
 
   of(endpoint: WebhookEndpointRow, eventId: string): Promise<string | { refused: string }> {
     const key = `${endpoint.api_key_id} ${eventId}`;
     let body = this.bodies.get(key);
     if (!body) {
-      body = this.deliveries.bodyFor(endpoint, eventId);
+      body = this.lookUp().then(({ readers, events }) =>
+        this.present(readers.get(endpoint.api_key_id), events.get(eventId)),
+      );
       this.bodies.set(key, body);
     }
     return body;
+  }
+
+  private lookUp() {
+    this.looked ??= (async () => {
+      const eventIds = new Map<string, Set<string>>();
+      for (const { delivery, endpoint } of this.attempts) {
+        const ids = eventIds.get(endpoint.workspace_id) ?? new Set<string>();
+        ids.add(delivery.event_id);
+        eventIds.set(endpoint.workspace_id, ids);
+      }
+      const [readers, ...found] = await Promise.all([
+        this.readersOf([...new Set(this.attempts.map(({ endpoint }) => endpoint.api_key_id))]),
+        ...[...eventIds].map(([workspaceId, ids]) => this.eventsOf(workspaceId, [...ids])),
+      ]);
+      return { readers, events: new Map(found.flat().map((event) => [event.id, event])) };
+    })();
+    return this.looked;
   }
 }
 

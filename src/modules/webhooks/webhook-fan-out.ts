@@ -127,7 +127,7 @@ export class WebhookFanOut implements OnModuleInit {
         work.forget();
         const taken = await this.take(instanceId, stopping);
         if (!taken) continue;
-        const bodies = new EventBodies(this.deliveries);
+        const bodies = this.deliveries.bodiesOf(taken.attempts);
         ready.push(...taken.attempts.map((attempt) => ({ ...attempt, bodies })));
         makeReady();
         if (taken.writes === 0) await work.wait(IDLE_LOOK_MS, stopping);
