@@ -40,16 +40,24 @@ class Doorbell {
     this.rung = false;
   }
 
-  /** Resolves at a ring since the last `forget`, after `ms`, or when `signal` aborts. */
-  async wait(ms: number, signal: AbortSignal): Promise<void> {
-    if (this.rung || signal.aborted) return;
-    const timer = new AbortController();
-    const done = () => timer.abort();
-    this.answer = done;
-    signal.addEventListener('abort', done, { once: true });
-    await sleep(ms, undefined, { signal: timer.signal }).catch(() => undefined);
-    signal.removeEventListener('abort', done);
-    this.answer = undefined;
+  /**
+   * Resolves at a ring since the last `forget`, after `ms`, or when `signal` aborts. A timer of its
+   * own rather than an aborted timers/promises sleep: each abort makes an AbortError, and a busy
+   * worker is rung once per attempt made.
+   */
+  wait(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.rung || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.answer = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.answer = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 }
 
