@@ -403,7 +403,9 @@ export class WebhooksRepository implements AppendFollower {
             SET status = 'SUCCEEDED', response_status = o.response_status, duration_ms = o.duration_ms, error = NULL,
                 attempted_at = o.attempted_at, next_attempt_at = NULL
            FROM outcome o
-          WHERE d.id = o.id AND d.status = 'PENDING'
+          -- "Not recorded yet" rather than = 'PENDING', which would let the planner walk the partial index of the PENDING
+          -- attempts (few live rows, so it looks cheap) through the entries of every attempt recorded since its last vacuum.
+          WHERE d.id = o.id AND d.status NOT IN ('SUCCEEDED', 'FAILED')
           RETURNING d.endpoint_id)
        UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN (SELECT endpoint_id FROM finished) AND failing_since IS NOT NULL`,
       [
