@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       s3: undefined,
       fileSweepIntervalSeconds: 300,
       eventRetentionDays: 30,
+      eventsMaxWaiters: 1000,
       webhooks: {
         retrySchedule: [0, 5, 300, 1800, 7200, 18000, 36000, 36000],
         disableAfterHours: 120,
@@ -100,6 +101,7 @@ describe('loadConfig', () => {
       S3_FORCE_PATH_STYLE: 'true',
       FILE_SWEEP_INTERVAL_SECONDS: '0',
       EVENT_RETENTION_DAYS: '7',
+      EVENTS_MAX_WAITERS: '50',
       WEBHOOK_DELIVERY_RETENTION_DAYS: '2',
       WEBHOOK_RETRY_SCHEDULE: '0, 1,2',
       WEBHOOK_DISABLE_AFTER_HOURS: '3',
@@ -137,6 +139,7 @@ describe('loadConfig', () => {
       },
       fileSweepIntervalSeconds: 0,
       eventRetentionDays: 7,
+      eventsMaxWaiters: 50,
       webhooks: {
         retrySchedule: [0, 1, 2],
         disableAfterHours: 3,
@@ -318,6 +321,7 @@ describe('loadConfig', () => {
       { WEBHOOK_ALLOWED_NETWORKS: '10.0.0/8' },
       'WEBHOOK_ALLOWED_NETWORKS must be comma-separated networks in CIDR notation (like 10.0.0.0/8,2001:db8::/32), got "10.0.0/8" in "10.0.0/8"',
     ],
+    [{ EVENTS_MAX_WAITERS: '-1' }, 'EVENTS_MAX_WAITERS must be an integer between 0 and 1000000, got "-1"'],
   ])('refuses %p with a ConfigError naming the variable', (env, message) => {
     expect(configError(env)).toBe(message);
   });

@@ -15,6 +15,8 @@ const ALLOWED = new Set([
   'database/embedded-postgres.ts',
   // Session-level locks on a connection of their own: a pooled one returns to the pool with its locks.
   'database/session-locks.ts',
+  // LISTEN on a session of its own: a pooled one returns to the pool, and a pooler in transaction mode keeps no LISTEN.
+  'database/notifications.ts',
   // Connections outside TypeORM's pool: SessionLocks' session, the webhook queue's pool (graphile-worker takes a pg Pool).
   'database/own-connections.ts',
 ]);

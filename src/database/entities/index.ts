@@ -16,6 +16,7 @@ import { RelationshipDefinitionEntity } from './relationship-definition.entity';
 import { SearchDocumentEntity } from './search-document.entity';
 import { SearchSystemFieldEntity } from './search-system-field.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { WebhookOutboxEntity } from './webhook-outbox.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WorkspaceEntity } from './workspace.entity';
 
@@ -39,6 +40,7 @@ export {
   SearchSystemFieldEntity,
   WebhookDeliveryEntity,
   WebhookEndpointEntity,
+  WebhookOutboxEntity,
   WorkspaceEntity,
 };
 /** Every table as code reads it (test/e2e/entities.e2e-spec.ts holds them to the migrations). */
@@ -61,6 +63,7 @@ export const ENTITIES = [
   EventEntity,
   WebhookEndpointEntity,
   WebhookDeliveryEntity,
+  WebhookOutboxEntity,
   SearchDocumentEntity,
   SearchSystemFieldEntity,
 ];

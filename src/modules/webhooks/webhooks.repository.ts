@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LessThan, Not } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { keysetPageSql } from '../../common/pagination/paging-sql';
+import { firstRowsSql, keysetPageSql } from '../../common/pagination/paging-sql';
 import { endPage, type PageRead } from '../../common/pagination/pagination';
 import type { PageRequest } from '../../common/pagination/pagination';
 import { AppConfig } from '../../config/app-config';
@@ -131,7 +131,7 @@ export class WebhooksRepository implements AppendFollower {
       `WITH taken AS (
          DELETE FROM webhook_outbox o
           WHERE (o.id, o.workspace_id) IN (SELECT id, workspace_id FROM webhook_outbox WHERE due_at <= statement_timestamp()
-                                            ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+                                            ORDER BY due_at ${firstRowsSql('$1')} FOR UPDATE SKIP LOCKED)
          RETURNING o.id, o.workspace_id, o.event_ids, o.types, o.written_at),
        wanted AS (
          SELECT w.id AS endpoint_id, e.id AS event_id, t.workspace_id, t.id AS write, e.ordinal
