@@ -1,6 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { setMaxListeners } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { JobQueue } from '../../common/background/job-queue';
 import { Notifications } from '../../database/notifications';
 import { ChangeEvents } from '../../records/change-events';
@@ -24,6 +23,31 @@ const ATTEMPTS_HELD = 2 * ATTEMPTS_AT_ONCE;
 const IDLE_LOOK_MS = 1000;
 /** How long a worker waits after a take that failed (the database lost) before the next. */
 const FAILED_TAKE_PAUSE_MS = 1000;
+/**
+ * How long a worker that drained the outbox, once notified, waits for the writes that follow
+ * before it takes: a take costs about as much whatever it holds, and a trickle of writes, each
+ * notifying, would otherwise be taken one or two at a time.
+ */
+const GATHER_MS = 25;
+
+/**
+ * Resolves after `ms`, when `signal` aborts, or when the function handed to `early` is called. A
+ * timer of its own rather than an aborted timers/promises sleep: each abort makes an AbortError,
+ * and a busy worker is woken once per attempt made.
+ */
+function pause(ms: number, signal: AbortSignal, early?: (end: () => void) => void): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const end = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', end);
+      resolve();
+    };
+    const timer = setTimeout(end, ms);
+    signal.addEventListener('abort', end, { once: true });
+    early?.(end);
+  });
+}
 
 /** Rings whoever waits on it; a ring while nobody waits is kept for the next wait. */
 class Doorbell {
@@ -40,24 +64,11 @@ class Doorbell {
     this.rung = false;
   }
 
-  /**
-   * Resolves at a ring since the last `forget`, after `ms`, or when `signal` aborts. A timer of its
-   * own rather than an aborted timers/promises sleep: each abort makes an AbortError, and a busy
-   * worker is rung once per attempt made.
-   */
-  wait(ms: number, signal: AbortSignal): Promise<void> {
-    if (this.rung || signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.answer = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.answer = done;
-      signal.addEventListener('abort', done, { once: true });
-    });
+  /** Resolves at a ring since the last `forget`, after `ms`, or when `signal` aborts. */
+  async wait(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.rung) return;
+    await pause(ms, signal, (end) => (this.answer = end));
+    this.answer = undefined;
   }
 }
 
@@ -75,8 +86,8 @@ interface TakenAttempt {
  * removes a batch of rows due and inserts their first attempts, claimed by itself, in one
  * statement (WebhooksRepository.takeOutbox), and makes them ATTEMPTS_AT_ONCE at a time, each body
  * read once per event and API key, the successes recorded together. It takes again at once while
- * it finds rows and holds fewer than ATTEMPTS_HELD attempts; idle, it waits for the outbox's
- * signal (its insert's NOTIFY).
+ * a take comes back full and it holds fewer than ATTEMPTS_HELD attempts; having drained the
+ * outbox, it waits for the outbox's signal (its insert's NOTIFY), then GATHER_MS more.
  *
  * Nothing is lost or made twice: rows a worker is taking are passed over by the others, and the
  * attempts exist before their rows are gone; a worker that stops before making them hands them over
@@ -138,7 +149,11 @@ export class WebhookFanOut implements OnModuleInit {
         const bodies = this.deliveries.bodiesOf(taken.attempts);
         ready.push(...taken.attempts.map((attempt) => ({ ...attempt, bodies })));
         makeReady();
-        if (taken.writes === 0) await work.wait(IDLE_LOOK_MS, stopping);
+        // Fewer rows than it may take: the outbox had no more due. The next take waits for new ones.
+        if (taken.writes < WRITES_AT_ONCE) {
+          await work.wait(IDLE_LOOK_MS, stopping);
+          await pause(GATHER_MS, stopping);
+        }
       }
     } finally {
       unsubscribe();
@@ -154,7 +169,7 @@ export class WebhookFanOut implements OnModuleInit {
       return await this.webhooks.takeOutbox(WRITES_AT_ONCE, instanceId);
     } catch (error) {
       this.logger.error({ err: error }, `taking the webhook outbox failed; trying again in ${FAILED_TAKE_PAUSE_MS} ms`);
-      await sleep(FAILED_TAKE_PAUSE_MS, undefined, { signal: stopping }).catch(() => undefined);
+      await pause(FAILED_TAKE_PAUSE_MS, stopping);
       return undefined;
     }
   }
