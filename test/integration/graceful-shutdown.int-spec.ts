@@ -132,6 +132,33 @@ describe('SIGTERM under keep-alive load: drain, Connection: close, deadline, exi
     }
   });
 
+  it('answers every waiting long poll at once on SIGTERM, its empty page at the same place in the feed, and exits 0 well before the deadline', async () => {
+    const { service, key } = await startService({ SHUTDOWN_TIMEOUT_SECONDS: String(DEADLINE_SECONDS) });
+    const headers = { Authorization: `Bearer ${key}`, 'Service-Version': SERVICE_VERSION };
+    let page = (await httpCall(service.baseUrl, { path: '/v1/events?limit=100', headers })).body;
+    while (page.data.length === 100)
+      page = (await httpCall(service.baseUrl, { path: `/v1/events?cursor=${page.nextCursor}`, headers })).body;
+    const cursor: string = page.nextCursor;
+    const waiting = Array.from({ length: 3 }, () =>
+      httpCall(service.baseUrl, { path: `/v1/events?cursor=${cursor}&wait=30`, headers }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const signalledAt = Date.now();
+    service.signal('SIGTERM');
+    const answers = await Promise.all(waiting);
+    const answeredIn = Date.now() - signalledAt;
+    // The same place in the feed (a cursor also carries when it was read, which moves).
+    const place = (text: string) => JSON.parse(Buffer.from(text, 'base64url').toString('utf8')).slice(0, 4);
+    expect(answers.map((answer) => [answer.status, answer.body.data, place(answer.body.nextCursor)])).toEqual(
+      answers.map(() => [200, [], place(cursor)]),
+    );
+    // The waits were cut short: none waited for its 30 s, nor held the drain to its deadline.
+    expect(answeredIn).toBeLessThan(1000);
+    const exit = await service.exited;
+    expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
+    expect(exit.at - signalledAt).toBeLessThan(DEADLINE_SECONDS * 1000);
+  });
+
   it('closes the connections of requests still running at the deadline, then exits 0', async () => {
     const { service, key } = await startService({ SHUTDOWN_TIMEOUT_SECONDS: '1' });
     const agent = new Agent({ keepAlive: true });
