@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { setMaxListeners } from 'node:events';
 import { ApiError } from '../../common/errors/api-error';
 import { AppConfig } from '../../config/app-config';
 import { ChangeEvents } from '../../records/change-events';
@@ -20,7 +21,10 @@ export class FeedWaits {
   constructor(
     private readonly events: ChangeEvents,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    // Every read with a wait listens to it, up to EVENTS_MAX_WAITERS and more at once: past node's warning at 10.
+    setMaxListeners(0, this.draining.signal);
+  }
 
   /** On SIGTERM, before the HTTP drain waits for the requests in flight: every waiting read answers what it has. */
   release(): void {
