@@ -66,7 +66,7 @@ export class WebhookDeliveries {
 
   /**
    * Makes an attempt claimed for this instance (see attempt); `bodies` keeps the bodies read for
-   * the attempts made together (a fan-out's), one per event and API key, and `successes`, when
+   * the attempts made together (a take of the outbox's), one per event and API key, and `successes`, when
    * given, records their successes together (its flush must follow).
    */
   async make(
@@ -102,7 +102,7 @@ export class WebhookDeliveries {
     });
   }
 
-  /** Successes of attempts made together (a fan-out's), to be recorded a few at once (see SucceededAttempts). */
+  /** Successes of attempts made together (a take of the outbox's), to be recorded a few at once (see SucceededAttempts). */
   successBatch(): SucceededAttempts {
     return new SucceededAttempts(this.webhooks, this);
   }
@@ -275,7 +275,7 @@ export class EventBodies {
 }
 
 /**
- * The successes of attempts made together (a fan-out's), recorded SUCCESSES_AT_ONCE at a time in
+ * The successes of attempts made together (a take of the outbox's), recorded SUCCESSES_AT_ONCE at a time in
  * one statement rather than one each, or those there are SUCCESS_RECORD_WAIT_MS after the first
  * of them; `flush` records the rest at once. Until then they stay PENDING and
  * claimed: a process killed meanwhile has them made again by the recovery (at least once, as

@@ -13,8 +13,8 @@ import { RecordsModule } from '../../records/records.module';
 import { IdempotencyModule } from '../../common/idempotency/idempotency.module';
 
 /**
- * Webhook endpoints and deliveries (docs/api.md §13). The events' append (records core) enqueues
- * a write's fan-out job through the follower WebhookFanOut registers with it at init.
+ * Webhook endpoints and deliveries (docs/api.md §13). The events' append (records core) leaves a
+ * write's row in the webhooks' outbox through the follower WebhookFanOut registers with it at init.
  */
 @Module({
   imports: [RecordsModule, IdempotencyModule, JobQueueModule, EventsModule, AuthModule],
