@@ -1,19 +1,23 @@
 /**
- * The bare baseline that `npm run bench` holds the service against: node:http and a pg Pool doing
- * the SQL work a request needs and nothing more. Every request looks its API key up by SHA-256
- * (the service's join: api_keys → members → workspaces, not revoked), then:
- *  - GET  /v1/notes/{id}  the record row;
+ * The bare baselines that `npm run bench` holds the service against: a pg Pool doing the SQL work a
+ * request needs and nothing more, behind either bare `node:http` (BASELINE=http) or bare Express
+ * with `express.json()` and its router (BASELINE=express), the HTTP layer the service's stack puts
+ * under Nest. Every request looks its API key up by SHA-256 (the service's join: api_keys → members
+ * → workspaces, not revoked), then:
+ *  - GET  /v1/notes/{id}  the service's read of a record: the row and its links in one statement;
  *  - POST /v1/notes       INSERT … RETURNING, and its change event in the same statement (under the
  *                         workspace's append lock, as the service appends); `?events=none` leaves
  *                         the event out, to measure what events cost;
  *  - POST /v1/notes/{id}  UPDATE … RETURNING (the given fields merged into the stored ones);
  *  - GET  /v1/notes       a 25-row page and count(*), optionally filtered by `$title[startsWith]`
  *                         (served by BASELINE_INDEXES) or `$account` (record_links' target index).
- * Every statement is named, so each connection parses and plans it once. Started by the bench as
- * `node baseline-server.js` with DATABASE_URL and PORT.
+ * A record is answered in the service's entity envelope (docs/api.md §7). Every statement is named,
+ * so each connection parses and plans it once. Started by the bench as `node baseline-server.js`
+ * with DATABASE_URL, PORT and BASELINE.
  */
 import { createHash } from 'node:crypto';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { Pool } from 'pg';
 import { newId } from '../src/common/ids';
 import { escapeLike } from '../src/records/field-types/sql';
@@ -23,7 +27,14 @@ export const BASELINE_INDEXES = [
   `CREATE INDEX bench_baseline_title_prefix_idx ON records (workspace_id, object_type, (fields ->> '$title') text_pattern_ops)`,
 ];
 
-const ROW = `id, fields, external_id AS "externalId", created_at AS "createdAt", updated_at AS "updatedAt"`;
+export type BaselineKind = 'http' | 'express';
+
+const ROW = `id, fields, external_id, created_at, updated_at`;
+const NOTE_LINKS = ['note:$account', 'note:$opportunity', 'note:$createdBy'];
+// The service's record read (RecordsRepository.findMany for a note).
+const LINKS = `(SELECT coalesce(json_agg(json_build_array(l.side, l.link, l.other) ORDER BY l.created_at, l.other), '[]'::json)
+   FROM (SELECT 'source' AS side, link, target_id AS other, created_at FROM record_links
+          WHERE source_id = r.id AND link = ANY($3)) l) AS links`;
 const NOTES = `FROM records r WHERE r.workspace_id = $1 AND r.object_type = 'note'`;
 const FILTERS: Record<string, string> = {
   none: '',
@@ -37,30 +48,143 @@ class HttpError extends Error {
   }
 }
 
-function serve(pool: Pool) {
-  const query = async (name: string, text: string, values: unknown[]) =>
-    (await pool.query({ name, text, values })).rows;
+interface NoteRow {
+  id: string;
+  fields: Record<string, unknown>;
+  external_id: string | null;
+  created_at: Date;
+  updated_at: Date | null;
+  links?: [string, string, string][];
+}
 
-  async function workspaceOf(request: IncomingMessage): Promise<string> {
-    const key = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-    // The columns the service reads for its scopes, roles and definitions cache.
-    const [row] = await query(
-      'key',
-      `SELECT k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
-         FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [createHash('sha256').update(key).digest('hex')],
-    );
-    if (!row) throw new HttpError(401);
-    return row.workspace_id;
-  }
+const RELATIONSHIPS = [
+  ['$account', 'has_many', 'account'],
+  ['$opportunity', 'has_many', 'opportunity'],
+  ['$createdBy', 'has_one', 'member'],
+] as const;
 
-  async function body(request: IncomingMessage): Promise<Record<string, unknown>> {
+/** A note in the service's entity envelope: every field and relationship of the type present. */
+function envelope(row: NoteRow) {
+  const links = row.links ?? [];
+  return {
+    id: row.id,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at?.toISOString() ?? null,
+    httpLink: null,
+    fields: {
+      $title: { value: row.fields.$title ?? null, valueType: 'TEXT' },
+      $content: { value: row.fields.$content ?? null, valueType: 'MARKDOWN' },
+    },
+    relationships: Object.fromEntries(
+      RELATIONSHIPS.map(([key, cardinality, objectType]) => [
+        key,
+        { cardinality, objectType, values: links.filter(([, link]) => link === `note:${key}`).map(([, , id]) => id) },
+      ]),
+    ),
+    externalId: row.external_id,
+  };
+}
+
+/** What each request asks of PostgreSQL, whichever HTTP layer received it. */
+function operations(pool: Pool) {
+  const query = async <Row>(name: string, text: string, values: unknown[]) =>
+    (await pool.query({ name, text, values })).rows as Row[];
+  const one = (rows: NoteRow[]) => {
+    if (rows.length === 0) throw new HttpError(404);
+    return envelope(rows[0]);
+  };
+  const fieldsOf = (body: unknown) => {
+    const fields = (body as { fields?: unknown } | undefined)?.fields;
+    if (typeof fields !== 'object' || fields === null) throw new HttpError(400);
+    return JSON.stringify(fields);
+  };
+
+  return {
+    async workspaceOf(authorization: string | undefined): Promise<string> {
+      const key = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1] ?? '';
+      // The columns the service reads for its scopes, roles and definitions cache.
+      const [row] = await query<{ workspace_id: string }>(
+        'key',
+        `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
+           FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+        [createHash('sha256').update(key).digest('hex')],
+      );
+      if (!row) throw new HttpError(401);
+      return row.workspace_id;
+    },
+    async get(workspaceId: string, id: string) {
+      return one(await query('get', `SELECT ${ROW}, ${LINKS} ${NOTES} AND r.id = $2`, [workspaceId, id, NOTE_LINKS]));
+    },
+    async create(workspaceId: string, body: unknown, withEvent: boolean) {
+      const values = [newId('note'), workspaceId, fieldsOf(body)];
+      const insert = `INSERT INTO records (id, workspace_id, object_type, fields, created_at) VALUES ($1, $2, 'note', $3, now()) RETURNING ${ROW}`;
+      if (!withEvent) return one(await query('create-without-event', insert, values));
+      return one(
+        await query(
+          'create',
+          `WITH record AS (${insert}),
+           recorded AS (
+             INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data)
+             SELECT nextval('event_positions'), $4, $2, 'note.created', 'note', r.id, clock_timestamp(), row_to_json(r)
+               FROM (SELECT pg_advisory_xact_lock_shared(hashtextextended('events:' || $2, 0))) appending, record r)
+           SELECT * FROM record`,
+          [...values, newId('event')],
+        ),
+      );
+    },
+    async update(workspaceId: string, id: string, body: unknown) {
+      return one(
+        await query(
+          'update',
+          `UPDATE records SET fields = fields || $3::jsonb, updated_at = now()
+            WHERE id = $1 AND workspace_id = $2 AND object_type = 'note' RETURNING ${ROW}`,
+          [id, workspaceId, fieldsOf(body)],
+        ),
+      );
+    },
+    async list(workspaceId: string, parameters: URLSearchParams) {
+      const title = parameters.get('$title[startsWith]');
+      const account = parameters.get('$account');
+      const [filter, values] =
+        title !== null
+          ? ['title', [workspaceId, `${escapeLike(title)}%`]]
+          : account !== null
+            ? ['account', [workspaceId, account]]
+            : ['none', [workspaceId]];
+      const limit = Math.min(Number(parameters.get('limit') ?? 25), 25);
+      const offset = Number(parameters.get('offset') ?? 0);
+      const page = await query<NoteRow>(
+        `page-${filter}`,
+        `SELECT ${ROW} ${NOTES} ${FILTERS[filter]}
+          ORDER BY r.created_at DESC, r.id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+        [...values, limit, offset],
+      );
+      const [{ count }] = await query<{ count: number }>(
+        `count-${filter}`,
+        `SELECT count(*)::int AS count ${NOTES} ${FILTERS[filter]}`,
+        values,
+      );
+      return { object: 'list', data: page.map(envelope), totalCount: count };
+    },
+  };
+}
+
+type Operations = ReturnType<typeof operations>;
+
+function failure(error: unknown): { status: number; payload: unknown } {
+  const status = error instanceof HttpError ? error.status : 500;
+  // A load generator that stops cuts requests short: not worth a word.
+  if (status === 500 && (error as { code?: string }).code !== 'ECONNRESET') console.error(error);
+  return { status, payload: { error: { status } } };
+}
+
+/** Bare node:http: the path matched by hand, the body read and parsed by hand. */
+function nodeHttpHandler(sql: Operations) {
+  async function body(request: IncomingMessage): Promise<unknown> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { fields?: unknown };
-    if (typeof parsed.fields !== 'object' || parsed.fields === null) throw new HttpError(400);
-    return parsed.fields as Record<string, unknown>;
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   }
 
   async function handle(request: IncomingMessage): Promise<unknown> {
@@ -68,61 +192,12 @@ function serve(pool: Pool) {
     if (url.pathname === '/health/ready') return { status: 'ok' };
     const id = /^\/v1\/notes\/([^/]+)$/.exec(url.pathname)?.[1];
     if (url.pathname !== '/v1/notes' && !id) throw new HttpError(404);
-    const workspaceId = await workspaceOf(request);
-    let rows: unknown[];
-    if (request.method === 'POST' && !id && url.searchParams.get('events') === 'none') {
-      rows = await query(
-        'create-without-event',
-        `INSERT INTO records (id, workspace_id, object_type, fields, created_at) VALUES ($1, $2, 'note', $3, now()) RETURNING ${ROW}`,
-        [newId('note'), workspaceId, JSON.stringify(await body(request))],
-      );
-    } else if (request.method === 'POST' && !id) {
-      rows = await query(
-        'create',
-        `WITH record AS (
-           INSERT INTO records (id, workspace_id, object_type, fields, created_at) VALUES ($1, $2, 'note', $3, now()) RETURNING ${ROW}),
-         recorded AS (
-           INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data)
-           SELECT nextval('event_positions'), $4, $2, 'note.created', 'note', r.id, clock_timestamp(), row_to_json(r)
-             FROM (SELECT pg_advisory_xact_lock_shared(hashtextextended('events:' || $2, 0))) appending, record r)
-         SELECT * FROM record`,
-        [newId('note'), workspaceId, JSON.stringify(await body(request)), newId('event')],
-      );
-    } else if (request.method === 'POST') {
-      rows = await query(
-        'update',
-        `UPDATE records SET fields = fields || $3::jsonb, updated_at = now()
-          WHERE id = $1 AND workspace_id = $2 AND object_type = 'note' RETURNING ${ROW}`,
-        [id, workspaceId, JSON.stringify(await body(request))],
-      );
-    } else if (id) {
-      rows = await query('get', `SELECT ${ROW} ${NOTES} AND r.id = $2`, [workspaceId, id]);
-    } else {
-      const title = url.searchParams.get('$title[startsWith]');
-      const account = url.searchParams.get('$account');
-      const [filter, values] =
-        title !== null
-          ? ['title', [workspaceId, `${escapeLike(title)}%`]]
-          : account !== null
-            ? ['account', [workspaceId, account]]
-            : ['none', [workspaceId]];
-      const limit = Math.min(Number(url.searchParams.get('limit') ?? 25), 25);
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      const page = await query(
-        `page-${filter}`,
-        `SELECT ${ROW} ${NOTES} ${FILTERS[filter]}
-          ORDER BY r.created_at DESC, r.id DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
-        [...values, limit, offset],
-      );
-      const [{ count }] = await query(
-        `count-${filter}`,
-        `SELECT count(*)::int AS count ${NOTES} ${FILTERS[filter]}`,
-        values,
-      );
-      return { object: 'list', data: page, totalCount: count };
-    }
-    if (rows.length === 0) throw new HttpError(404);
-    return rows[0];
+    const workspaceId = await sql.workspaceOf(request.headers.authorization);
+    if (request.method === 'POST' && !id)
+      return sql.create(workspaceId, await body(request), url.searchParams.get('events') !== 'none');
+    if (request.method === 'POST') return sql.update(workspaceId, id!, await body(request));
+    if (id) return sql.get(workspaceId, id);
+    return sql.list(workspaceId, url.searchParams);
   }
 
   return async (request: IncomingMessage, response: ServerResponse) => {
@@ -131,18 +206,59 @@ function serve(pool: Pool) {
     try {
       payload = await handle(request);
     } catch (error) {
-      status = error instanceof HttpError ? error.status : 500;
-      payload = { error: { status } };
-      // A load generator that stops cuts requests short: not worth a word.
-      if (status === 500 && (error as { code?: string }).code !== 'ECONNRESET') console.error(error);
+      ({ status, payload } = failure(error));
     }
     response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
   };
 }
 
+/** Bare Express: its router, `express.json()`, `res.json`, an error handler; nothing of Nest. */
+function expressApp(sql: Operations) {
+  const app = express();
+  // The service's answers carry neither (docs/api.md §1): the same bytes out.
+  app.set('etag', false);
+  app.disable('x-powered-by');
+  app.use(express.json());
+  const route =
+    (answer: (request: Request, workspaceId: string) => Promise<unknown>) =>
+    async (request: Request, response: Response, next: NextFunction) => {
+      try {
+        response.json(await answer(request, await sql.workspaceOf(request.headers.authorization)));
+      } catch (error) {
+        next(error);
+      }
+    };
+  app.get('/health/ready', (_request, response) => void response.json({ status: 'ok' }));
+  app.get(
+    '/v1/notes/:id',
+    route((request, workspaceId) => sql.get(workspaceId, request.params.id as string)),
+  );
+  app.post(
+    '/v1/notes',
+    route((request, workspaceId) => sql.create(workspaceId, request.body, request.query.events !== 'none')),
+  );
+  app.post(
+    '/v1/notes/:id',
+    route((request, workspaceId) => sql.update(workspaceId, request.params.id as string, request.body)),
+  );
+  app.get(
+    '/v1/notes',
+    route((request, workspaceId) => sql.list(workspaceId, new URL(request.url, 'http://baseline').searchParams)),
+  );
+  app.use((error: unknown, _request: Request, response: Response, _next: NextFunction) => {
+    const { status, payload } = failure(error);
+    response.status(status).json(payload);
+  });
+  return app;
+}
+
 if (require.main === module) {
   // The service's pool (src/database/data-source-options.ts): 20 connections, pg's idle timeout.
-  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
-  const handle = serve(pool);
-  createServer((request, response) => void handle(request, response)).listen(Number(process.env.PORT), '127.0.0.1');
+  const sql = operations(new Pool({ connectionString: process.env.DATABASE_URL, max: 20 }));
+  const port = Number(process.env.PORT);
+  if ((process.env.BASELINE as BaselineKind) === 'express') expressApp(sql).listen(port, '127.0.0.1');
+  else {
+    const handle = nodeHttpHandler(sql);
+    createServer((request, response) => void handle(request, response)).listen(port, '127.0.0.1');
+  }
 }

@@ -1,12 +1,13 @@
 /**
- * `npm run bench`: the built service against the bare baseline (bench/baseline-server.ts) on one
+ * `npm run bench`: the built service against the bare baselines (bench/baseline-server.ts: bare
+ * Express, the HTTP layer of the service's stack, and bare node:http) on one
  * seeded embedded PostgreSQL, then the service alone. Prints, per scenario, req/s and p50/p99 (ms),
  * and per request the CPU of node and of PostgreSQL and the statements PostgreSQL ran; then the
  * budgets of the performance goal with PASS or MISS. Exits 0 either way: it is an instrument.
  *
- *  1. Service vs baseline at 32 connections, on 10,000 notes: get, create (also at 1 connection:
+ *  1. Service vs the baselines at 32 connections, on 10,000 notes: get, create (also at 1 connection:
  *     one workspace's creates must scale), update, list page, list with `$title[startsWith]` and
- *     with `$account=`. Runs alternate service, baseline, service, baseline… so that the
+ *     with `$account=`. Runs alternate service, Express, node:http, service… so that the
  *     machine's noise hits both.
  *     Then what change events cost a create, and the sync section (bench/sync.ts): creates with 1,
  *     10 and 100 subscribed webhook endpoints, and with 10 feed consumers polling, against none.
@@ -15,7 +16,7 @@
  *     and 1,000 in another: p50 of the same lists in both, exact totalCount, peak RSS; and the
  *     last page, read with the cursor of the page before it, against the first page.
  *
- * BENCH_SECONDS per run (default 5), BENCH_ROUNDS service/baseline pairs per scenario (default 2);
+ * BENCH_SECONDS per run (default 5), BENCH_ROUNDS rounds of the arms per scenario (default 2);
  * BENCH_STATEMENTS=1 also prints every scenario's statements; BENCH_ONLY=text runs only the
  * scenarios whose name holds that text (to measure one change quickly; its budgets are partial).
  */
@@ -189,57 +190,68 @@ async function drive(
 interface Versus {
   name: string;
   load: Load;
-  /** Least service req/s over baseline req/s. */
+  /** Least service req/s over bare node:http's. */
   ratioGoal?: number;
+  /** Most service node CPU per request over bare Express's. */
+  expressNodeGoal?: number;
 }
 
-/** Section 1: each scenario in ROUNDS pairs of runs, service then baseline. */
-async function versusBaseline(db: Client, service: BenchServer, baseline: BenchServer, scenarios: Versus[]) {
-  console.log('\nwarming up both servers…');
-  for (const { load } of scenarios) for (const server of [service, baseline]) await drive(db, server, load, 1);
+/** A server a scenario runs against, by the name its columns carry. */
+interface Arm {
+  name: string;
+  server: BenchServer;
+}
+
+type ArmRuns = Map<string, Runs>;
+
+/** Section 1: each scenario in ROUNDS rounds of one run per arm, in turn (the service, bare Express, bare node:http). */
+async function versusBaseline(db: Client, arms: Arm[], scenarios: Versus[]): Promise<Map<Versus, ArmRuns>> {
+  console.log('\nwarming up the servers…');
+  for (const { load } of scenarios) for (const { server } of arms) await drive(db, server, load, 1);
   console.log(
-    `\n1. service vs baseline: ${count(READ_NOTES)} notes, ${SECONDS} s runs, ${ROUNDS} rounds of service then baseline`,
+    `\n1. service vs the bare servers: ${count(READ_NOTES)} notes, ${SECONDS} s runs, ${ROUNDS} rounds of ${arms.map(({ name }) => name).join(', ')}`,
   );
-  const results = new Map<Versus, { service: Runs; baseline: Runs }>();
+  const results = new Map<Versus, ArmRuns>();
   for (const scenario of scenarios) {
-    const pair = { service: new Runs(), baseline: new Runs() };
-    for (let round = 0; round < ROUNDS; round += 1) {
-      await drive(db, service, scenario.load, SECONDS, pair.service);
-      await drive(db, baseline, scenario.load, SECONDS, pair.baseline);
-    }
-    results.set(scenario, pair);
-    if (SHOW_STATEMENTS) {
-      pair.service.printStatements(`${scenario.name}, service`);
-      pair.baseline.printStatements(`${scenario.name}, baseline`);
-    }
+    const runs: ArmRuns = new Map(arms.map(({ name }) => [name, new Runs()]));
+    for (let round = 0; round < ROUNDS; round += 1)
+      for (const { name, server } of arms) await drive(db, server, scenario.load, SECONDS, runs.get(name));
+    results.set(scenario, runs);
+    if (SHOW_STATEMENTS) for (const [name, armRuns] of runs) armRuns.printStatements(`${scenario.name}, ${name}`);
   }
+  const [service, ...bare] = arms.map(({ name }) => name);
   console.log('');
   printTable(
-    ['scenario', 'conns', 'service req/s', 'p50', 'p99', 'baseline req/s', 'p50', 'p99', 'ratio', 'failed'],
-    [...results].map(([{ name, load }, { service: s, baseline: b }]) => [
+    [
+      'scenario',
+      'conns',
+      ...arms.flatMap(({ name }) => [`${name} req/s`, 'p50', 'p99']),
+      ...bare.map((name) => `÷ ${name}`),
+      'failed',
+    ],
+    [...results].map(([{ name, load }, runs]) => [
       name,
       load.connections ?? 32,
-      count(s.perSecond),
-      s.p50,
-      s.p99,
-      count(b.perSecond),
-      b.p50,
-      b.p99,
-      fixed(s.perSecond / b.perSecond),
-      s.failed + b.failed,
+      ...[...runs.values()].flatMap((armRuns) => [count(armRuns.perSecond), armRuns.p50, armRuns.p99]),
+      ...bare.map((arm) => fixed(runs.get(service)!.perSecond / runs.get(arm)!.perSecond)),
+      [...runs.values()].reduce((sum, armRuns) => sum + armRuns.failed, 0),
     ]),
   );
   console.log('\nper request: CPU ms of node and of PostgreSQL (client backends), statements PostgreSQL ran');
   printTable(
-    ['scenario', 'service node', 'pg', 'total', 'stmts', 'baseline node', 'pg', 'total', 'stmts'],
-    [...results].map(([{ name }, pair]) => [
+    [
+      'scenario',
+      ...arms.flatMap(({ name }) => [`${name} node`, 'pg', 'stmts']),
+      ...bare.map((name) => `node ÷ ${name}`),
+    ],
+    [...results].map(([{ name }, runs]) => [
       name,
-      ...[pair.service, pair.baseline].flatMap((runs) => [
-        fixed(runs.nodeMs, 3),
-        fixed(runs.postgresMs, 3),
-        fixed(runs.nodeMs + runs.postgresMs, 3),
-        fixed(runs.statementsPerRequest, 1),
+      ...[...runs.values()].flatMap((armRuns) => [
+        fixed(armRuns.nodeMs, 3),
+        fixed(armRuns.postgresMs, 3),
+        fixed(armRuns.statementsPerRequest, 1),
       ]),
+      ...bare.map((arm) => fixed(runs.get(service)!.nodeMs / runs.get(arm)!.nodeMs)),
     ]),
   );
   return results;
@@ -474,7 +486,12 @@ runBench(async (folder) => {
 
   // The API alone: the sync section starts the worker as a process of its own (bench/sync.ts).
   const service = await startService(folder, database.url, { ...BENCH_SERVICE_ENV, ROLES: 'api' });
-  const baseline = await startBaseline(database.url);
+  const baseline = await startBaseline(database.url, 'http');
+  const arms: Arm[] = [
+    { name: 'service', server: service },
+    { name: 'express', server: await startBaseline(database.url, 'express') },
+    { name: 'node:http', server: baseline },
+  ];
 
   const notePaths = (workspace: NotesWorkspace) =>
     Array.from(
@@ -496,8 +513,13 @@ runBench(async (folder) => {
   };
   // The budgets are those of the service on Express under Nest, the stack its users chose.
   const versus: Versus[] = [
-    { name: 'get note by id', load: { workspace: reads, paths: notePaths(reads) }, ratioGoal: 0.4 },
-    { name: 'create note', load: create, ratioGoal: 0.36 },
+    {
+      name: 'get note by id',
+      load: { workspace: reads, paths: notePaths(reads) },
+      ratioGoal: 0.5,
+      expressNodeGoal: 1.5,
+    },
+    { name: 'create note', load: create, ratioGoal: 0.36, expressNodeGoal: 2 },
     { name: 'create note, 1 connection', load: { ...create, connections: 1 } },
     { name: 'update note', load: update, ratioGoal: 0.4 },
     { name: 'list notes (limit 25)', load: { workspace: reads, paths: ['/v1/notes'] }, ratioGoal: 1.2 },
@@ -510,8 +532,8 @@ runBench(async (folder) => {
       load: { workspace: reads, paths: [`/v1/notes?${filter('$account', seededId('acc', reads.batch, 7))}`] },
     },
   ];
-  const results = await versusBaseline(db, service, baseline, chosen(versus));
-  const serviceCreate = [...results].find(([{ name }]) => name === 'create note')?.[1].service;
+  const results = await versusBaseline(db, arms, chosen(versus));
+  const serviceCreate = [...results].find(([{ name }]) => name === 'create note')?.[1].get('service');
   const eventBudgets = serviceCreate
     ? [await eventCost(db, baseline, create, serviceCreate.nodeMs + serviceCreate.postgresMs)]
     : [];
@@ -573,18 +595,31 @@ runBench(async (folder) => {
   const searchBudgets = chosen([{ name: 'search' }]).length ? await searchAtScale(db, service) : [];
 
   const budgets: Budget[] = [
-    ...[...results].flatMap(([{ name, ratioGoal }, { service: s, baseline: b }]) =>
-      ratioGoal === undefined
-        ? []
-        : [
-            {
-              goal: `${name}: req/s vs baseline`,
-              measured: s.perSecond / b.perSecond,
-              target: ratioGoal,
-              atLeast: true,
-            },
-          ],
-    ),
+    ...[...results].flatMap(([{ name, ratioGoal, expressNodeGoal }, runs]) => {
+      const service = runs.get('service')!;
+      return [
+        ...(expressNodeGoal === undefined
+          ? []
+          : [
+              {
+                goal: `${name}: node CPU per request vs bare Express's`,
+                measured: service.nodeMs / runs.get('express')!.nodeMs,
+                target: expressNodeGoal,
+                atLeast: false,
+              },
+            ]),
+        ...(ratioGoal === undefined
+          ? []
+          : [
+              {
+                goal: `${name}: req/s vs bare node:http`,
+                measured: service.perSecond / runs.get('node:http')!.perSecond,
+                target: ratioGoal,
+                atLeast: true,
+              },
+            ]),
+      ];
+    }),
     ...eventBudgets,
     ...syncBudgets,
     ...scaleBudgets,

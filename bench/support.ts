@@ -9,6 +9,7 @@ import { generateApiKeySecret, hashSecret } from '../src/common/auth/api-key-sec
 import { newId } from '../src/common/ids';
 import { isAlive, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { runMigrations } from '../src/database/migrate';
+import type { BaselineKind } from './baseline-server';
 
 const teardown: (() => unknown)[] = [];
 
@@ -181,10 +182,13 @@ export async function startService(
   return { port, pid: child.pid! };
 }
 
-/** bench/baseline-server.ts, built. */
-export async function startBaseline(databaseUrl: string): Promise<BenchServer> {
+/** bench/baseline-server.ts, built, on the HTTP layer `kind`. */
+export async function startBaseline(databaseUrl: string, kind: BaselineKind): Promise<BenchServer> {
   const port = await freePort();
-  const child = await startServer(path.join('bench', 'baseline-server.js'), port, { DATABASE_URL: databaseUrl });
+  const child = await startServer(path.join('bench', 'baseline-server.js'), port, {
+    DATABASE_URL: databaseUrl,
+    BASELINE: kind,
+  });
   return { port, pid: child.pid! };
 }
 
