@@ -7,10 +7,14 @@ import { Transactions } from './transactions';
 /** Transactions on a pool whose one connection records the statements it is sent. */
 function recordingTransactions(env: NodeJS.ProcessEnv) {
   const sent: QueryConfig[] = [];
-  const connection = { query: async (statement: QueryConfig) => (sent.push(statement), { rows: [] }) };
-  const dataSource = {
-    createQueryRunner: () => ({ connect: async () => connection, release: async () => undefined }),
-  } as unknown as DataSource;
+  const connection = {
+    query: async (statement: QueryConfig) => (sent.push(statement), { rows: [] }),
+    on: () => undefined,
+    off: () => undefined,
+    release: () => undefined,
+  };
+  // A statement outside a transaction takes its connection from the driver's pool (Transactions.query).
+  const dataSource = { driver: { master: { connect: async () => connection } } } as unknown as DataSource;
   return { transactions: new Transactions(dataSource, new AppConfig(loadConfig(env))), sent };
 }
 
