@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 43; // ~256 bits of entropy
@@ -14,9 +14,9 @@ export function looksLikeApiKey(value: string): boolean {
   return /^sk_[0-9A-Za-z]{40,200}$/.test(value);
 }
 
-/** The only form in which a key is stored or compared. */
+/** The only form in which a key is stored or compared (one-shot: half the CPU of a Hash object, on every request). */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Constant-time comparison of two secrets of any length. */

@@ -3,7 +3,7 @@ import { isIdOf, newId } from '../ids';
 import { generateApiKeySecret, hashSecret } from './api-key-secret';
 import { ApiKeyHolder, ApiKeysRepository } from './api-keys.repository';
 import type { AuthContext } from './auth-context';
-import { expandScopes } from './scopes';
+import { expandScopes, type Scope } from './scopes';
 
 /** A key as it is issued: its secret is answered this once and never stored. */
 export interface IssuedApiKey {
@@ -14,8 +14,22 @@ export interface IssuedApiKey {
   createdAt: Date;
 }
 
+/** The scopes a grant expands to, by the grant as stored: few distinct grants, read on every request. */
+const expandedGrants = new Map<string, ReadonlySet<Scope>>();
+const MAX_EXPANDED_GRANTS = 1000;
+
+function expandedScopes(granted: string[]): ReadonlySet<Scope> {
+  const key = granted.join(' ');
+  let scopes = expandedGrants.get(key);
+  if (scopes === undefined) {
+    scopes = new Set(expandScopes(granted));
+    if (expandedGrants.size < MAX_EXPANDED_GRANTS) expandedGrants.set(key, scopes);
+  }
+  return scopes;
+}
+
 function authContextOf({ scopes, ...holder }: ApiKeyHolder): AuthContext {
-  return { ...holder, scopes: new Set(expandScopes(scopes)) };
+  return { ...holder, scopes: expandedScopes(scopes) };
 }
 
 /**
