@@ -99,7 +99,8 @@ export class RecordsService {
       createdAt: new Date(),
     };
     if (write.links.length === 0 && !this.hasUniqueValues(type, write.fields) && !this.transactions.active) {
-      // The event's data is the record as this statement makes it (its links come back sorted by id).
+      // The record as this statement makes it (a read returns its links sorted by id) is both the
+      // event's data and the answer.
       const made: RecordRow = {
         ...record,
         external_id: record.externalId,
@@ -107,10 +108,11 @@ export class RecordsService {
         updated_at: null,
         links: sortLinks(callerLinks),
       };
-      const event = ChangeEvents.eventOf(
-        this.change(caller, slug, record.id, 'created', this.toEnvelopes(type, [made])[0]),
-      );
-      return this.toEnvelopes(type, [await this.records.insert(record, callerLinks, [event])])[0];
+      const [created] = this.toEnvelopes(type, [made]);
+      await this.records.insertRecorded(record, callerLinks, [
+        ChangeEvents.eventOf(this.change(caller, slug, record.id, 'created', created)),
+      ]);
+      return created;
     }
     return this.transactions.run(async () => {
       await this.verifyTargets(caller.workspaceId, write.links);
