@@ -5,9 +5,10 @@
  * under Nest. Every request looks its API key up by SHA-256 (the service's join: api_keys → members
  * → workspaces, not revoked), then:
  *  - GET  /v1/notes/{id}  the service's read of a record: the row and its links in one statement;
- *  - POST /v1/notes       INSERT … RETURNING, and its change event in the same statement (under the
- *                         workspace's append lock, as the service appends); `?events=none` leaves
- *                         the event out, to measure what events cost;
+ *  - POST /v1/notes       the service's statement of a create: the record, its slot of the type's
+ *                         count and its creator's link, with its change event (the envelope
+ *                         answered), notification and webhook outbox row, under the same locks;
+ *                         `?events=none` leaves the event out, to measure what events cost;
  *  - POST /v1/notes/{id}  UPDATE … RETURNING (the given fields merged into the stored ones);
  *  - GET  /v1/notes       a 25-row page and count(*), optionally filtered by `$title[startsWith]`
  *                         (served by BASELINE_INDEXES) or `$account` (record_links' target index).
@@ -41,6 +42,12 @@ const FILTERS: Record<string, string> = {
   title: `AND r.fields ->> '$title' LIKE $2`,
   account: `AND EXISTS (SELECT 1 FROM record_links l WHERE l.target_id = $2 AND l.link = 'note:$account' AND l.source_id = r.id)`,
 };
+
+/** Whom a key names: its workspace and its member. */
+interface Caller {
+  workspaceId: string;
+  memberId: string;
+}
 
 class HttpError extends Error {
   constructor(readonly status: number) {
@@ -96,14 +103,14 @@ function operations(pool: Pool) {
   const fieldsOf = (body: unknown) => {
     const fields = (body as { fields?: unknown } | undefined)?.fields;
     if (typeof fields !== 'object' || fields === null) throw new HttpError(400);
-    return JSON.stringify(fields);
+    return fields as Record<string, unknown>;
   };
 
   return {
-    async workspaceOf(authorization: string | undefined): Promise<string> {
+    async callerOf(authorization: string | undefined): Promise<Caller> {
       const key = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1] ?? '';
       // The columns the service reads for its scopes, roles and definitions cache.
-      const [row] = await query<{ workspace_id: string }>(
+      const [row] = await query<{ workspace_id: string; member_id: string }>(
         'key',
         `SELECT k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
            FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id
@@ -111,39 +118,72 @@ function operations(pool: Pool) {
         [createHash('sha256').update(key).digest('hex')],
       );
       if (!row) throw new HttpError(401);
-      return row.workspace_id;
+      return { workspaceId: row.workspace_id, memberId: row.member_id };
     },
-    async get(workspaceId: string, id: string) {
+    async get({ workspaceId }: Caller, id: string) {
       return one(await query('get', `SELECT ${ROW}, ${LINKS} ${NOTES} AND r.id = $2`, [workspaceId, id, NOTE_LINKS]));
     },
-    async create(workspaceId: string, body: unknown, withEvent: boolean) {
-      const values = [newId('note'), workspaceId, fieldsOf(body)];
-      const insert = `INSERT INTO records (id, workspace_id, object_type, fields, created_at) VALUES ($1, $2, 'note', $3, now()) RETURNING ${ROW}`;
-      if (!withEvent) return one(await query('create-without-event', insert, values));
-      return one(
-        await query(
-          'create',
-          `WITH record AS (${insert}),
+    // The service's create of a note outside a transaction (RecordsRepository.insertRecorded): the
+    // record, its slot of the type's count, its creator's link and, unless `withEvent` is false,
+    // its change event (the note's envelope) with the notification and the webhook outbox's row.
+    async create({ workspaceId, memberId }: Caller, body: unknown, withEvent: boolean) {
+      const fields = fieldsOf(body);
+      const made = envelope({
+        id: newId('note'),
+        fields,
+        external_id: null,
+        created_at: new Date(),
+        updated_at: null,
+        links: [['source', 'note:$createdBy', memberId]],
+      });
+      const values = [made.id, workspaceId, JSON.stringify(fields), made.createdAt, memberId];
+      const writes = `WITH creation AS (SELECT pg_advisory_xact_lock_shared(hashtextextended('creation:' || $2 || ':note', 0))),
+           record AS (
+             INSERT INTO records (id, workspace_id, object_type, fields, created_at)
+             SELECT $1, $2, 'note', $3::jsonb, $4::timestamptz FROM creation RETURNING id),
+           free_slot AS (
+             SELECT slot FROM record_counts WHERE workspace_id = $2 AND object_type = 'note'
+              ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED),
+           counted AS (
+             INSERT INTO record_counts (workspace_id, object_type, slot, count)
+             SELECT $2, 'note', coalesce((SELECT slot FROM free_slot), floor(random() * 32768)::int), 1 FROM record
+             ON CONFLICT (workspace_id, object_type, slot) DO UPDATE SET count = record_counts.count + 1),
+           linked AS (
+             INSERT INTO record_links (workspace_id, source_id, link, target_id)
+             SELECT $2, record.id, 'note:$createdBy', $5 FROM record)`;
+      if (!withEvent) {
+        await query('create-without-event', `${writes} SELECT 1 FROM record`, values);
+        return made;
+      }
+      await query(
+        'create',
+        `${writes},
            recorded AS (
              INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data)
-             SELECT nextval('event_positions'), $4, $2, 'note.created', 'note', r.id, clock_timestamp(), row_to_json(r)
-               FROM (SELECT pg_advisory_xact_lock_shared(hashtextextended('events:' || $2, 0))) appending, record r)
-           SELECT * FROM record`,
-          [...values, newId('event')],
-        ),
+             SELECT nextval('event_positions'), $6, $2, 'note.created', 'note', $1, date_trunc('milliseconds', clock_timestamp()), $7::json
+               FROM (SELECT pg_advisory_xact_lock_shared(hashtextextended('events:' || $2, 0)), pg_notify('events_appended', $2)) appending
+             RETURNING id, type),
+           following AS (
+             INSERT INTO webhook_outbox (workspace_id, event_ids, types, written_at, due_at)
+             SELECT $2, ARRAY[$6], ARRAY['note.created'], statement_timestamp(), statement_timestamp() + make_interval(secs => 1)
+              WHERE EXISTS (SELECT 1 FROM webhook_endpoints w
+                             WHERE w.workspace_id = $2 AND w.status = 'ENABLED' AND ('*' = ANY(w.event_types) OR 'note.created' = ANY(w.event_types))))
+           SELECT 1 FROM record`,
+        [...values, newId('event'), JSON.stringify(made)],
       );
+      return made;
     },
-    async update(workspaceId: string, id: string, body: unknown) {
+    async update({ workspaceId }: Caller, id: string, body: unknown) {
       return one(
         await query(
           'update',
           `UPDATE records SET fields = fields || $3::jsonb, updated_at = now()
             WHERE id = $1 AND workspace_id = $2 AND object_type = 'note' RETURNING ${ROW}`,
-          [id, workspaceId, fieldsOf(body)],
+          [id, workspaceId, JSON.stringify(fieldsOf(body))],
         ),
       );
     },
-    async list(workspaceId: string, parameters: URLSearchParams) {
+    async list({ workspaceId }: Caller, parameters: URLSearchParams) {
       const title = parameters.get('$title[startsWith]');
       const account = parameters.get('$account');
       const [filter, values] =
@@ -192,12 +232,12 @@ function nodeHttpHandler(sql: Operations) {
     if (url.pathname === '/health/ready') return { status: 'ok' };
     const id = /^\/v1\/notes\/([^/]+)$/.exec(url.pathname)?.[1];
     if (url.pathname !== '/v1/notes' && !id) throw new HttpError(404);
-    const workspaceId = await sql.workspaceOf(request.headers.authorization);
+    const caller = await sql.callerOf(request.headers.authorization);
     if (request.method === 'POST' && !id)
-      return sql.create(workspaceId, await body(request), url.searchParams.get('events') !== 'none');
-    if (request.method === 'POST') return sql.update(workspaceId, id!, await body(request));
-    if (id) return sql.get(workspaceId, id);
-    return sql.list(workspaceId, url.searchParams);
+      return sql.create(caller, await body(request), url.searchParams.get('events') !== 'none');
+    if (request.method === 'POST') return sql.update(caller, id!, await body(request));
+    if (id) return sql.get(caller, id);
+    return sql.list(caller, url.searchParams);
   }
 
   return async (request: IncomingMessage, response: ServerResponse) => {
@@ -220,10 +260,10 @@ function expressApp(sql: Operations) {
   app.disable('x-powered-by');
   app.use(express.json());
   const route =
-    (answer: (request: Request, workspaceId: string) => Promise<unknown>) =>
+    (answer: (request: Request, caller: Caller) => Promise<unknown>) =>
     async (request: Request, response: Response, next: NextFunction) => {
       try {
-        response.json(await answer(request, await sql.workspaceOf(request.headers.authorization)));
+        response.json(await answer(request, await sql.callerOf(request.headers.authorization)));
       } catch (error) {
         next(error);
       }
@@ -231,19 +271,19 @@ function expressApp(sql: Operations) {
   app.get('/health/ready', (_request, response) => void response.json({ status: 'ok' }));
   app.get(
     '/v1/notes/:id',
-    route((request, workspaceId) => sql.get(workspaceId, request.params.id as string)),
+    route((request, caller) => sql.get(caller, request.params.id as string)),
   );
   app.post(
     '/v1/notes',
-    route((request, workspaceId) => sql.create(workspaceId, request.body, request.query.events !== 'none')),
+    route((request, caller) => sql.create(caller, request.body, request.query.events !== 'none')),
   );
   app.post(
     '/v1/notes/:id',
-    route((request, workspaceId) => sql.update(workspaceId, request.params.id as string, request.body)),
+    route((request, caller) => sql.update(caller, request.params.id as string, request.body)),
   );
   app.get(
     '/v1/notes',
-    route((request, workspaceId) => sql.list(workspaceId, new URL(request.url, 'http://baseline').searchParams)),
+    route((request, caller) => sql.list(caller, new URL(request.url, 'http://baseline').searchParams)),
   );
   app.use((error: unknown, _request: Request, response: Response, _next: NextFunction) => {
     const { status, payload } = failure(error);
