@@ -330,8 +330,8 @@ export class RecordsRepository {
 
   /**
    * `insert`'s record and its change `events`, appended by the same statement (a create outside any
-   * transaction). It answers nothing: the events' data already holds the record as it is made, and
-   * parsing the row back would cost the create a tenth of its node CPU's own work.
+   * transaction). It answers nothing: the events' data already holds the record as it is made
+   * (reading the row back and building its envelope again was ~4 % of a create's node CPU).
    */
   async insertRecorded(record: NewRecord, links: LinkEnd[], events: NewEvent[]): Promise<void> {
     const params = new SqlParameterList();
