@@ -7,7 +7,9 @@
  *  - GET  /v1/notes/{id}  the service's read of a record: the row and its links in one statement;
  *  - POST /v1/notes       the service's statement of a create: the record, its slot of the type's
  *                         count and its creator's link, with its change event (the envelope
- *                         answered), notification and webhook outbox row, under the same locks;
+ *                         answered) and webhook outbox row, under the same locks (the
+ *                         service notifies other instances after the commit, batched, on a
+ *                         session of its own: the bare servers have no other instance to tell);
  *                         `?events=none` leaves the event out, to measure what events cost;
  *  - POST /v1/notes/{id}  UPDATE … RETURNING (the given fields merged into the stored ones);
  *  - GET  /v1/notes       a 25-row page and count(*), optionally filtered by `$title[startsWith]`
@@ -125,7 +127,7 @@ function operations(pool: Pool) {
     },
     // The service's create of a note outside a transaction (RecordsRepository.insertRecorded): the
     // record, its slot of the type's count, its creator's link and, unless `withEvent` is false,
-    // its change event (the note's envelope) with the notification and the webhook outbox's row.
+    // its change event (the note's envelope) with the webhook outbox's row.
     async create({ workspaceId, memberId }: Caller, body: unknown, withEvent: boolean) {
       const fields = fieldsOf(body);
       const made = envelope({
@@ -161,7 +163,7 @@ function operations(pool: Pool) {
            recorded AS (
              INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data)
              SELECT nextval('event_positions'), $6, $2, 'note.created', 'note', $1, date_trunc('milliseconds', clock_timestamp()), $7::json
-               FROM (SELECT pg_advisory_xact_lock_shared(hashtextextended('events:' || $2, 0)), pg_notify('events_appended', $2)) appending
+               FROM (SELECT pg_advisory_xact_lock_shared(hashtextextended('events:' || $2, 0))) appending
              RETURNING id, type),
            following AS (
              INSERT INTO webhook_outbox (workspace_id, event_ids, types, written_at, due_at)

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Notifications, type NotificationListener } from '../database/notifications';
 
-/** The channel an append notifies, with its workspace's id as the payload (EventsRepository). */
+/** The channel an append is signalled on once committed, with its workspace's id as the payload (EventsRepository). */
 export const EVENTS_APPENDED_CHANNEL = 'events_appended';
+
+/** How long a process trusts that no signal means no append: a head it keeps, a wait, look again after this long. */
+export const SIGNALS_TRUSTED_MS = 1000;
 
 /**
  * Called with the workspace whose events were appended; with undefined when the process may have
@@ -13,7 +16,9 @@ export type AppendListener = NotificationListener;
 /**
  * The appends' signal, in this process (Notifications, one LISTEN per process): a reader waiting
  * for events holds no connection of its own, and an append of this process's is signalled here at
- * its commit, before its notification comes back.
+ * its commit, to the others just after. A signal from another process can be lost (it ended
+ * between its commit and its notification): what a process knows from them, it trusts for
+ * SIGNALS_TRUSTED_MS.
  */
 @Injectable()
 export class EventSignals {
@@ -29,8 +34,8 @@ export class EventSignals {
     return this.notifications.subscribe(EVENTS_APPENDED_CHANNEL, listener);
   }
 
-  /** Signals an append of this process's at once, before its notification comes back. */
+  /** Signals a committed append of this process's: here at once, to the other processes moments later. */
   appended(workspaceId: string): void {
-    this.notifications.emit(EVENTS_APPENDED_CHANNEL, workspaceId);
+    this.notifications.notify(EVENTS_APPENDED_CHANNEL, workspaceId);
   }
 }

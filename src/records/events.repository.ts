@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { firstRowsSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import type { SqlParameters } from './field-types/field-type';
-import { EventSignals, EVENTS_APPENDED_CHANNEL } from './event-signals';
+import { EventSignals, SIGNALS_TRUSTED_MS } from './event-signals';
 import { SqlParameterList } from './record-filters';
 
 /** An event as it is appended: its `position` and `occurred_at` are given by the append itself. */
@@ -76,6 +76,8 @@ const MAX_KNOWN_HEADS = 10_000;
 /** What a process knows of a workspace's final head since the last append it was signalled. */
 interface KnownHead {
   head?: string;
+  /** Until when `head` is trusted without a signal (Date.now()): SIGNALS_TRUSTED_MS from the start of its look. */
+  trustedUntil?: number;
   /** The head being found (finalHead), shared by the readers that ask meanwhile. */
   finding?: Promise<string | undefined>;
 }
@@ -117,7 +119,7 @@ function appendEventsSql(
   return `INSERT INTO events (position, id, workspace_id, type, entity_type, entity_id, occurred_at, data, changes, member_id)
     SELECT nextval('event_positions'), e.id, ${workspace}, e.type, e.entity_type, e.entity_id,
            date_trunc('milliseconds', clock_timestamp()), e.data::json, e.changes::json, e.member_id
-      FROM (SELECT pg_advisory_xact_lock_shared(${appendMarkerKeySql(workspace)}), pg_notify('${EVENTS_APPENDED_CHANNEL}', ${workspace})) marked, unnest(${columns.ids}::text[], ${columns.types}::text[], ${column((e) => e.entityType)}::text[],
+      FROM (SELECT pg_advisory_xact_lock_shared(${appendMarkerKeySql(workspace)})) marked, unnest(${columns.ids}::text[], ${columns.types}::text[], ${column((e) => e.entityType)}::text[],
                   ${column((e) => e.entityId)}::text[], ${column((e) => e.data)}::text[], ${column((e) => e.changes)}::text[],
                   ${column((e) => e.memberId)}::text[])
            WITH ORDINALITY AS e(id, type, entity_type, entity_id, data, changes, member_id, ordinal)
@@ -241,7 +243,8 @@ export class EventsRepository {
    * workspace was signalled since it found it (EventSignals): a caught-up reader's poll costs no
    * statement, and readers of one workspace at once share one look at its appends in flight. A
    * head is kept only if no signal came while it was found (the signal removes the entry it would
-   * be kept in), and only while the process listens: otherwise an append could go unseen.
+   * be kept in), only while the process listens (otherwise an append could go unseen), and for
+   * SIGNALS_TRUSTED_MS from when its look began (a signal can be lost).
    */
   private horizon(workspaceId: string): Promise<string | undefined> {
     this.watch();
@@ -255,13 +258,21 @@ export class EventsRepository {
       if (this.known.size >= MAX_KNOWN_HEADS) this.known.delete(this.known.keys().next().value!);
     }
     this.known.set(workspaceId, entry);
-    if (entry.head !== undefined) return Promise.resolve(entry.head);
+    if (entry.head !== undefined && Date.now() < entry.trustedUntil!) return Promise.resolve(entry.head);
     const kept = entry;
-    kept.finding ??= this.finalHead(workspaceId).finally(() => (kept.finding = undefined));
-    return kept.finding.then((head) => {
-      if (head !== undefined && this.known.get(workspaceId) === kept && this.signals.listening) kept.head = head;
-      return head;
-    });
+    if (!kept.finding) {
+      const trustedUntil = Date.now() + SIGNALS_TRUSTED_MS;
+      kept.finding = this.finalHead(workspaceId)
+        .then((head) => {
+          if (head !== undefined && this.known.get(workspaceId) === kept && this.signals.listening) {
+            kept.head = head;
+            kept.trustedUntil = trustedUntil;
+          }
+          return head;
+        })
+        .finally(() => (kept.finding = undefined));
+    }
+    return kept.finding;
   }
 
   /** Forgets a workspace's head on each append signalled (all of them when appends may have been missed). */

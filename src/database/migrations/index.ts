@@ -23,6 +23,7 @@ import { WorkspaceKeys1795887600000 } from './1795887600000-workspace-keys';
 import { RecordValuesKey1795887700000 } from './1795887700000-record-values-key';
 import { IdempotencyReplayBytes1795887800000 } from './1795887800000-idempotency-replay-bytes';
 import { WebhookOutbox1795887900000 } from './1795887900000-webhook-outbox';
+import { OutboxSignalAfterCommit1795888000000 } from './1795888000000-outbox-signal-after-commit';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   RecordValuesKey1795887700000,
   IdempotencyReplayBytes1795887800000,
   WebhookOutbox1795887900000,
+  OutboxSignalAfterCommit1795888000000,
 ];

@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { ApiError } from '../../common/errors/api-error';
 import { AppConfig } from '../../config/app-config';
 import { ChangeEvents } from '../../records/change-events';
+import { SIGNALS_TRUSTED_MS } from '../../records/event-signals';
 
 /** The longest `wait` of a feed read, in seconds. */
 export const MAX_FEED_WAIT_SECONDS = 30;
@@ -10,8 +11,8 @@ export const MAX_FEED_WAIT_SECONDS = 30;
 /**
  * Feed reads that wait for events (`wait`, docs/api.md §12): a read that found none is read again
  * on each append of its workspace signalled in this process (ChangeEvents.onAppended: one LISTEN
- * per process, so a waiting read holds no connection), until it finds some, its time is up, its
- * caller has gone, or the instance drains. At most EVENTS_MAX_WAITERS wait at once in a process.
+ * per process, so a waiting read holds no connection), and every SIGNALS_TRUSTED_MS meanwhile,
+ * until it finds some, its time is up, its caller has gone, or the instance drains. At most EVENTS_MAX_WAITERS wait at once in a process.
  */
 @Injectable()
 export class FeedWaits {
@@ -77,7 +78,8 @@ export class FeedWaits {
         // An append signalled while the read ran is read at once.
         if (signalled) continue;
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, deadline - Date.now());
+          // A signal from another instance can be lost: the read looks again after a while anyway.
+          const timer = setTimeout(resolve, Math.min(deadline - Date.now(), SIGNALS_TRUSTED_MS));
           wake = () => {
             clearTimeout(timer);
             resolve();

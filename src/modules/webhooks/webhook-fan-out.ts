@@ -1,10 +1,9 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { setMaxListeners } from 'node:events';
 import { JobQueue } from '../../common/background/job-queue';
-import { Notifications } from '../../database/notifications';
 import { ChangeEvents } from '../../records/change-events';
 import { EventBodies, SucceededAttempts, WebhookDeliveries } from './webhook-deliveries';
-import { DeliveryRow, OUTBOX_CHANNEL, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
+import { DeliveryRow, WebhookEndpointRow, WebhooksRepository } from './webhooks.repository';
 
 /** Rows of the outbox (writes) one take removes at most. */
 const WRITES_AT_ONCE = 100;
@@ -16,9 +15,9 @@ const ATTEMPTS_AT_ONCE = 16;
  */
 const ATTEMPTS_HELD = 2 * ATTEMPTS_AT_ONCE;
 /**
- * How long an idle worker waits for the outbox's signal before it looks again anyway: nothing
- * signals a row that comes due later than it was written (the schedule's first delay), or one
- * written while the signal's session was being connected again.
+ * How long an idle worker waits for the appends' signal before it looks again anyway: nothing
+ * signals a row that comes due later than it was written (the schedule's first delay), one
+ * written while the signal's session was being connected again, or one whose signal was lost.
  */
 const IDLE_LOOK_MS = 1000;
 /** How long a worker waits after a take that failed (the database lost) before the next. */
@@ -87,7 +86,7 @@ interface TakenAttempt {
  * statement (WebhooksRepository.takeOutbox), and makes them ATTEMPTS_AT_ONCE at a time, each body
  * read once per event and API key, the successes recorded together. It takes again at once while
  * a take comes back full and it holds fewer than ATTEMPTS_HELD attempts; having drained the
- * outbox, it waits for the outbox's signal (its insert's NOTIFY), then GATHER_MS more.
+ * outbox, it waits for the appends' signal (ChangeEvents.onAppended), then GATHER_MS more.
  *
  * Nothing is lost or made twice: rows a worker is taking are passed over by the others, and the
  * attempts exist before their rows are gone; a worker that stops before making them hands them over
@@ -102,7 +101,6 @@ export class WebhookFanOut implements OnModuleInit {
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: WebhookDeliveries,
     private readonly queue: JobQueue,
-    private readonly notifications: Notifications,
   ) {}
 
   onModuleInit(): void {
@@ -122,7 +120,8 @@ export class WebhookFanOut implements OnModuleInit {
     setMaxListeners(ATTEMPTS_AT_ONCE + 1, shutdown);
     const work = new Doorbell();
     const slots = new Doorbell();
-    const unsubscribe = this.notifications.subscribe(OUTBOX_CHANNEL, () => work.ring());
+    // The outbox is written only with events appended: the appends' signal is its signal.
+    const unsubscribe = this.events.onAppended(() => work.ring());
     const successes = this.deliveries.successBatch();
     const ready: TakenAttempt[] = [];
     const underWay = new Set<Promise<void>>();

@@ -72,9 +72,6 @@ const STATEMENT_TIME_MS = () => "date_trunc('milliseconds', statement_timestamp(
 /** The queue's task that makes one attempt (WebhookDeliveries). */
 export const DELIVERY_TASK = 'webhook_delivery';
 
-/** The channel a row of the outbox notifies (its migration's trigger), which the workers LISTEN to. */
-export const OUTBOX_CHANNEL = 'webhook_outbox';
-
 /**
  * `webhook_endpoints`, `webhook_deliveries` (one row per attempt) and `webhook_outbox` (see the
  * Webhooks migrations): through their TypeORM repositories, but for the delivery path, the queue's
