@@ -1,4 +1,4 @@
-import type { QueryConfig } from 'pg';
+import type { Query, QueryConfig } from 'pg';
 import type { DataSource } from 'typeorm';
 import { AppConfig, loadConfig } from '../config/app-config';
 import { connectionSettings } from './data-source-options';
@@ -8,7 +8,13 @@ import { Transactions } from './transactions';
 function recordingTransactions(env: NodeJS.ProcessEnv) {
   const sent: QueryConfig[] = [];
   const connection = {
-    query: async (statement: QueryConfig) => (sent.push(statement), { rows: [] }),
+    // As pg answers a Query it is handed: through its callback.
+    query: (query: Query & QueryConfig) => {
+      sent.push({ text: query.text, values: query.values, name: query.name });
+      (query as unknown as { callback: (error: undefined, result: { rows: [] }) => void }).callback(undefined, {
+        rows: [],
+      });
+    },
     on: () => undefined,
     off: () => undefined,
     release: () => undefined,

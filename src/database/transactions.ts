@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { Pool, PoolClient, QueryConfig } from 'pg';
+import { Query, type Pool, type PoolClient, type QueryResult } from 'pg';
 import {
   DataSource,
   type EntityTarget,
@@ -77,14 +77,20 @@ export class Transactions {
     const transaction = this.ambient.getStore();
     if (locks && !transaction)
       throw new Error(`A statement that takes locks needs a transaction (Transactions.run): ${text}`);
-    const statement: QueryConfig = { text, values, name: prepare && this.preparedName(prepare, text) };
-    const send = async (connection: PoolClient) => {
-      try {
-        return (await connection.query(statement)).rows as Row[];
-      } catch (error) {
-        throw new QueryFailedError(text, values, error as Error);
-      }
-    };
+    const name = prepare && this.preparedName(prepare, text);
+    const send = (connection: PoolClient) =>
+      new Promise<Row[]>((resolve, reject) => {
+        // A Query made from the text, then named: pg copies a config object handed to it property
+        // by property, through their descriptors (3 % of a read's node CPU in its profile).
+        const query = new Query(text, values, (error: Error | undefined, result: QueryResult) =>
+          error ? reject(new QueryFailedError(text, values, error)) : resolve(result.rows as Row[]),
+        );
+        try {
+          connection.query(Object.assign(query, { name }));
+        } catch (error) {
+          reject(new QueryFailedError(text, values, error as Error));
+        }
+      });
     if (transaction) return send(transaction.connection);
     return this.onPooledConnection(send);
   }
