@@ -4,7 +4,7 @@ import { Notifications, type NotificationListener } from '../database/notificati
 /** The channel an append is signalled on once committed, with its workspace's id as the payload (EventsRepository). */
 export const EVENTS_APPENDED_CHANNEL = 'events_appended';
 
-/** How long a process trusts that no signal means no append: a head it keeps, a wait, look again after this long. */
+/** How long a process trusts that no signal means no append: a head it keeps is looked for again after this long. */
 export const SIGNALS_TRUSTED_MS = 1000;
 
 /**

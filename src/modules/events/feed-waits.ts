@@ -3,15 +3,22 @@ import { setMaxListeners } from 'node:events';
 import { ApiError } from '../../common/errors/api-error';
 import { AppConfig } from '../../config/app-config';
 import { ChangeEvents } from '../../records/change-events';
-import { SIGNALS_TRUSTED_MS } from '../../records/event-signals';
 
 /** The longest `wait` of a feed read, in seconds. */
 export const MAX_FEED_WAIT_SECONDS = 30;
 
 /**
+ * How often a waiting read looks again with no signal: a signal from another instance can be lost
+ * (it died between its commit and its notification). Not as often as a head is trusted
+ * (SIGNALS_TRUSTED_MS): each look past that asks PostgreSQL for the workspace's head, and a
+ * thousand waiting workspaces would cost a thousand statements a second doing nothing.
+ */
+const LOOK_AGAIN_MS = 5000;
+
+/**
  * Feed reads that wait for events (`wait`, docs/api.md §12): a read that found none is read again
  * on each append of its workspace signalled in this process (ChangeEvents.onAppended: one LISTEN
- * per process, so a waiting read holds no connection), and every SIGNALS_TRUSTED_MS meanwhile,
+ * per process, so a waiting read holds no connection), and every LOOK_AGAIN_MS meanwhile,
  * until it finds some, its time is up, its caller has gone, or the instance drains. At most EVENTS_MAX_WAITERS wait at once in a process.
  */
 @Injectable()
@@ -78,8 +85,7 @@ export class FeedWaits {
         // An append signalled while the read ran is read at once.
         if (signalled) continue;
         await new Promise<void>((resolve) => {
-          // A signal from another instance can be lost: the read looks again after a while anyway.
-          const timer = setTimeout(resolve, Math.min(deadline - Date.now(), SIGNALS_TRUSTED_MS));
+          const timer = setTimeout(resolve, Math.min(deadline - Date.now(), LOOK_AGAIN_MS));
           wake = () => {
             clearTimeout(timer);
             resolve();
