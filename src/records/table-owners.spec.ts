@@ -1,10 +1,10 @@
 import { sourceFiles } from '../../test/support/source-files';
 
 /**
- * The tables of the records domain, the entity that maps a table when it has one, and the one file
- * that reads and writes each, in SQL or through its entity (the filter compiler also writes
- * conditions on the value index, for RecordsRepository's page statement). Others ask these
- * owners through named methods; migrations define the tables and are left out.
+ * The tables of the records domain and search's documents, the entity that maps a table when it
+ * has one, and the one file that reads and writes each, in SQL or through its entity (the filter
+ * compiler also writes conditions on the value index, for RecordsRepository's page statement).
+ * Others ask these owners through named methods; migrations define the tables and are left out.
  */
 const OWNERS: [table: string, entity: string | undefined, owners: string[]][] = [
   ['records', undefined, ['records/records.repository.ts']],
@@ -22,6 +22,7 @@ const OWNERS: [table: string, entity: string | undefined, owners: string[]][] = 
   ['webhook_endpoints', undefined, ['modules/webhooks/webhooks.repository.ts']],
   ['webhook_deliveries', undefined, ['modules/webhooks/webhooks.repository.ts']],
   ['webhook_outbox', undefined, ['modules/webhooks/webhooks.repository.ts']],
+  ['search_documents', 'SearchDocumentEntity', ['modules/search/search.repository.ts']],
 ];
 
 describe('every table of the records domain has one owner', () => {

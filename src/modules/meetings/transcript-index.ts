@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Transactions } from '../../database/transactions';
 import { FilesService } from '../files/files.service';
+import { SearchIndex } from '../search/search-index';
 
 /**
  * How much of a transcript search indexes: about four hours of speech. Its words are kept without
@@ -22,8 +22,8 @@ const NOT_SPOKEN = /^(?:WEBVTT.*|.*-->.*|\d+)$/gm;
 @Injectable()
 export class TranscriptIndex {
   constructor(
-    private readonly transactions: Transactions,
     private readonly files: FilesService,
+    private readonly search: SearchIndex,
   ) {}
 
   /** The text search indexes of the file, or null while it is not a COMPLETED file of the workspace. */
@@ -37,9 +37,6 @@ export class TranscriptIndex {
   /** Indexes the transcript `fileId` as meeting `meetingId`'s, in the caller's transaction; `text` is what textOf read before it, if anything. */
   async index(workspaceId: string, meetingId: string, fileId: string, text: string | null): Promise<void> {
     const words = text ?? (await this.textOf(workspaceId, fileId)) ?? '';
-    await this.transactions.query(
-      `UPDATE search_documents SET transcript_words = strip(to_tsvector('simple', search_unaccent($2))) WHERE record_id = $1`,
-      [meetingId, words],
-    );
+    await this.search.indexTranscript(meetingId, words);
   }
 }

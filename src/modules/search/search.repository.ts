@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { belowRankSql, firstRowsSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
-import { SqlParameterList } from '../../records/record-filters';
+import { SqlParameterList } from '../../records/field-types/field-type';
 import type { RecordRestriction } from '../../records/records.repository';
 
 /**
@@ -34,10 +34,21 @@ export interface SearchHit {
   score: string;
 }
 
-/** Reader of `search_documents` (kept by the triggers of the Search migrations, transcripts by TranscriptIndex) and `search_system_fields`. */
+/**
+ * SQL of `search_documents` (kept by the triggers of the Search migrations, but for the words of
+ * meetings' transcripts, which are set here) and reader of `search_system_fields`.
+ */
 @Injectable()
 export class SearchRepository {
   constructor(private readonly transactions: Transactions) {}
+
+  /** Sets the words of the meeting `recordId`'s transcript in its document, without positions (see SearchIndex). */
+  async setTranscriptWords(recordId: string, words: string): Promise<void> {
+    await this.transactions.query(
+      `UPDATE search_documents SET transcript_words = strip(to_tsvector('simple', search_unaccent($2))) WHERE record_id = $1`,
+      [recordId, words],
+    );
+  }
 
   /**
    * The best `limit` hits after `after`, best first; how many candidates were ranked (before

@@ -17,6 +17,16 @@ export interface SqlParameters {
   add(value: unknown): string;
 }
 
+/** The bind parameters of one statement, in the order they were added. */
+export class SqlParameterList implements SqlParameters {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
 /** An OpenAPI 3.0 schema object (kept loose: the registry has no @nestjs/swagger import). */
 export type OpenApiSchema = Record<string, unknown>;
 
