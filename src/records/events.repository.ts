@@ -4,7 +4,7 @@ import { firstRowsSql } from '../common/pagination/paging-sql';
 import { Transactions } from '../database/transactions';
 import type { SqlParameters } from './field-types/field-type';
 import { EventSignals, SIGNALS_TRUSTED_MS } from './event-signals';
-import { SqlParameterList } from './record-filters';
+import { SqlParameterList } from './field-types/field-type';
 
 /** An event as it is appended: its `position` and `occurred_at` are given by the append itself. */
 export interface NewEvent {
@@ -162,7 +162,7 @@ export class EventsRepository {
   /**
    * WITH entries that append `events` of one workspace (`workspace`, bound) and do what follows
    * them (AppendFollower): a statement of their own (append), or part of another's WITH that makes
-   * the change in the same statement (RecordsRepository.insert). The appended events are
+   * the change in the same statement (RecordsRepository.insertRecorded). The appended events are
    * `recorded`; the follower's statement is `following`.
    */
   appendSql(workspace: string, events: NewEvent[], params: SqlParameters): string {

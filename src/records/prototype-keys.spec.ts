@@ -1,6 +1,7 @@
 import { ApiError } from '../common/errors/api-error';
 import type { ObjectTypeDefinition } from './object-type';
-import { filterSql, SqlParameterList } from './record-filters';
+import { filterSql } from './record-filters';
+import { SqlParameterList } from './field-types/field-type';
 import { readRecordWrite } from './record-write';
 
 /** A type with no field or relationship named like a member of Object.prototype. */

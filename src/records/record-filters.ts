@@ -10,15 +10,6 @@ import type { ValueType } from './value-types';
 
 const FILTER_KEY = /^([^[\]]+)(?:\[(-?)([A-Za-z]*)\])?$/;
 
-export class SqlParameterList implements SqlParameters {
-  readonly values: unknown[] = [];
-
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
 /** Indexed string values are the first 512 characters (see the record_values migration). */
 const INDEXED_TEXT_LENGTH = 512;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '../database/transactions';
-import type { SqlParameters } from './field-types/field-type';
+import { SqlParameterList, type SqlParameters } from './field-types/field-type';
 import type { LinkBinding, ObjectTypeDefinition } from './object-type';
 
 /** A link as a record's `links` column holds it: [the record's end, link name, the other record's id]. */
@@ -40,19 +40,32 @@ export function linksColumnSql(type: ObjectTypeDefinition, params: SqlParameters
 }
 
 /**
- * SQL that makes the links `links` of a record being made, `recordId` (SQL), and returns each as
- * its `links` column holds it (`side`, `link`, `other`) with its `created_at`: the body of a WITH
- * of the records repository, which makes the record and its links in one statement.
+ * SQL that makes links of records (`[record, its end, link, other]`), bound as columns: the body of
+ * a statement of its own, or of a WITH of the records repository that makes the records too.
  */
-export function insertLinksSql(workspace: string, recordId: string, links: LinkEnd[], params: SqlParameters): string {
-  const column = (index: 0 | 1 | 2) => params.add(links.map((end) => end[index]));
+function insertLinksSql(workspace: string, links: RecordLink[], params: SqlParameters): string {
+  const [records, sides, names, others] = linkColumns(links).map((column) => params.add(column));
   return `INSERT INTO record_links (workspace_id, source_id, link, target_id)
-    SELECT ${workspace}, CASE l.side WHEN 'source' THEN ${recordId} ELSE l.other END, l.link,
-           CASE l.side WHEN 'source' THEN l.other ELSE ${recordId} END
-      FROM unnest(${column(0)}::text[], ${column(1)}::text[], ${column(2)}::text[]) AS l(side, link, other)
-    ON CONFLICT DO NOTHING
-    RETURNING CASE WHEN source_id = ${recordId} THEN 'source' ELSE 'target' END AS side, link,
-              CASE WHEN source_id = ${recordId} THEN target_id ELSE source_id END AS other, created_at`;
+    SELECT ${workspace}, CASE l.side WHEN 'source' THEN l.record ELSE l.other END, l.link,
+           CASE l.side WHEN 'source' THEN l.other ELSE l.record END
+      FROM unnest(${records}::text[], ${sides}::text[], ${names}::text[], ${others}::text[]) AS l(record, side, link, other)
+    ON CONFLICT DO NOTHING`;
+}
+
+/** A WITH entry `linked` that makes the links of records being made, and returns each made link. */
+export function insertManyLinksSql(workspace: string, links: RecordLink[], params: SqlParameters): string {
+  return `linked AS (${insertLinksSql(workspace, links, params)} RETURNING source_id, link, target_id, created_at)`;
+}
+
+/**
+ * The `links` column of a record made by the statement whose WITH made its links
+ * (insertManyLinksSql): its links as a read returns them, in the order they were made.
+ */
+export function madeLinksColumnSql(recordId: string): string {
+  return `(SELECT coalesce(json_agg(json_build_array(e.side, e.link, e.other) ORDER BY e.created_at, e.other), '[]'::json)
+     FROM (SELECT 'source' AS side, link, target_id AS other, created_at FROM linked WHERE source_id = ${recordId}
+           UNION ALL
+           SELECT 'target', link, source_id, created_at FROM linked WHERE target_id = ${recordId}) e) AS links`;
 }
 
 /**
@@ -107,16 +120,6 @@ export function linkedToSql({ side }: LinkBinding, recordId: string, linkName: s
 export class RecordLinksRepository {
   constructor(private readonly transactions: Transactions) {}
 
-  /** The ids `recordId` is linked to through `binding`, read from the record's end. */
-  async linkedTo(recordId: string, { link, side }: LinkBinding): Promise<string[]> {
-    const { self, other } = columnsOf(side);
-    const rows = await this.transactions.query<{ id: string }>(
-      `SELECT ${other} AS id FROM record_links WHERE ${self} = $1 AND link = $2`,
-      [recordId, link],
-    );
-    return rows.map((row) => row.id);
-  }
-
   /** The ids that any of `recordIds` is linked to through `binding`, once each. */
   async linkedToAny(recordIds: string[], { link, side }: LinkBinding): Promise<string[]> {
     if (recordIds.length === 0) return [];
@@ -128,25 +131,11 @@ export class RecordLinksRepository {
     return rows.map((row) => row.id);
   }
 
-  async link(workspaceId: string, recordId: string, { link, side }: LinkBinding, ids: string[]): Promise<void> {
-    const { self, other } = columnsOf(side);
-    await this.transactions.query(
-      `INSERT INTO record_links (workspace_id, ${self}, link, ${other})
-       SELECT $1, $2, $3, unnest($4::text[]) ON CONFLICT DO NOTHING`,
-      [workspaceId, recordId, link, ids],
-    );
-  }
-
   /** Many records' links at once: each `[recordId, its end, link name, the other record's id]`. */
   async linkMany(workspaceId: string, links: RecordLink[]): Promise<void> {
     if (links.length === 0) return;
-    await this.transactions.query(
-      `INSERT INTO record_links (workspace_id, source_id, link, target_id)
-       SELECT $1, CASE l.side WHEN 'source' THEN l.record ELSE l.other END, l.link, CASE l.side WHEN 'source' THEN l.other ELSE l.record END
-         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS l(record, side, link, other)
-       ON CONFLICT DO NOTHING`,
-      [workspaceId, ...linkColumns(links)],
-    );
+    const params = new SqlParameterList();
+    await this.transactions.query(insertLinksSql(params.add(workspaceId), links, params), params.values);
   }
 
   /** Removes many records' links at once (see linkMany). */
@@ -160,15 +149,6 @@ export class RecordLinksRepository {
           AND r.target_id = CASE l.side WHEN 'source' THEN l.other ELSE l.record END`,
       linkColumns(links),
     );
-  }
-
-  async unlink(recordId: string, { link, side }: LinkBinding, ids: string[]): Promise<void> {
-    const { self, other } = columnsOf(side);
-    await this.transactions.query(`DELETE FROM record_links WHERE ${self} = $1 AND link = $2 AND ${other} = ANY($3)`, [
-      recordId,
-      link,
-      ids,
-    ]);
   }
 
   /**

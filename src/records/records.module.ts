@@ -2,13 +2,17 @@ import { Module } from '@nestjs/common';
 import { ChangeEvents } from './change-events';
 import { DefinitionsRepository } from './definitions.repository';
 import { DefinitionsService } from './definitions.service';
+import { LinkedEnds } from './linked-ends';
 import { LinkTargets } from './link-targets';
 import { RecordBatches } from './record-batches';
+import { RecordEnvelopes } from './record-envelopes';
+import { RecordWriter } from './record-writer';
 import { EventSignals } from './event-signals';
 import { EventsRepository } from './events.repository';
 import { RecordLinksRepository } from './record-links.repository';
 import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
+import { RecordWriteChecks } from './write-checks';
 import { WorkspacesRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';
 
@@ -20,6 +24,10 @@ import { WorkspacesService } from './workspaces.service';
     RecordsRepository,
     RecordLinksRepository,
     LinkTargets,
+    RecordEnvelopes,
+    LinkedEnds,
+    RecordWriteChecks,
+    RecordWriter,
     RecordsService,
     RecordBatches,
     WorkspacesRepository,

@@ -7,8 +7,17 @@ import { Transactions } from '../database/transactions';
 import { EventsRepository, NewEvent } from './events.repository';
 import { hostKeySql } from './field-types/url-hosts';
 import type { ObjectTypeDefinition } from './object-type';
-import { filterSql, SqlParameterList } from './record-filters';
-import { insertLinksSql, LinkEnd, linkedCountSql, linkedSourcesSql, linksColumnSql } from './record-links.repository';
+import { filterSql } from './record-filters';
+import { SqlParameterList } from './field-types/field-type';
+import {
+  insertManyLinksSql,
+  linkedCountSql,
+  linkedSourcesSql,
+  linksColumnSql,
+  madeLinksColumnSql,
+  type LinkEnd,
+  RecordLink,
+} from './record-links.repository';
 
 /**
  * A condition that narrows a list to some records: SQL over the record id column it is given,
@@ -18,7 +27,7 @@ export type RecordRestriction = (recordId: string, params: SqlParameterList) => 
 
 const RECORD_COLUMNS = 'r.id, r.fields, r.external_id, r.created_at, r.updated_at';
 
-/** SQL of the number of records of a type in a workspace: the sum of its counter's slots (RecordsRepository.insert keeps them). */
+/** SQL of the number of records of a type in a workspace: the sum of its counter's slots (RecordsRepository.insertMany keeps them). */
 function storedCountSql(workspace: string, objectType: string): string {
   return `(SELECT coalesce(sum(count), 0)::int FROM record_counts WHERE workspace_id = ${workspace} AND object_type = ${objectType})`;
 }
@@ -194,11 +203,9 @@ export function externalIdLockKey(workspaceId: string, slug: string, externalId:
   return `external-id:${workspaceId}:${slug}:${externalId}`;
 }
 
-/** A new record, as `RecordsRepository.insert` and `insertMany` take it. */
+/** A new record, as `RecordsRepository.insertMany` takes it. */
 export interface NewRecord {
   id: string;
-  workspaceId: string;
-  slug: string;
   fields: Record<string, unknown>;
   externalId: string | null;
   createdAt: Date;
@@ -267,19 +274,6 @@ export class RecordsRepository {
     return endPage(page, read, (row) => ({ at: row.created_at as string, id: row.id }));
   }
 
-  /** The stored fields and externalId of a record, its row locked until the transaction ends; undefined when not found. */
-  async lockFields(
-    workspaceId: string,
-    slug: string,
-    id: string,
-  ): Promise<{ fields: Record<string, unknown>; externalId: string | null } | undefined> {
-    const [row] = await this.transactions.query<{ fields: Record<string, unknown>; external_id: string | null }>(
-      `SELECT fields, external_id FROM records WHERE id = $1 AND workspace_id = $2 AND object_type = $3 FOR UPDATE`,
-      [id, workspaceId, slug],
-    );
-    return row && { fields: row.fields, externalId: row.external_id };
-  }
-
   /**
    * Moves the `updatedAt` of records of `type` whose relationships changed from their other end,
    * but of those in `except` (made by this transaction, whose `updatedAt` stays unset), locking
@@ -307,98 +301,85 @@ export class RecordsRepository {
   }
 
   /**
-   * A new record with its links, counted in its type's counter, in one statement: the record as a
-   * read returns it. The counter is the sum of slots: a create bumps a slot no other uncommitted
-   * create holds, or adds one, so concurrent creates never wait for each other's commits. A create
-   * holds its type's creation lock shared, so that it waits for a `lockCreation` of the type.
+   * New records of one type and workspace with their links, counted in the type's counter, in one
+   * statement: the records as a read returns them. The counter is the sum of slots: a create bumps
+   * a slot no other uncommitted create holds, or adds one, so concurrent creates never wait for
+   * each other's commits. A create holds its type's creation lock shared, so that it waits for a
+   * `lockCreation` of the type.
    */
-  async insert(record: NewRecord, links: LinkEnd[]): Promise<RecordRow> {
+  async insertMany(
+    workspaceId: string,
+    type: ObjectTypeDefinition,
+    records: NewRecord[],
+    links: RecordLink[],
+  ): Promise<RecordRow[]> {
+    if (records.length === 0) return [];
     const params = new SqlParameterList();
-    const [row] = await this.transactions
+    return this.transactions
       .query<RecordRow>(
-        `${this.insertSql(record, links, [], params)}
-         SELECT r.*,
-                (SELECT coalesce(json_agg(json_build_array(l.side, l.link, l.other) ORDER BY l.created_at, l.other), '[]'::json)
-                   FROM linked l) AS links
-           FROM record r`,
+        `${this.insertSql(workspaceId, type.slug, records, links, [], params)}
+         SELECT ${RECORD_COLUMNS}, ${madeLinksColumnSql('r.id')} FROM made r`,
         params.values,
-        { prepare: 'record-insert' },
+        { prepare: 'record-insert-many' },
       )
       .catch(recordWriteRefusal);
-    return row;
   }
 
   /**
-   * `insert`'s record and its change `events`, appended by the same statement (a create outside any
-   * transaction). It answers nothing: the events' data already holds the record as it is made
-   * (reading the row back and building its envelope again was ~4 % of a create's node CPU).
+   * `insertMany`'s records and their change `events`, appended by the same statement (a create
+   * outside any transaction). It answers nothing: the events' data already holds the records as
+   * they are made (reading the rows back and building their envelopes again was ~4 % of a create's
+   * node CPU).
    */
-  async insertRecorded(record: NewRecord, links: LinkEnd[], events: NewEvent[]): Promise<void> {
+  async insertRecorded(
+    workspaceId: string,
+    slug: string,
+    records: NewRecord[],
+    links: RecordLink[],
+    events: NewEvent[],
+  ): Promise<void> {
     const params = new SqlParameterList();
     await this.transactions
-      .query(`${this.insertSql(record, links, events, params)} SELECT 1 FROM record`, params.values, {
+      .query(`${this.insertSql(workspaceId, slug, records, links, events, params)} SELECT 1`, params.values, {
         prepare: 'record-insert-recorded',
       })
       .catch(recordWriteRefusal);
-    this.events.appended(record.workspaceId);
+    this.events.appended(workspaceId);
   }
 
-  private insertSql(record: NewRecord, links: LinkEnd[], events: NewEvent[], params: SqlParameterList): string {
-    const id = params.add(record.id);
-    const workspace = params.add(record.workspaceId);
-    const objectType = params.add(record.slug);
+  private insertSql(
+    workspaceId: string,
+    slug: string,
+    records: NewRecord[],
+    links: RecordLink[],
+    events: NewEvent[],
+    params: SqlParameterList,
+  ): string {
+    const workspace = params.add(workspaceId);
+    const objectType = params.add(slug);
+    const column = <T>(value: (record: NewRecord) => T) => params.add(records.map(value));
     return `WITH creation AS (SELECT pg_advisory_xact_lock_shared(${creationLockKeySql(workspace, objectType)})),
-         record AS (
+         made AS (
            INSERT INTO records (id, workspace_id, object_type, fields, external_id, created_at)
-           SELECT ${id}, ${workspace}, ${objectType}, ${params.add(JSON.stringify(record.fields))}::jsonb, ${params.add(record.externalId)}::text,
-                  ${params.add(record.createdAt)}::timestamptz
-             FROM creation
+           SELECT n.id, ${workspace}, ${objectType}, n.fields::jsonb, n.external_id, n.created_at
+             FROM creation,
+                  unnest(${column((r) => r.id)}::text[], ${column((r) => JSON.stringify(r.fields))}::text[],
+                         ${column((r) => r.externalId)}::text[], ${column((r) => r.createdAt)}::timestamptz[])
+                  AS n(id, fields, external_id, created_at)
            RETURNING id, fields, external_id, created_at, updated_at),
          free_slot AS (
            SELECT slot FROM record_counts WHERE workspace_id = ${workspace} AND object_type = ${objectType}
             ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED),
          counted AS (
            INSERT INTO record_counts (workspace_id, object_type, slot, count)
-           SELECT ${workspace}, ${objectType}, coalesce((SELECT slot FROM free_slot), floor(random() * ${SLOT_RANGE})::int), 1 FROM record
-           ON CONFLICT (workspace_id, object_type, slot) DO UPDATE SET count = record_counts.count + 1),
-         linked AS (${insertLinksSql(workspace, id, links, params)})${
+           SELECT ${workspace}, ${objectType}, coalesce((SELECT slot FROM free_slot), floor(random() * ${SLOT_RANGE})::int), count(*) FROM made
+           ON CONFLICT (workspace_id, object_type, slot) DO UPDATE SET count = record_counts.count + excluded.count),
+         ${insertManyLinksSql(workspace, links, params)}${
            events.length > 0
              ? `,
          ${this.events.appendSql(workspace, events, params)}`
              : ''
          }`;
-  }
-
-  /**
-   * Many new records of one type and workspace in one statement, counted in the type's counter as
-   * `insert` counts one (links are made apart, by RecordLinksRepository.linkMany).
-   */
-  async insertMany(workspaceId: string, slug: string, records: NewRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    const params = new SqlParameterList();
-    const workspace = params.add(workspaceId);
-    const objectType = params.add(slug);
-    await this.transactions
-      .query(
-        `WITH creation AS (SELECT pg_advisory_xact_lock_shared(${creationLockKeySql(workspace, objectType)})),
-         made AS (
-           INSERT INTO records (id, workspace_id, object_type, fields, external_id, created_at)
-           SELECT n.id, ${workspace}, ${objectType}, n.fields::jsonb, n.external_id, n.created_at
-             FROM creation,
-                  unnest(${params.add(records.map((r) => r.id))}::text[], ${params.add(records.map((r) => JSON.stringify(r.fields)))}::text[],
-                         ${params.add(records.map((r) => r.externalId))}::text[], ${params.add(records.map((r) => r.createdAt))}::timestamptz[])
-                  AS n(id, fields, external_id, created_at)
-           RETURNING 1),
-         free_slot AS (
-           SELECT slot FROM record_counts WHERE workspace_id = ${workspace} AND object_type = ${objectType}
-            ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED)
-         INSERT INTO record_counts (workspace_id, object_type, slot, count)
-         SELECT ${workspace}, ${objectType}, coalesce((SELECT slot FROM free_slot), floor(random() * ${SLOT_RANGE})::int), count(*) FROM made
-         ON CONFLICT (workspace_id, object_type, slot) DO UPDATE SET count = record_counts.count + excluded.count`,
-        params.values,
-        { prepare: 'record-insert-many' },
-      )
-      .catch(recordWriteRefusal);
   }
 
   /** The records of `type` among `ids`, locked in id order until the transaction ends (as `lock`), with their links. */
@@ -417,23 +398,27 @@ export class RecordsRepository {
     );
   }
 
-  /** Replaces the fields documents and externalIds of records (already locked) in one statement. */
+  /**
+   * Replaces the fields documents and externalIds of records (already locked) in one statement;
+   * their `updatedAt` moves, but for those in `except` (made by this transaction, whose `updatedAt`
+   * stays unset): the records as a read returns them.
+   */
   async updateMany(
+    type: ObjectTypeDefinition,
     rows: { id: string; fields: Record<string, unknown>; externalId: string | null }[],
-    updatedAt: Date,
-  ): Promise<void> {
-    if (rows.length === 0) return;
-    await this.transactions
-      .query(
-        `UPDATE records r SET fields = n.fields::jsonb, external_id = n.external_id, updated_at = $4
-           FROM unnest($1::text[], $2::text[], $3::text[]) AS n(id, fields, external_id)
-          WHERE r.id = n.id`,
-        [
-          rows.map((row) => row.id),
-          rows.map((row) => JSON.stringify(row.fields)),
-          rows.map((row) => row.externalId),
-          updatedAt,
-        ],
+    change: { updatedAt: Date; except: string[] },
+  ): Promise<RecordRow[]> {
+    if (rows.length === 0) return [];
+    const params = new SqlParameterList();
+    return this.transactions
+      .query<RecordRow>(
+        `UPDATE records r SET fields = n.fields::jsonb, external_id = n.external_id,
+                updated_at = CASE WHEN r.id = ANY(${params.add(change.except)}::text[]) THEN r.updated_at ELSE ${params.add(change.updatedAt)}::timestamptz END
+           FROM unnest(${params.add(rows.map((row) => row.id))}::text[], ${params.add(rows.map((row) => JSON.stringify(row.fields)))}::text[],
+                       ${params.add(rows.map((row) => row.externalId))}::text[]) AS n(id, fields, external_id)
+          WHERE r.id = n.id
+         RETURNING ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}`,
+        params.values,
         { prepare: 'record-update-many' },
       )
       .catch(recordWriteRefusal);
@@ -474,16 +459,6 @@ export class RecordsRepository {
         WHERE workspace_id = $1 AND object_type = $2 AND fields @> ANY($4::jsonb[])`,
       [workspaceId, slug, fieldKey, probes.map((probe) => JSON.stringify({ [fieldKey]: probe }))],
     );
-  }
-
-  /** Replaces the fields document; `externalId` undefined keeps it, null clears it. */
-  async update(id: string, fields: string, externalId: string | null | undefined, updatedAt: Date): Promise<void> {
-    await this.transactions
-      .query(
-        `UPDATE records SET fields = $2, external_id = CASE WHEN $3 THEN $4 ELSE external_id END, updated_at = $5 WHERE id = $1`,
-        [id, fields, externalId !== undefined, externalId ?? null, updatedAt],
-      )
-      .catch(recordWriteRefusal);
   }
 
   /**
@@ -542,29 +517,6 @@ export class RecordsRepository {
       `SELECT pg_advisory_xact_lock(${creationLockKeySql('$1', 'slug')}) FROM unnest($2::text[]) AS s(slug)`,
       [workspaceId, sorted],
     );
-  }
-
-  /**
-   * Whether a record of the type other than `exceptId` holds `value` in `fieldKey`: `[element]` is
-   * held by any record whose array holds the element; an object (ADDRESS, FULL_NAME) only by equality. First takes a lock on the value until
-   * the transaction ends, so that two writes of one value take turns and the second sees the first.
-   */
-  async isValueTaken(
-    workspaceId: string,
-    slug: string,
-    fieldKey: string,
-    value: unknown,
-    exceptId: string,
-  ): Promise<boolean> {
-    const probe = JSON.stringify({ [fieldKey]: value });
-    await this.lockValues([uniqueValueLockKey(workspaceId, slug, fieldKey, value)]);
-    // Containment alone would take {firstName} for a duplicate of {firstName, lastName}.
-    const taken = await this.transactions.query<unknown>(
-      `SELECT 1 FROM records WHERE workspace_id = $1 AND object_type = $2 AND fields @> $3::jsonb AND id <> $4
-          AND (jsonb_typeof(fields -> $5) <> 'object' OR fields -> $5 = $6::jsonb) LIMIT 1`,
-      [workspaceId, slug, probe, exceptId, fieldKey, JSON.stringify(value)],
-    );
-    return taken.length > 0;
   }
 
   /** Which of `ids` are records of the type in the workspace. */

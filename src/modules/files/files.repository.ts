@@ -3,7 +3,7 @@ import type { AuthContext } from '../../common/auth/auth-context';
 import { endPage, type PageRead, type PageRequest } from '../../common/pagination/pagination';
 import { firstRowsSql, keysetPageSql } from '../../common/pagination/paging-sql';
 import { type RowLock, Transactions } from '../../database/transactions';
-import { SqlParameterList } from '../../records/record-filters';
+import { SqlParameterList } from '../../records/field-types/field-type';
 import type { LinkTargetOwner } from '../../records/link-targets';
 import type { RecordRestriction } from '../../records/records.repository';
 import type { FileDto, FileStatus } from './dto/file.dto';

@@ -4,7 +4,7 @@ import type { PageRequest } from '../../common/pagination/pagination';
 import { keysetPageSql } from '../../common/pagination/paging-sql';
 import { ListEntity, type ListMemberType } from '../../database/entities/list.entity';
 import { Transactions } from '../../database/transactions';
-import { SqlParameterList } from '../../records/record-filters';
+import { SqlParameterList } from '../../records/field-types/field-type';
 
 export interface ListRow {
   id: string;

@@ -4,7 +4,8 @@ import { endPage, type PageRead, type PageRequest } from '../../common/paginatio
 import { MemberEntity } from '../../database/entities/member.entity';
 import { keysetPageSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
-import { filterSql, SqlParameterList } from '../../records/record-filters';
+import { filterSql } from '../../records/record-filters';
+import { SqlParameterList } from '../../records/field-types/field-type';
 import type { LinkTargetOwner } from '../../records/link-targets';
 import { MEMBER_TYPE } from './member.type';
 

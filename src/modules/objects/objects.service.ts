@@ -6,7 +6,8 @@ import { DefinitionsDto, toDefinitionsDto } from '../../records/definitions.dto'
 import { DefinitionsService } from '../../records/definitions.service';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
 import { RecordsService } from '../../records/records.service';
-import { BatchAnswer, RecordBatches, UpsertAnswer } from '../../records/record-batches';
+import { BatchAnswer, RecordBatches } from '../../records/record-batches';
+import type { WriteAnswer } from '../../records/record-writer';
 import { ObjectTypeListDto } from './objects.dto';
 
 /** `/v1/objects`: the records core, limited to the workspace's custom types. */
@@ -53,7 +54,7 @@ export class ObjectsService {
     return this.batches.upsertMany(caller, slug, body);
   }
 
-  async upsert(caller: AuthContext, slug: string, body: unknown): Promise<UpsertAnswer> {
+  async upsert(caller: AuthContext, slug: string, body: unknown): Promise<WriteAnswer> {
     await this.requireCustomType(caller, slug);
     return this.batches.upsert(caller, slug, body);
   }

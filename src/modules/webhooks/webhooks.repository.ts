@@ -11,7 +11,7 @@ import { WebhookEndpointEntity } from '../../database/entities/webhook-endpoint.
 import type { WebhookStatus } from '../../database/entities/webhook-endpoint.entity';
 import { type RowLock, Transactions } from '../../database/transactions';
 import type { AppendFollower } from '../../records/events.repository';
-import { SqlParameterList } from '../../records/record-filters';
+import { SqlParameterList } from '../../records/field-types/field-type';
 
 export type { DeliveryStatus, WebhookStatus };
 
