@@ -28,7 +28,7 @@ export class Failures {
       return read();
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      this.add(index, error);
+      this.add(index, error as ApiError);
       return undefined;
     }
   }
