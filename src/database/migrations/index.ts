@@ -24,6 +24,7 @@ import { RecordValuesKey1795887700000 } from './1795887700000-record-values-key'
 import { IdempotencyReplayBytes1795887800000 } from './1795887800000-idempotency-replay-bytes';
 import { WebhookOutbox1795887900000 } from './1795887900000-webhook-outbox';
 import { OutboxSignalAfterCommit1795888000000 } from './1795888000000-outbox-signal-after-commit';
+import { RecordFieldsIndexNoPendingList1795888100000 } from './1795888100000-record-fields-index-no-pending-list';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   IdempotencyReplayBytes1795887800000,
   WebhookOutbox1795887900000,
   OutboxSignalAfterCommit1795888000000,
+  RecordFieldsIndexNoPendingList1795888100000,
 ];
