@@ -19,6 +19,8 @@
  * BENCH_SECONDS per run (default 5), BENCH_ROUNDS rounds of the arms per scenario (default 2);
  * BENCH_STATEMENTS=1 also prints every scenario's statements; BENCH_ONLY=text runs only the
  * scenarios whose name holds that text (to measure one change quickly; its budgets are partial).
+ * BENCH_AGAINST=<dist/ of another build> adds that build's service as an arm of section 1,
+ * alternated with this one's on the same database (a change against main: same run, same noise).
  */
 import autocannon from 'autocannon';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -51,6 +53,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SCALE = Number(process.env.BENCH_SCALE ?? 100_000);
 const SHOW_STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 const ONLY = process.env.BENCH_ONLY ?? '';
+const AGAINST = process.env.BENCH_AGAINST;
 const chosen = <T extends { name: string }>(scenarios: T[]): T[] => scenarios.filter(({ name }) => name.includes(ONLY));
 const READ_NOTES = 10_000;
 const SMALL_NOTES = 1_000;
@@ -489,6 +492,14 @@ runBench(async (folder) => {
   const baseline = await startBaseline(database.url, 'http');
   const arms: Arm[] = [
     { name: 'service', server: service },
+    ...(AGAINST
+      ? [
+          {
+            name: 'against',
+            server: await startService(folder, database.url, { ...BENCH_SERVICE_ENV, ROLES: 'api' }, AGAINST),
+          },
+        ]
+      : []),
     { name: 'express', server: await startBaseline(database.url, 'express') },
     { name: 'node:http', server: baseline },
   ];
@@ -591,7 +602,7 @@ runBench(async (folder) => {
   );
 
   const scaleBudgets = await atScale(db, service, big, small);
-  const batchBudgets = 'batch writes'.includes(ONLY) ? await batchWriteBudgets(db, service) : [];
+  const batchBudgets = 'batch writes'.includes(ONLY) ? await batchWriteBudgets(db, database.url, service) : [];
   const searchBudgets = chosen([{ name: 'search' }]).length ? await searchAtScale(db, service) : [];
 
   const budgets: Budget[] = [

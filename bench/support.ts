@@ -140,8 +140,11 @@ const PROFILE_ARGS = process.env.BENCH_CPU_PROF_DIR
   : [];
 
 /** A node server of the build in its own process, stopped at teardown, once `/health/ready` answers 200. */
+/** The build this bench is part of: dist/. */
+const OWN_BUILD = path.join(__dirname, '..');
+
 async function startServer(script: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...PROFILE_ARGS, path.join(__dirname, '..', script)], {
+  const child = spawn(process.execPath, [...PROFILE_ARGS, script], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -167,11 +170,12 @@ export async function startService(
   folder: string,
   databaseUrl: string,
   env: Record<string, string> = {},
+  build = OWN_BUILD,
 ): Promise<BenchServer> {
   const port = await freePort();
-  const dataDir = path.join(folder, 'service');
+  const dataDir = path.join(folder, `service-${port}`);
   mkdirSync(dataDir, { recursive: true });
-  const child = await startServer(path.join('src', 'main.js'), port, {
+  const child = await startServer(path.join(build, 'src', 'main.js'), port, {
     DATABASE_URL: databaseUrl,
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     NODE_ENV: 'production',
@@ -185,7 +189,7 @@ export async function startService(
 /** bench/baseline-server.ts, built, on the HTTP layer `kind`. */
 export async function startBaseline(databaseUrl: string, kind: BaselineKind): Promise<BenchServer> {
   const port = await freePort();
-  const child = await startServer(path.join('bench', 'baseline-server.js'), port, {
+  const child = await startServer(path.join(OWN_BUILD, 'bench', 'baseline-server.js'), port, {
     DATABASE_URL: databaseUrl,
     BASELINE: kind,
   });
