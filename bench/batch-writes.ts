@@ -187,10 +187,13 @@ export async function batchWriteBudgets(db: Client, databaseUrl: string, service
     calls: 20,
   });
 
-  const single = await itemsPerSecond(service, workspace, '/v1/contacts', {
-    bodyOf: (i) => input(contactOf(workspace, `single-${i}`, 'Single', i)),
-    items: 1,
-  });
+  const singles = await measured(db, service.pid, () =>
+    itemsPerSecond(service, workspace, '/v1/contacts', {
+      bodyOf: (i) => input(contactOf(workspace, `single-${i}`, 'Single', i)),
+      items: 1,
+    }),
+  );
+  const single = singles.result;
   const created = await measured(db, service.pid, () =>
     itemsPerSecond(service, workspace, '/v1/contacts/batch/create', {
       bodyOf: (call) => ({
@@ -231,13 +234,15 @@ export async function batchWriteBudgets(db: Client, databaseUrl: string, service
     );
   }
   const items = calls * PER_CALL;
-  if (process.env.BENCH_STATEMENTS === '1')
+  if (process.env.BENCH_STATEMENTS === '1') {
+    printStatements('single create', singles.cost, single.perSecond * single.seconds);
     for (const [name, { cost }] of [
       ['limit', limit],
       ['batch/create', created],
       ['batch/upsert', upserted],
     ] as const)
       printStatements(name, cost, items);
+  }
   const limitCost = perItem(limit.cost, items);
   const createCost = perItem(created.cost, items);
   const upsertCost = perItem(upserted.cost, items);
