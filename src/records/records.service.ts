@@ -11,7 +11,8 @@ import { isRecordIdOf, newRecordId } from './record-ids';
 import { RecordLinksRepository } from './record-links.repository';
 import { readRecordWrite } from './record-write';
 import { RecordWriter } from './record-writer';
-import { RecordRestriction, RecordsRepository } from './records.repository';
+import type { RecordRestriction } from './record-pages';
+import { RecordsRepository } from './records.repository';
 
 /**
  * Create, update, retrieve and list for every record type, driven by its definitions: one record

@@ -3,13 +3,18 @@ import { sourceFiles } from '../../test/support/source-files';
 /**
  * The tables of the records domain and search's documents, the entity that maps a table when it
  * has one, and the one file that reads and writes each, in SQL or through its entity (the filter
- * compiler also writes conditions on the value index, for RecordsRepository's page statement).
- * Others ask these owners through named methods; migrations define the tables and are left out.
+ * compiler writes conditions on the value index and record-pages.ts builds RecordsRepository's
+ * page statement, both for it). Others ask these owners through named methods; migrations define
+ * the tables and are left out.
  */
 const OWNERS: [table: string, entity: string | undefined, owners: string[]][] = [
-  ['records', undefined, ['records/records.repository.ts']],
-  ['record_counts', undefined, ['records/records.repository.ts']],
-  ['record_values', undefined, ['records/records.repository.ts', 'records/record-filters.ts']],
+  ['records', undefined, ['records/records.repository.ts', 'records/record-pages.ts']],
+  ['record_counts', undefined, ['records/records.repository.ts', 'records/record-pages.ts']],
+  [
+    'record_values',
+    undefined,
+    ['records/records.repository.ts', 'records/record-filters.ts', 'records/record-pages.ts'],
+  ],
   ['record_links', undefined, ['records/record-links.repository.ts']],
   ['record_link_counts', undefined, ['records/record-links.repository.ts']],
   ['object_types', 'ObjectTypeEntity', ['records/definitions.repository.ts']],

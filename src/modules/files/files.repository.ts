@@ -5,7 +5,7 @@ import { firstRowsSql, keysetPageSql } from '../../common/pagination/paging-sql'
 import { type RowLock, Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/field-types/field-type';
 import type { LinkTargetOwner } from '../../records/link-targets';
-import type { RecordRestriction } from '../../records/records.repository';
+import type { RecordRestriction } from '../../records/record-pages';
 import type { FileDto, FileStatus } from './dto/file.dto';
 import type { StoredFile } from './storage/file-storage';
 

@@ -7,7 +7,7 @@ import type { PageRequest, PageResult } from '../../common/pagination/pagination
 import { AppConfig } from '../../config/app-config';
 import { type RowLock, Transactions } from '../../database/transactions';
 import { ChangeEvents } from '../../records/change-events';
-import type { RecordRestriction } from '../../records/records.repository';
+import type { RecordRestriction } from '../../records/record-pages';
 import type { CompleteFileDto, CreateFileDto, CreatedFileDto, FileDto, FileUrlDto } from './dto/file.dto';
 import { checkPurpose } from './file-purposes';
 import { FileRecord, FilesRepository, toFileDto } from './files.repository';

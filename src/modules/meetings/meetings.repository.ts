@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Transactions } from '../../database/transactions';
-import type { RecordRestriction } from '../../records/records.repository';
+import type { RecordRestriction } from '../../records/record-pages';
 
 /** The caller as the meeting privacy rule takes it: workspace, member, lowercased email. */
 function callerArguments(caller: AuthContext): [string, string, string] {

@@ -12,7 +12,7 @@ import { RELATIONSHIP_OPERATIONS } from '../../records/object-type';
 import type { ObjectTypeDefinition, RelationshipDefinition } from '../../records/object-type';
 import { isRecordIdOf } from '../../records/record-ids';
 import { isPlainObject } from '../../records/record-write';
-import type { RecordRestriction } from '../../records/records.repository';
+import type { RecordRestriction } from '../../records/record-pages';
 import { RecordsService } from '../../records/records.service';
 import { FilesService } from '../files/files.service';
 import { MembersService } from '../members/members.service';

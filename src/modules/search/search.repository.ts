@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { belowRankSql, firstRowsSql } from '../../common/pagination/paging-sql';
 import { Transactions } from '../../database/transactions';
 import { SqlParameterList } from '../../records/field-types/field-type';
-import type { RecordRestriction } from '../../records/records.repository';
+import type { RecordRestriction } from '../../records/record-pages';
 
 /**
  * How many matching documents a query ranks at most. Candidates are taken through the indexes in
