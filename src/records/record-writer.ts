@@ -46,6 +46,14 @@ export interface WriteOptions {
   trusted?: boolean;
 }
 
+/** A write under way: who writes, the type, the records its updates locked, each input's link plan. */
+interface Writing {
+  caller: AuthContext;
+  type: ObjectTypeDefinition;
+  current: Map<string, RecordRow>;
+  plans: Map<number, LinkPlan>;
+}
+
 /** An update's change to its record: the row to write, and what it says changed. */
 interface RecordChange {
   row: { id: string; fields: Record<string, unknown>; externalId: string | null };
@@ -116,10 +124,13 @@ export class RecordWriter {
       if (!failures.has(input.index))
         plans.set(input.index, planLinks(type, input, current.get(input.id), caller.memberId));
     }
-    await this.check(workspaceId, type, { planned, current, plans }, failures, options);
+    const writing: Writing = { caller, type, current, plans };
+    await this.check(writing, planned, failures, options);
     if (options.atomic && failures.size > 0) throw failures.first()!;
-    const passed = planned.filter(({ index }) => !failures.has(index));
-    return this.apply(caller, type, passed, current, plans);
+    return this.apply(
+      writing,
+      planned.filter(({ index }) => !failures.has(index)),
+    );
   }
 
   /** The records the updates change, locked: an update of no such record fails 404. */
@@ -142,13 +153,8 @@ export class RecordWriter {
 
   /** The checks against other rows, in the order a single write has always met them. */
   private async check(
-    workspaceId: string,
-    type: ObjectTypeDefinition,
-    {
-      planned,
-      current,
-      plans,
-    }: { planned: PlannedWrite[]; current: Map<string, RecordRow>; plans: Map<number, LinkPlan> },
+    { caller: { workspaceId }, type, current, plans }: Writing,
+    planned: PlannedWrite[],
     failures: Failures,
     options: WriteOptions,
   ): Promise<void> {
@@ -167,16 +173,11 @@ export class RecordWriter {
    * are written and read, so that a record at both ends (its own parent) is answered as it ends up;
    * a create's event comes before its other ends', an update's after (as the feed always had them).
    */
-  private async apply(
-    caller: AuthContext,
-    type: ObjectTypeDefinition,
-    passed: PlannedWrite[],
-    current: Map<string, RecordRow>,
-    plans: Map<number, LinkPlan>,
-  ): Promise<Map<number, WriteAnswer>> {
+  private async apply(writing: Writing, passed: PlannedWrite[]): Promise<Map<number, WriteAnswer>> {
+    const { caller, type, plans } = writing;
     const { workspaceId } = caller;
     const at = new Date();
-    const moved = await this.moveLinkedHere(caller, type, passed, plans);
+    const moved = await this.moveLinkedHere(writing, passed);
     const creates = passed.filter(({ creates }) => creates);
     const made = await this.records.insertMany(
       workspaceId,
@@ -189,16 +190,16 @@ export class RecordWriter {
       })),
       creates.flatMap(({ index }) => plans.get(index)!.adding),
     );
-    const written = this.answer(caller, type, creates, new Map(made.map((row) => [row.id, row])), new Map(), plans);
+    const written = this.answer(writing, creates, new Map(made.map((row) => [row.id, row])), new Map());
     const updates = passed.filter(({ creates }) => !creates);
-    const changes = this.changesOf(updates, current, plans);
+    const changes = this.changesOf(writing, updates);
     const changing = updates.filter(({ index }) => changes.has(index));
     await this.links.unlinkMany(changing.flatMap(({ index }) => plans.get(index)!.removing));
     await this.links.linkMany(
       workspaceId,
       changing.flatMap(({ index }) => plans.get(index)!.adding),
     );
-    await this.touchOtherEnds(caller, type, passed, plans);
+    await this.touchOtherEnds(writing, passed);
     const madeHere = changing.filter(({ id }) => this.events.createdHere(type.slug, id)).map(({ id }) => id);
     const updated = await this.records.updateMany(
       type,
@@ -206,8 +207,8 @@ export class RecordWriter {
       { updatedAt: at, except: madeHere },
     );
     const rows = new Map(updated.map((row) => [row.id, row]));
-    await this.readUnchanged(workspaceId, type, updates, current, rows, moved || made.length + updated.length > 0);
-    for (const [index, answer] of this.answer(caller, type, updates, rows, changes, plans)) written.set(index, answer);
+    await this.readUnchanged(writing, updates, rows, moved || made.length + updated.length > 0);
+    for (const [index, answer] of this.answer(writing, updates, rows, changes)) written.set(index, answer);
     return written;
   }
 
@@ -215,11 +216,7 @@ export class RecordWriter {
    * The updates that change their record, by input. An update that changes nothing (its fields,
    * links and externalId as they are) writes nothing: `updatedAt` stays, and no event is recorded.
    */
-  private changesOf(
-    updates: PlannedWrite[],
-    current: Map<string, RecordRow>,
-    plans: Map<number, LinkPlan>,
-  ): Map<number, RecordChange> {
+  private changesOf({ current, plans }: Writing, updates: PlannedWrite[]): Map<number, RecordChange> {
     const changes = new Map<number, RecordChange>();
     for (const { index, id, write } of updates) {
       const row = current.get(id)!;
@@ -237,28 +234,24 @@ export class RecordWriter {
    * (`wroteOthers`), whose links may end at them: then as they are now.
    */
   private async readUnchanged(
-    workspaceId: string,
-    type: ObjectTypeDefinition,
+    { caller, type, current }: Writing,
     passed: PlannedWrite[],
-    current: Map<string, RecordRow>,
     rows: Map<string, RecordRow>,
     wroteOthers: boolean,
   ): Promise<void> {
     const unchanged = passed.filter(({ id }) => !rows.has(id)).map(({ id }) => id);
     if (unchanged.length === 0) return;
-    const reread = wroteOthers ? await this.records.findMany(workspaceId, type, unchanged) : [];
+    const reread = wroteOthers ? await this.records.findMany(caller.workspaceId, type, unchanged) : [];
     for (const id of unchanged) rows.set(id, current.get(id)!);
     for (const row of reread) rows.set(row.id, row);
   }
 
   /** Each input's answer, and the change event of each that created or changed its record. */
   private answer(
-    caller: AuthContext,
-    type: ObjectTypeDefinition,
+    { caller, type, plans }: Writing,
     passed: PlannedWrite[],
     rows: Map<string, RecordRow>,
     changes: Map<number, RecordChange>,
-    plans: Map<number, LinkPlan>,
   ): Map<number, WriteAnswer> {
     const written = new Map<number, WriteAnswer>();
     for (const { index, id, creates } of passed) {
@@ -282,12 +275,7 @@ export class RecordWriter {
    * Records that may link to one record only move to the one linking them now: their old ends
    * change too. Whether any moved.
    */
-  private async moveLinkedHere(
-    caller: AuthContext,
-    type: ObjectTypeDefinition,
-    passed: PlannedWrite[],
-    plans: Map<number, LinkPlan>,
-  ): Promise<boolean> {
+  private async moveLinkedHere({ caller, type, plans }: Writing, passed: PlannedWrite[]): Promise<boolean> {
     let moved = false;
     for (const definition of type.relationships.filter((r) => r.inverseOfHasOne && r.binding.side === 'target')) {
       const moving = passed.flatMap(({ index }) =>
@@ -306,12 +294,7 @@ export class RecordWriter {
   }
 
   /** Once the links are written: the other ends' events show them, one statement per relationship. */
-  private async touchOtherEnds(
-    caller: AuthContext,
-    type: ObjectTypeDefinition,
-    passed: PlannedWrite[],
-    plans: Map<number, LinkPlan>,
-  ): Promise<void> {
+  private async touchOtherEnds({ caller, type, plans }: Writing, passed: PlannedWrite[]): Promise<void> {
     for (const definition of type.relationships) {
       const { side, link } = definition.binding;
       const others = passed.flatMap(({ index }) => {
