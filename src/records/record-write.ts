@@ -210,7 +210,7 @@ export function linkCountError(definition: RelationshipDefinition, linkCount: nu
   return undefined;
 }
 
-/** The probes of a `unique` field's value: each element of a multi-valued one, else the value (see isValueTaken). */
+/** The probes of a `unique` field's value: each element of a multi-valued one, else the value (see RecordWriteChecks.uniqueValues). */
 export function probesOf(value: unknown): unknown[] {
   return Array.isArray(value) ? (value as unknown[]).map((element) => [element]) : [value];
 }

@@ -90,10 +90,11 @@ export class RecordWriter {
     planned: PlannedWrite,
     options: Pick<WriteOptions, 'beforeWrite' | 'trusted'> = {},
   ): Promise<WriteAnswer> {
-    const alone = planned.write.links.length === 0 && !setsUniqueValues(type, planned.write);
-    if (alone && planned.creates && !this.transactions.active) return this.createRecorded(caller, type, planned);
+    // Nothing to check against other rows: no relationship given, no unique value set.
+    const unchecked = planned.write.links.length === 0 && !setsUniqueValues(type, planned.write);
+    if (unchecked && planned.creates && !this.transactions.active) return this.createRecorded(caller, type, planned);
     return this.transactions.run(async () => {
-      if (alone && !planned.creates && !options.beforeWrite) return this.patch(caller, type, planned);
+      if (unchecked && !planned.creates && !options.beforeWrite) return this.patch(caller, type, planned);
       const failures = new Failures(false);
       const written = await this.write(caller, type, [planned], failures, { atomic: true, alone: true, ...options });
       return written.get(planned.index)!;

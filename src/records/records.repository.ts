@@ -64,7 +64,8 @@ function creationLockKeySql(workspace: string, objectType: string): string {
 
 /**
  * The key of the lock under which writes of one value of a `unique` field take turns (see
- * isValueTaken): `probe` is a scalar or object value, or `[element]` of a multi-valued field.
+ * RecordWriteChecks.lockKeysOf): `probe` is a scalar or object value, or `[element]` of a
+ * multi-valued field.
  */
 export function uniqueValueLockKey(workspaceId: string, slug: string, fieldKey: string, probe: unknown): string {
   return `unique:${workspaceId}:${slug}:${JSON.stringify({ [fieldKey]: probe })}`;
@@ -320,8 +321,8 @@ export class RecordsRepository {
 
   /**
    * The records of the type whose `fieldKey` holds any of `probes` (each a scalar or object value,
-   * or `[element]` of a multi-valued field: containment, as isValueTaken probes), with that field's
-   * value: the caller compares objects by equality.
+   * or `[element]` of a multi-valued field: containment, see probesOf), with that field's value:
+   * the caller compares objects by equality.
    */
   async holdersOfValues(
     workspaceId: string,
@@ -389,7 +390,7 @@ export class RecordsRepository {
 
   /**
    * Makes creations of these types in the workspace wait until the transaction ends (each create
-   * holds its type's creation lock shared, see insert): callers that read before they create
+   * holds its type's creation lock shared, see insertMany): callers that read before they create
    * (e.g. "does a contact with this email exist?") then see every record made before, and none is
    * made in between. Always in one order, so they never deadlock.
    */
