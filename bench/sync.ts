@@ -572,15 +572,17 @@ export async function pollerCost(
     alone.add(await metered(db, topology, () => createNotes(api, workspace, seconds)));
     let stopping = false;
     const consumers = consume(await feedEnd(feed, workspace), () => stopping);
+    let roundPolls = 0;
     polled.add(
       await metered(db, topology, async () => {
         const creates = await createNotes(api, workspace, seconds);
         stopping = true;
-        busyPolls += await consumers;
+        roundPolls = await consumers;
         return creates;
       }),
     );
-    await printStatements(db, 'creates with consumers polling', 'poll', busyPolls);
+    busyPolls += roundPolls;
+    await printStatements(db, 'creates with consumers polling', 'poll', roundPolls);
   }
   // Caught-up consumers of a workspace nobody writes to: what an empty poll costs.
   let idlePolls = 0;
