@@ -1,4 +1,4 @@
-import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { exampleIdOf } from '../common/ids';
 import { fieldTypeOf } from './field-types/registry';
 import type { ObjectTypeDefinition } from './object-type';
@@ -31,6 +31,14 @@ export class EntityEnvelopeDto {
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
   updatedAt: string | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    example: 1,
+    description: 'How many changes the record has had; its ETag is `"v<version>"`. Members have none.',
+  })
+  version?: number;
 
   @ApiProperty({ type: 'string', nullable: true, description: 'URL of the entity in the web app' })
   httpLink: string | null;
@@ -69,6 +77,8 @@ export interface StoredEntity {
   id: string;
   createdAt: Date;
   updatedAt: Date | null;
+  /** Records' change counter; members have none. */
+  version?: number;
   externalId: string | null;
   fields: Readonly<Record<string, unknown>>;
   links: ReadonlyMap<string, string[]>;
@@ -106,6 +116,8 @@ export function toEntityEnvelope(
     id: entity.id,
     createdAt: entity.createdAt.toISOString(),
     updatedAt: entity.updatedAt?.toISOString() ?? null,
+    // Undefined for members: JSON leaves it out.
+    version: entity.version,
     httpLink: publicAppUrl ? `${publicAppUrl}/${type.slug}/${entity.id}` : null,
     fields,
     relationships,

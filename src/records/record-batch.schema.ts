@@ -5,6 +5,7 @@ import type { Scope } from '../common/auth/scopes';
 import type { ErrorCode } from '../common/errors/error-codes';
 import { BATCH_ITEMS } from '../common/throttling/rate-category';
 import { ErrorDetailDto } from '../common/errors/error-response.dto';
+import { ApiErrors } from '../common/errors/error-responses';
 import { ApiJsonBody, type BodyExample } from '../common/openapi/api-json-body';
 import { schemaComponent } from '../common/openapi/schema-components';
 import { exampleIdOf, type IdKind } from '../common/ids';
@@ -24,7 +25,7 @@ const BATCH_ERRORS = [
 const OUTCOMES: WriteOutcome[] = ['created', 'updated', 'unchanged'];
 
 /** The statuses an input of a batch can fail with: those of the single write it stands for. */
-const ITEM_ERROR_STATUSES = [400, 404, 409, 422] as const;
+const ITEM_ERROR_STATUSES = [400, 404, 409, 412, 422] as const;
 
 export class BatchItemSuccessDto {
   @ApiProperty({ type: 'integer', enum: [200] })
@@ -88,6 +89,14 @@ const MATCH_ON = schemaComponent('UpsertMatchOn', {
   description: '`externalId`, or the key of a `unique` field of the type; every input carries its value',
 });
 
+const IF_MATCH = schemaComponent('BatchInputIfMatch', {
+  type: 'string',
+  nullable: true,
+  example: '"v3"',
+  description:
+    'As an If-Match header: the input writes only a record at one of these ETags (`*`: only a record that exists); else its result is 412 and it writes nothing',
+});
+
 function inputs(items: OpenApiSchema): OpenApiSchema {
   return { type: 'array', items, minItems: 1, maxItems: MAX_BATCH_INPUTS };
 }
@@ -110,9 +119,14 @@ export function upsertInputSchema(create: OpenApiSchema): OpenApiSchema {
 /** The body of `batch/create` (`batch: 'create'`), `batch/update` or `batch/upsert`, of inputs of schema `input`. */
 export function batchBodySchema(batch: 'create' | 'update' | 'upsert', input: OpenApiSchema): OpenApiSchema {
   if (batch === 'update') {
-    const properties = { id: { type: 'string', description: 'The record to update' }, ...(input.properties as object) };
+    const properties = {
+      id: { type: 'string', description: 'The record to update' },
+      ...(input.properties as object),
+      ifMatch: IF_MATCH,
+    };
     input = { ...input, properties, required: ['id'] };
   }
+  if (batch === 'upsert') input = { ...input, properties: { ...(input.properties as object), ifMatch: IF_MATCH } };
   return {
     type: 'object',
     additionalProperties: false,
@@ -180,6 +194,8 @@ export class BatchRoutes {
             };
     return applyDecorators(
       SetMetadata(BATCH_ITEMS, true),
+      // An input's ifMatch that fails is an atomic batch's answer.
+      ApiErrors(batch === 'create' ? [] : ['invalid_parameter', 'precondition_failed']),
       ApiJsonBody(batchBodySchema(batch, input), example),
       ApiOkResponse({ type: BatchAnswerDto, description: 'Every input succeeded' }),
       ApiResponse({

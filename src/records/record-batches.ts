@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth-context';
 import { ApiError, type ErrorBody } from '../common/errors/api-error';
 import type { ErrorStatus } from '../common/errors/error-codes';
+import { ifMatchOf, type WriteCondition } from '../common/http/entity-tags';
 import { Transactions } from '../database/transactions';
 import { DefinitionsService } from './definitions.service';
 import type { EntityEnvelopeDto } from './entity-envelope';
@@ -86,8 +87,10 @@ export class RecordBatches {
     const seen = new Map<string, number>();
     inputs.forEach((input, index) => {
       const planned = failures.catch(index, () => {
-        if (!isPlainObject(input)) throw new ApiError(400, 'invalid_json', 'Each input must be a JSON object');
-        const { id, ...change } = input;
+        const {
+          input: { id, ...change },
+          condition,
+        } = readIfMatch(input);
         if (id === undefined || id === null) throw ApiError.missing('id');
         if (typeof id !== 'string') throw ApiError.invalidType('id', 'a string');
         if (!isRecordIdOf(slug, id)) throw ApiError.notFound(type.label);
@@ -95,7 +98,7 @@ export class RecordBatches {
         if (seen.has(id))
           throw ApiError.invalidValue('id', `inputs[${seen.get(id)}] of this batch already updates ${id}`);
         seen.set(id, index);
-        return { index, id, write, creates: false };
+        return { index, id, write, creates: false, condition };
       });
       if (planned) updates.push(planned);
     });
@@ -109,20 +112,24 @@ export class RecordBatches {
     const { inputs, atomic, matchOn } = readBatch(body, 'upsert');
     const matcher = this.matcherOf(type, matchOn);
     const failures = new Failures(true);
+    const conditioned = inputs.map((input, index) => failures.catch(index, () => readIfMatch(input)));
     return this.answer(inputs.length, failures, atomic, () =>
-      this.upsertInputs(caller, type, matcher, inputs, failures, atomic),
+      this.upsertInputs(caller, type, matcher, conditioned, failures, atomic),
     );
   }
 
-  /** One upsert (`POST …/upsert`): a batch of one atomic input, its error the request's. */
-  async upsert(caller: AuthContext, slug: string, body: unknown): Promise<WriteAnswer> {
+  /**
+   * One upsert (`POST …/upsert`): a batch of one atomic input, its error the request's, its
+   * condition its request's headers.
+   */
+  async upsert(caller: AuthContext, slug: string, body: unknown, condition?: WriteCondition): Promise<WriteAnswer> {
     const type = await this.definitions.typeOf(caller, slug);
     if (!isPlainObject(body)) throw new ApiError(400, 'invalid_json', 'The body must be a JSON object');
     const { matchOn, ...input } = body;
     const matcher = this.matcherOf(type, matchOn);
     const failures = new Failures(false);
     const results = await this.transactions.run(() =>
-      this.upsertInputs(caller, type, matcher, [input], failures, true),
+      this.upsertInputs(caller, type, matcher, [{ input, condition }], failures, true),
     );
     return results.get(0)!;
   }
@@ -155,7 +162,7 @@ export class RecordBatches {
     caller: AuthContext,
     type: ObjectTypeDefinition,
     matcher: Matcher,
-    inputs: unknown[],
+    inputs: (ConditionedInput | undefined)[],
     failures: Failures,
     atomic: boolean,
   ): Promise<Map<number, WriteAnswer>> {
@@ -167,7 +174,7 @@ export class RecordBatches {
       probed.map(({ value }) => value),
     );
     const planned: PlannedWrite[] = [];
-    probed.forEach(({ index, input }, position) => {
+    probed.forEach(({ index, input, condition }, position) => {
       const found = holders[position];
       failures.catch(index, () => {
         if (found.length > 1) {
@@ -178,9 +185,13 @@ export class RecordBatches {
             matcher.param,
           );
         }
-        if (found.length === 0)
-          planned.push({ index, id: newRecordId(type.slug), write: readRecordWrite(type, input, true), creates: true });
-        else planned.push({ index, id: found[0], write: readRecordWrite(type, input, false, true), creates: false });
+        if (found.length === 0) {
+          const write = readRecordWrite(type, input, true);
+          planned.push({ index, id: newRecordId(type.slug), write, creates: true, condition });
+        } else {
+          const write = readRecordWrite(type, input, false, true);
+          planned.push({ index, id: found[0], write, creates: false, condition });
+        }
       });
     });
     return this.writer.write(caller, type, planned, failures, { atomic, matchedOn: matcher.param });
@@ -194,13 +205,14 @@ export class RecordBatches {
     caller: AuthContext,
     type: ObjectTypeDefinition,
     matcher: Matcher,
-    inputs: unknown[],
+    inputs: (ConditionedInput | undefined)[],
     failures: Failures,
-  ): { index: number; input: Record<string, unknown>; value: unknown; lockKeys: string[] }[] {
+  ): (ConditionedInput & { index: number; value: unknown; lockKeys: string[] })[] {
     const firstWithKey = new Map<string, number>();
-    return inputs.flatMap((input, index) => {
+    return inputs.flatMap((conditioned, index) => {
+      if (!conditioned) return [];
+      const { input, condition } = conditioned;
       const read = failures.catch(index, () => {
-        if (!isPlainObject(input)) throw new ApiError(400, 'invalid_json', 'Each input must be a JSON object');
         // The members the match needs, read as an update reads them: the same errors, whichever way it goes.
         const { fields, externalId } = readRecordWrite(
           type,
@@ -219,7 +231,7 @@ export class RecordBatches {
         }
         for (const key of matcher.lockKeys(caller.workspaceId, value)) firstWithKey.set(key, index);
         const lockKeys = this.checks.lockKeysOf(caller.workspaceId, type, { fields, links: [], externalId }, true);
-        return { index, input, value, lockKeys };
+        return { index, input, condition, value, lockKeys };
       });
       return read ? [read] : [];
     });
@@ -257,6 +269,24 @@ export class RecordBatches {
       },
     };
   }
+}
+
+/** An upsert's input (its members but `ifMatch`), and what it requires of the record it matches. */
+interface ConditionedInput {
+  input: Record<string, unknown>;
+  condition?: WriteCondition;
+}
+
+/**
+ * A batch input and its `ifMatch`: an If-Match value (`*`, or entity tags such as `"v3"`), which
+ * the input's record must match as a request's header would (docs/api.md §7, "Conditional requests").
+ */
+function readIfMatch(input: unknown): ConditionedInput {
+  if (!isPlainObject(input)) throw new ApiError(400, 'invalid_json', 'Each input must be a JSON object');
+  const { ifMatch, ...rest } = input;
+  if (ifMatch === undefined || ifMatch === null) return { input: rest };
+  if (typeof ifMatch !== 'string') throw ApiError.invalidType('ifMatch', 'a string: * or entity tags such as "v3"');
+  return { input: rest, condition: { ifMatch: ifMatchOf(ifMatch, 'ifMatch') } };
 }
 
 /** The members of a batch body: at most MAX_BATCH_INPUTS inputs, `atomic` false unless given. */

@@ -38,6 +38,7 @@ export class RecordEnvelopes {
         // Rows that come through json_agg carry timestamps as text.
         createdAt: new Date(row.created_at),
         updatedAt: row.updated_at === null ? null : new Date(row.updated_at),
+        version: row.version,
         externalId: row.external_id,
         fields: row.fields,
         links,

@@ -17,7 +17,7 @@ import { linkedCountSql, linkedSourcesSql, linksColumnSql } from './record-links
 export type RecordRestriction = (recordId: string, params: SqlParameterList) => string;
 
 /** The columns of a `records r` row as every read returns it (RecordRow, with its links). */
-export const RECORD_COLUMNS = 'r.id, r.fields, r.external_id, r.created_at, r.updated_at';
+export const RECORD_COLUMNS = 'r.id, r.fields, r.external_id, r.created_at, r.updated_at, r.version';
 
 /** SQL of the number of records of a type in a workspace: the sum of its counter's slots (RecordsRepository.insertMany keeps them). */
 function storedCountSql(workspace: string, objectType: string): string {

@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Caller } from '../common/auth/auth-context';
 import type { AuthContext } from '../common/auth/auth-context';
+import { Preconditions, type WriteCondition } from '../common/http/entity-tags';
 import { Endpoint } from '../common/auth/auth.decorators';
 import { ApiJsonBody } from '../common/openapi/api-json-body';
 import type { Scope } from '../common/auth/scopes';
@@ -77,6 +78,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       scopes: [routes.scopes.create],
       response: EntityEnvelopeDto,
       errors: RECORD_WRITE_ERRORS,
+      conditional: 'create',
     })
     @ApiJsonBody(recordWriteSchema(systemType, true), recordWriteExample(systemType, true))
     create(@Caller() caller: AuthContext, @Body() body: unknown): Promise<EntityEnvelopeDto> {
@@ -125,10 +127,15 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       summary: `Create or update ${withArticle(singular)}, matched on externalId or on one of the type’s unique fields`,
       ...batch.endpoint(routes.scopes.create, routes.scopes.update),
       response: UpsertAnswerDto,
+      conditional: 'upsert',
     })
     @batch.documentUpsert()
-    upsert(@Caller() caller: AuthContext, @Body() body: unknown): Promise<UpsertAnswerDto> {
-      return this.batches.upsert(caller, routes.slug, body);
+    upsert(
+      @Caller() caller: AuthContext,
+      @Body() body: unknown,
+      @Preconditions() condition: WriteCondition | undefined,
+    ): Promise<UpsertAnswerDto> {
+      return this.batches.upsert(caller, routes.slug, body, condition);
     }
 
     @Post(':id')
@@ -138,10 +145,16 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       scopes: [routes.scopes.update],
       response: EntityEnvelopeDto,
       errors: RECORD_WRITE_ERRORS,
+      conditional: 'update',
     })
     @ApiJsonBody(recordWriteSchema(systemType, false), recordWriteExample(systemType, false))
-    update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: unknown): Promise<EntityEnvelopeDto> {
-      return this.records.update(caller, routes.slug, id, body);
+    update(
+      @Caller() caller: AuthContext,
+      @Param('id') id: string,
+      @Body() body: unknown,
+      @Preconditions() condition: WriteCondition | undefined,
+    ): Promise<EntityEnvelopeDto> {
+      return this.records.update(caller, routes.slug, id, body, { condition });
     }
 
     @Get(':id')
@@ -150,6 +163,7 @@ export function recordTypeController(routes: RecordRoutes): Type<unknown> {
       category: 'read',
       scopes: [systemType.readScope],
       response: EntityEnvelopeDto,
+      conditional: 'read',
     })
     get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<EntityEnvelopeDto> {
       return this.records.get(caller, routes.slug, id);

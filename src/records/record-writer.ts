@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth-context';
 import { ApiError } from '../common/errors/api-error';
+import { conditionFailure, preconditionFailed } from '../common/http/entity-tags';
 import { Transactions } from '../database/transactions';
 import { ChangeEvents } from './change-events';
 import type { EntityEnvelopeDto } from './entity-envelope';
@@ -92,9 +93,12 @@ export class RecordWriter {
   ): Promise<WriteAnswer> {
     // Nothing to check against other rows: no relationship given, no unique value set.
     const unchecked = planned.write.links.length === 0 && !setsUniqueValues(type, planned.write);
-    if (unchecked && planned.creates && !this.transactions.active) return this.createRecorded(caller, type, planned);
+    const { condition } = planned;
+    if (unchecked && planned.creates && !condition && !this.transactions.active)
+      return this.createRecorded(caller, type, planned);
     return this.transactions.run(async () => {
-      if (unchecked && !planned.creates && !options.beforeWrite) return this.patch(caller, type, planned);
+      if (unchecked && !planned.creates && !options.beforeWrite && !condition?.ifNoneMatch)
+        return this.patch(caller, type, planned);
       const failures = new Failures(false);
       const written = await this.write(caller, type, [planned], failures, { atomic: true, alone: true, ...options });
       return written.get(planned.index)!;
@@ -116,6 +120,13 @@ export class RecordWriter {
     const current = await this.lockCurrent(workspaceId, type, planned, failures);
     if (options.atomic && failures.size > 0) throw failures.first()!;
     await options.beforeWrite?.();
+    // Under the records' locks, and once the caller may write them (RFC 9110 §13.2.1: a request
+    // that would fail without its preconditions fails so with them).
+    for (const { index, id, condition } of planned) {
+      const failure = failures.has(index) ? undefined : conditionFailure(condition, current.get(id)?.version);
+      if (failure) failures.add(index, failure);
+    }
+    if (options.atomic && failures.size > 0) throw failures.first()!;
     if (!options.matchedOn) {
       const keys = planned.flatMap(({ write }) => this.checks.lockKeysOf(workspaceId, type, write, !options.alone));
       await this.records.lockValues(keys);
@@ -329,6 +340,7 @@ export class RecordWriter {
       external_id: record.externalId,
       created_at: record.createdAt,
       updated_at: null,
+      version: 1,
       links: links
         .map(([, side, link, other]): LinkEnd => [side, link, other])
         .sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0)),
@@ -340,19 +352,23 @@ export class RecordWriter {
     return { outcome: 'created', data };
   }
 
-  /** An update of fields only: set and cleared in one statement, which writes only a change. */
+  /** An update of fields only: set and cleared in one statement, which writes only a change, and only at a version If-Match names. */
   private async patch(
     caller: AuthContext,
     type: ObjectTypeDefinition,
-    { id, write }: PlannedWrite,
+    { id, write, condition }: PlannedWrite,
   ): Promise<WriteAnswer> {
+    const ifMatch = condition?.ifMatch;
     const patched = await this.records.patch(caller.workspaceId, type, id, {
       set: JSON.stringify(storedFields(write.fields)),
       cleared: [...write.fields].filter(([, value]) => value === null).map(([key]) => key),
       externalId: write.externalId,
       updatedAt: new Date(),
+      // `*` asks that the record exist, as a patch of none answers anyway.
+      ifMatch: ifMatch === '*' ? undefined : ifMatch,
     });
     if (!patched) throw ApiError.notFound(type.label);
+    if (!patched.matched) throw preconditionFailed(patched.row.version);
     const [data] = this.envelopes.of(type, [patched.row]);
     if (!patched.changed) return { outcome: 'unchanged', data };
     const changes = { fields: changedFieldKeys(patched.previousFields, patched.row.fields), relationships: [] };

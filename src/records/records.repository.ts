@@ -24,6 +24,8 @@ export interface RecordRow {
   /** Rows read through json_agg carry their timestamps as text. */
   created_at: Date | string;
   updated_at: Date | string | null;
+  /** How many changes the record has had, from 1 (its ETag). */
+  version: number;
   /** Every link of the type's relationships, in link order. */
   links: LinkEnd[];
 }
@@ -101,6 +103,27 @@ function recordWriteRefusal(error: unknown): never {
   throw error;
 }
 
+/** What `RecordsRepository.patch` did to a record it found. */
+export interface PatchResult {
+  /** The record as a read returns it after. */
+  row: RecordRow;
+  previousFields: Record<string, unknown>;
+  changed: boolean;
+  /** Whether its version was one If-Match named: when not, nothing was written. */
+  matched: boolean;
+}
+
+/**
+ * The SET items of a write that changes records: their `updatedAt` moves and their version counts
+ * the change, but for those in `except`, made by this transaction, whose `updatedAt` stays unset
+ * and whose version stays 1 until it commits (as its create answered them).
+ */
+function changedSql(params: SqlParameterList, change: { updatedAt: Date; except: string[] }): string {
+  const except = `r.id = ANY(${params.add(change.except)}::text[])`;
+  return `updated_at = CASE WHEN ${except} THEN r.updated_at ELSE ${params.add(change.updatedAt)}::timestamptz END,
+          version = CASE WHEN ${except} THEN r.version ELSE r.version + 1 END`;
+}
+
 /**
  * SQL of `records` (one row per record of any type, fields in a jsonb document), of the counters in
  * `record_counts` and of reads of `record_values`, the value index a trigger keeps. Reads compose
@@ -161,7 +184,7 @@ export class RecordsRepository {
     const params = new SqlParameterList();
     const workspace = params.add(workspaceId);
     return this.transactions.query<RecordRow>(
-      `UPDATE records r SET updated_at = CASE WHEN r.id = ANY(${params.add(change.except)}::text[]) THEN r.updated_at ELSE ${params.add(change.updatedAt)}::timestamptz END
+      `UPDATE records r SET ${changedSql(params, change)}
         WHERE r.id IN (SELECT id FROM records WHERE id = ANY(${params.add(ids)}::text[]) AND workspace_id = ${workspace} ORDER BY id FOR UPDATE)
         RETURNING ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}`,
       params.values,
@@ -239,7 +262,7 @@ export class RecordsRepository {
                   unnest(${column((r) => r.id)}::text[], ${column((r) => JSON.stringify(r.fields))}::text[],
                          ${column((r) => r.externalId)}::text[], ${column((r) => r.createdAt)}::timestamptz[])
                   AS n(id, fields, external_id, created_at)
-           RETURNING id, fields, external_id, created_at, updated_at),
+           RETURNING id, fields, external_id, created_at, updated_at, version),
          free_slot AS (
            SELECT slot FROM record_counts WHERE workspace_id = ${workspace} AND object_type = ${objectType}
             ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED),
@@ -285,8 +308,7 @@ export class RecordsRepository {
     const params = new SqlParameterList();
     return this.transactions
       .query<RecordRow>(
-        `UPDATE records r SET fields = n.fields::jsonb, external_id = n.external_id,
-                updated_at = CASE WHEN r.id = ANY(${params.add(change.except)}::text[]) THEN r.updated_at ELSE ${params.add(change.updatedAt)}::timestamptz END
+        `UPDATE records r SET fields = n.fields::jsonb, external_id = n.external_id, ${changedSql(params, change)}
            FROM unnest(${params.add(rows.map((row) => row.id))}::text[], ${params.add(rows.map((row) => JSON.stringify(row.fields)))}::text[],
                        ${params.add(rows.map((row) => row.externalId))}::text[]) AS n(id, fields, external_id)
           WHERE r.id = n.id
@@ -346,23 +368,32 @@ export class RecordsRepository {
 
   /**
    * Sets the fields `set` holds and clears those of `cleared` in one statement, without reading the
-   * record first, unless that changes nothing (neither its fields nor its externalId): the record
-   * as a read returns it, its fields before, and whether it changed; undefined when there is no
-   * such record.
+   * record first, unless that changes nothing (neither its fields nor its externalId) or its
+   * version is not one `ifMatch` names; undefined when there is no such record.
    */
   async patch(
     workspaceId: string,
     type: ObjectTypeDefinition,
     id: string,
-    change: { set: string; cleared: string[]; externalId: string | null | undefined; updatedAt: Date },
-  ): Promise<{ row: RecordRow; previousFields: Record<string, unknown>; changed: boolean } | undefined> {
+    change: {
+      set: string;
+      cleared: string[];
+      externalId: string | null | undefined;
+      updatedAt: Date;
+      /** Write only a record at one of these versions (If-Match); any, when undefined. */
+      ifMatch?: number[];
+    },
+  ): Promise<PatchResult | undefined> {
     const params = new SqlParameterList();
     const recordId = params.add(id);
     const updatedAt = params.add(change.updatedAt);
+    // The stored row's version is among those If-Match names (any, without one).
+    const versions = params.add(change.ifMatch ?? null);
+    const matchedSql = `(${versions}::int[] IS NULL OR s.version = ANY(${versions}::int[]))`;
     const [result] = await this.transactions
-      .query<RecordRow & { previous_fields: Record<string, unknown>; changed: boolean }>(
+      .query<RecordRow & { previous_fields: Record<string, unknown>; changed: boolean; matched: boolean }>(
         `WITH stored AS (
-           SELECT r.fields AS previous_fields, r.external_id AS previous_external_id,
+           SELECT r.fields AS previous_fields, r.external_id AS previous_external_id, r.version,
                   (r.fields || ${params.add(change.set)}::jsonb) - ${params.add(change.cleared)}::text[] AS fields,
                   CASE WHEN ${params.add(change.externalId !== undefined)} THEN ${params.add(change.externalId ?? null)}::text
                        ELSE r.external_id END AS external_id
@@ -370,13 +401,15 @@ export class RecordsRepository {
             WHERE r.id = ${recordId} AND r.workspace_id = ${params.add(workspaceId)} AND r.object_type = ${params.add(type.slug)}
               FOR UPDATE),
          written AS (
-           UPDATE records r SET fields = s.fields, external_id = s.external_id, updated_at = ${updatedAt}
+           UPDATE records r SET fields = s.fields, external_id = s.external_id, updated_at = ${updatedAt}, version = r.version + 1
              FROM stored s
             WHERE r.id = ${recordId} AND (s.fields <> s.previous_fields OR s.external_id IS DISTINCT FROM s.previous_external_id)
+              AND ${matchedSql}
            RETURNING r.id)
          SELECT r.id, s.fields, s.external_id, r.created_at,
                 CASE WHEN w.id IS NULL THEN r.updated_at ELSE ${updatedAt}::timestamptz END AS updated_at,
-                ${linksColumnSql(type, params)}, s.previous_fields, w.id IS NOT NULL AS changed
+                s.version + (w.id IS NOT NULL)::int AS version,
+                ${linksColumnSql(type, params)}, s.previous_fields, w.id IS NOT NULL AS changed, ${matchedSql} AS matched
            FROM stored s CROSS JOIN records r LEFT JOIN written w ON true
           WHERE r.id = ${recordId}`,
         params.values,
@@ -384,8 +417,8 @@ export class RecordsRepository {
       )
       .catch(recordWriteRefusal);
     if (!result) return undefined;
-    const { previous_fields: previousFields, changed, ...row } = result;
-    return { row, previousFields, changed };
+    const { previous_fields: previousFields, changed, matched, ...row } = result;
+    return { row, previousFields, changed, matched };
   }
 
   /**

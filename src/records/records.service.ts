@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth-context';
 import { ApiError } from '../common/errors/api-error';
+import type { WriteCondition } from '../common/http/entity-tags';
 import type { PageRequest, PageResult } from '../common/pagination/pagination';
 import { DefinitionsService, WorkspaceRef } from './definitions.service';
 import type { EntityEnvelopeDto } from './entity-envelope';
@@ -44,18 +45,20 @@ export class RecordsService {
    * `beforeWrite` runs once the record is found and locked, before anything is checked against
    * other rows or written: a caller's own permission check (meetings) holds until the commit. An
    * update that changes nothing writes nothing: `updatedAt` stays, and no event is recorded.
+   * `condition` (If-Match…) is compared under the record's lock, after `beforeWrite`.
    */
   async update(
     caller: AuthContext,
     slug: string,
     id: string,
     body: unknown,
-    beforeWrite?: () => Promise<void>,
+    { beforeWrite, condition }: { beforeWrite?: () => Promise<void>; condition?: WriteCondition } = {},
   ): Promise<EntityEnvelopeDto> {
     const type = await this.definitions.typeOf(caller, slug);
     if (!isRecordIdOf(slug, id)) throw ApiError.notFound(type.label);
     const write = readRecordWrite(type, body, false);
-    return (await this.writer.writeOne(caller, type, { index: 0, id, write, creates: false }, { beforeWrite })).data;
+    const planned = { index: 0, id, write, creates: false, condition };
+    return (await this.writer.writeOne(caller, type, planned, { beforeWrite })).data;
   }
 
   async get(caller: AuthContext, slug: string, id: string): Promise<EntityEnvelopeDto> {

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ApiError } from '../common/errors/api-error';
+import type { WriteCondition } from '../common/http/entity-tags';
 import type { ObjectTypeDefinition, RelationshipDefinition } from './object-type';
 import type { RecordLink } from './record-links.repository';
 import { linkCountError, type RecordWrite } from './record-write';
@@ -11,6 +12,8 @@ export interface PlannedWrite {
   id: string;
   write: RecordWrite;
   creates: boolean;
+  /** What the record's version must be (If-Match, If-None-Match, a batch input's `ifMatch`). */
+  condition?: WriteCondition;
 }
 
 /**

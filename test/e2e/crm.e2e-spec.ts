@@ -117,6 +117,7 @@ describe('accounts, contacts, opportunities', () => {
         id: expect.stringMatching(new RegExp(`^acc_${ULID}$`)),
         createdAt: expect.stringMatching(ISO_DATE),
         updatedAt: null,
+        version: 1,
         httpLink: null,
         externalId: null,
         fields: {
@@ -312,6 +313,7 @@ describe('accounts, contacts, opportunities', () => {
         id: expect.stringMatching(new RegExp(`^con_${ULID}$`)),
         createdAt: expect.stringMatching(ISO_DATE),
         updatedAt: null,
+        version: 1,
         httpLink: null,
         externalId: null,
         fields: {
@@ -424,6 +426,7 @@ describe('accounts, contacts, opportunities', () => {
         id: expect.stringMatching(new RegExp(`^opp_${ULID}$`)),
         createdAt: expect.stringMatching(ISO_DATE),
         updatedAt: null,
+        version: 1,
         httpLink: null,
         externalId: null,
         fields: {

@@ -315,7 +315,11 @@ describe('webhook deliveries to a real receiver', () => {
     expect(outsiderRead).toMatchObject({ accessLevel: 'METADATA', fields: { $description: { value: null } } });
     expect(memberMeetingUpdated.data).toEqual(outsiderRead);
     expect(memberMeetingUpdated.changes).toEqual({ fields: [], relationships: [] });
-    expect(memberMeetingCreated.data).toEqual({ ...outsiderRead, updatedAt: memberMeetingCreated.data.updatedAt });
+    expect(memberMeetingCreated.data).toEqual({
+      ...outsiderRead,
+      updatedAt: memberMeetingCreated.data.updatedAt,
+      version: 1,
+    });
     // The creator's endpoint got it in full.
     const fullUpdate = everything.receiver.delivered.find((hook) => hook.type === 'meeting.updated')!.payload;
     expect(fullUpdate.data).toEqual(ok(await get(`/v1/meetings/${meeting.id}`, ws.key)).body);

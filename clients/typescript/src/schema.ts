@@ -1625,6 +1625,11 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string | null;
+            /**
+             * @description How many changes the record has had; its ETag is `"v<version>"`. Members have none.
+             * @example 1
+             */
+            version?: number;
             /** @description URL of the entity in the web app */
             httpLink: string | null;
             /**
@@ -1925,12 +1930,12 @@ export interface components {
          * @description Error class, one per HTTP status
          * @enum {string}
          */
-        ErrorType: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "unprocessable_content" | "too_many_requests" | "request_header_fields_too_large" | "internal_server_error" | "service_unavailable";
+        ErrorType: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "unprocessable_content" | "too_many_requests" | "request_header_fields_too_large" | "internal_server_error" | "service_unavailable";
         /**
          * @description Stable machine-readable code; each status allows the codes its response lists
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unknown_field" | "unknown_relationship" | "invalid_type" | "invalid_operation" | "invalid_parameter" | "invalid_filter" | "version_header" | "idempotency_key_too_long" | "malformed_request" | "invalid_api_key" | "insufficient_scope" | "not_permitted" | "invalid_signature" | "not_found" | "method_not_allowed" | "request_timeout" | "invalid_state" | "idempotency_conflict" | "duplicate_value" | "ambiguous_match" | "duplicate_slug" | "conflict" | "cursor_expired" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "parameter_missing" | "read_only_field" | "invalid_value" | "object_type_mismatch" | "file_constraint" | "checksum_mismatch" | "size_mismatch" | "relationship_entity_missing" | "relationship_write_limit_exceeded" | "idempotency_key_reused" | "rate_limited" | "header_too_large" | "internal_error" | "database_unavailable" | "too_many_waiters";
+        ErrorCode: "invalid_json" | "unknown_field" | "unknown_relationship" | "invalid_type" | "invalid_operation" | "invalid_parameter" | "invalid_filter" | "version_header" | "idempotency_key_too_long" | "malformed_request" | "invalid_api_key" | "insufficient_scope" | "not_permitted" | "invalid_signature" | "not_found" | "method_not_allowed" | "request_timeout" | "invalid_state" | "idempotency_conflict" | "duplicate_value" | "ambiguous_match" | "duplicate_slug" | "conflict" | "cursor_expired" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "parameter_missing" | "read_only_field" | "invalid_value" | "object_type_mismatch" | "file_constraint" | "checksum_mismatch" | "size_mismatch" | "relationship_entity_missing" | "relationship_write_limit_exceeded" | "idempotency_key_reused" | "rate_limited" | "header_too_large" | "internal_error" | "database_unavailable" | "too_many_waiters";
         ErrorDetailDto: {
             /**
              * @description Error class, one per HTTP status
@@ -1957,7 +1962,7 @@ export interface components {
              * @description The status the single write would answer
              * @enum {integer}
              */
-            status: 400 | 404 | 409 | 422;
+            status: 400 | 404 | 409 | 412 | 422;
             /** @description The error body’s members; `param` names the input (`inputs[3].fields.$email`) */
             error: components["schemas"]["ErrorDetailDto"];
         };
@@ -2150,6 +2155,11 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string | null;
+            /**
+             * @description How many changes the record has had; its ETag is `"v<version>"`. Members have none.
+             * @example 1
+             */
+            version?: number;
             /** @description URL of the entity in the web app */
             httpLink: string | null;
             /**
@@ -2535,6 +2545,11 @@ export interface components {
         }) | null;
         /** @description true: all inputs or none (the first failing input’s error is the answer); false (default): each alone, 207 when any failed */
         BatchAtomic: boolean | null;
+        /**
+         * @description As an If-Match header: the input writes only a record at one of these ETags (`*`: only a record that exists); else its result is 412 and it writes nothing
+         * @example "v3"
+         */
+        BatchInputIfMatch: string | null;
         /** @description The fields of ContactFields, null the same as absent */
         ContactFieldChanges: ({
             $name?: components["schemas"]["ContactFields"]["$name"];
@@ -2861,6 +2876,7 @@ export interface components {
                 fields?: components["schemas"]["AccountFieldChanges"];
                 relationships?: components["schemas"]["AccountRelationshipChanges"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -2870,6 +2886,7 @@ export interface components {
                 fields?: components["schemas"]["AccountFields"];
                 relationships?: components["schemas"]["AccountRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -2900,6 +2917,7 @@ export interface components {
                 fields?: components["schemas"]["ContactFieldChanges"];
                 relationships?: components["schemas"]["ContactRelationshipChanges"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -2909,6 +2927,7 @@ export interface components {
                 fields?: components["schemas"]["ContactFields"];
                 relationships?: components["schemas"]["ContactRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -2945,6 +2964,7 @@ export interface components {
                 fields?: components["schemas"]["NoteFieldChanges"];
                 relationships?: components["schemas"]["NoteRelationshipChanges"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -2954,6 +2974,7 @@ export interface components {
                 fields?: components["schemas"]["NoteFields"];
                 relationships?: components["schemas"]["NoteRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -2984,6 +3005,7 @@ export interface components {
                 fields?: components["schemas"]["CustomObjectFieldChanges"];
                 relationships?: components["schemas"]["CustomObjectRelationshipChanges"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -2993,6 +3015,7 @@ export interface components {
                 fields?: components["schemas"]["CustomObjectFields"];
                 relationships?: components["schemas"]["CustomObjectRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -3023,6 +3046,7 @@ export interface components {
                 fields?: components["schemas"]["OpportunityFieldChanges"];
                 relationships?: components["schemas"]["OpportunityRelationshipChanges"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -3032,6 +3056,7 @@ export interface components {
                 fields?: components["schemas"]["OpportunityFields"];
                 relationships?: components["schemas"]["OpportunityRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -3062,6 +3087,7 @@ export interface components {
                 fields?: components["schemas"]["TaskFieldChanges"];
                 relationships?: components["schemas"]["TaskRelationshipChanges"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -3071,6 +3097,7 @@ export interface components {
                 fields?: components["schemas"]["TaskFields"];
                 relationships?: components["schemas"]["TaskRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
+                ifMatch?: components["schemas"]["BatchInputIfMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -3855,6 +3882,33 @@ export interface components {
             };
         };
         /**
+         * @description Type `precondition_failed`; `error.code` is one of:
+         *     - `precondition_failed`: The record is not as `If-Match` or `If-None-Match` (or a batch input’s `ifMatch`) requires: nothing was written. `ETag` is its current tag.
+         */
+        E412: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "precondition_failed",
+                 *         "code": "precondition_failed",
+                 *         "message": "The record is not as `If-Match` or `If-None-Match` (or a batch input’s `ifMatch`) requires: nothing was written. `ETag` is its current tag."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
          * @description Type `payload_too_large`; `error.code` is one of:
          *     - `payload_too_large`: The body is larger than 1 MiB, or an upload is longer than the file’s sizeBytes.
          */
@@ -4397,6 +4451,8 @@ export interface components {
         };
         EntityEnvelope: {
             headers: {
+                /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                ETag?: string;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4411,6 +4467,8 @@ export interface components {
         };
         EntityEnvelope_Replayable: {
             headers: {
+                /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                ETag?: string;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4478,6 +4536,8 @@ export interface components {
         };
         Meeting_Replayable: {
             headers: {
+                /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                ETag?: string;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4491,8 +4551,25 @@ export interface components {
                 "application/json": components["schemas"]["MeetingDto"];
             };
         };
+        /** @description Not modified: the ETag sent is the record’s */
+        NotModified: {
+            headers: {
+                /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                ETag?: string;
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         UpsertAnswer_Replayable: {
             headers: {
+                /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                ETag?: string;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4551,6 +4628,10 @@ export interface components {
         id: string;
         /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
         "Idempotency-Key": string;
+        /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+        "If-Match": string;
+        /** @description 304 without a body when the record’s ETag is one of these */
+        "If-None-Match": string;
         limit: number;
         listId: string;
         offset: number;
@@ -5003,6 +5084,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description 304 without a body when the record’s ETag is one of these */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path: {
                 id: components["parameters"]["id"];
@@ -5012,6 +5095,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
@@ -5029,6 +5113,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -5049,6 +5135,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -5113,6 +5200,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -5145,6 +5233,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -5181,6 +5270,10 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description `*`: create only; 412 when a record matches */
+                "If-None-Match"?: string;
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -5199,6 +5292,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -5309,6 +5403,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description 304 without a body when the record’s ETag is one of these */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path: {
                 id: components["parameters"]["id"];
@@ -5318,6 +5414,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
@@ -5335,6 +5432,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -5355,6 +5454,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -5419,6 +5519,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -5451,6 +5552,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -5487,6 +5589,10 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description `*`: create only; 412 when a record matches */
+                "If-None-Match"?: string;
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -5505,6 +5611,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -6128,6 +6235,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description 304 without a body when the record’s ETag is one of these */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path: {
                 id: components["parameters"]["id"];
@@ -6138,6 +6247,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                    ETag?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6150,6 +6261,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingDto"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
@@ -6167,6 +6279,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -6187,6 +6301,7 @@ export interface operations {
             403: components["responses"]["E403_NotPermitted"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -6240,7 +6355,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["EntityEnvelope"];
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntityEnvelopeDto"];
+                };
+            };
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
@@ -6318,6 +6446,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description 304 without a body when the record’s ETag is one of these */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path: {
                 id: components["parameters"]["id"];
@@ -6327,6 +6457,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
@@ -6344,6 +6475,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -6364,6 +6497,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -6428,6 +6562,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -6460,6 +6595,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -6496,6 +6632,10 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description `*`: create only; 412 when a record matches */
+                "If-None-Match"?: string;
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -6514,6 +6654,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -6660,6 +6801,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description 304 without a body when the record’s ETag is one of these */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path: {
                 /** @description The slug of a custom object type */
@@ -6671,6 +6814,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
@@ -6688,6 +6832,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -6710,6 +6856,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -6780,6 +6927,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -6815,6 +6963,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -6828,6 +6977,10 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description `*`: create only; 412 when a record matches */
+                "If-None-Match"?: string;
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -6849,6 +7002,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -6924,6 +7078,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description 304 without a body when the record’s ETag is one of these */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path: {
                 id: components["parameters"]["id"];
@@ -6933,6 +7089,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
@@ -6950,6 +7107,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -6970,6 +7129,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -7034,6 +7194,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -7066,6 +7227,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -7102,6 +7264,10 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description `*`: create only; 412 when a record matches */
+                "If-None-Match"?: string;
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -7120,6 +7286,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -7237,6 +7404,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description 304 without a body when the record’s ETag is one of these */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path: {
                 id: components["parameters"]["id"];
@@ -7246,6 +7415,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["EntityEnvelope"];
+            304: components["responses"]["NotModified"];
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
@@ -7263,6 +7433,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -7283,6 +7455,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -7347,6 +7520,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -7379,6 +7553,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
@@ -7415,6 +7590,10 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description `*`: create only; 412 when a record matches */
+                "If-None-Match"?: string;
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -7433,6 +7612,7 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict_AmbiguousMatch"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];

@@ -16,6 +16,7 @@ export const ERROR_TYPES = {
   408: 'request_timeout',
   409: 'conflict',
   410: 'gone',
+  412: 'precondition_failed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   417: 'expectation_failed',
@@ -137,6 +138,12 @@ export const ERROR_CODES = {
     type: 'gone',
     description:
       'A feed cursor older than the events kept: events after it may have been removed. `resyncCursor` is the feed’s present end.',
+  },
+  precondition_failed: {
+    status: 412,
+    type: 'precondition_failed',
+    description:
+      'The record is not as `If-Match` or `If-None-Match` (or a batch input’s `ifMatch`) requires: nothing was written. `ETag` is its current tag.',
   },
   payload_too_large: {
     status: 413,

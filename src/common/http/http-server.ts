@@ -6,6 +6,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { sendError } from '../errors/send-error';
+import { NOT_MODIFIED } from './entity-tags';
 import { sendJson } from './json-response';
 import { apiJsonBody } from './json-body';
 import type { RequestObserver } from './request-observer';
@@ -79,6 +80,11 @@ function isJsonBody(body: unknown): body is object {
  */
 export class ApiExpressAdapter extends ExpressAdapter {
   override reply(response: ServerResponse, body: unknown, statusCode?: number): unknown {
+    if (body === NOT_MODIFIED) {
+      response.statusCode = 304;
+      response.end();
+      return undefined;
+    }
     if (!isJsonBody(body)) return super.reply(response, body, statusCode);
     sendJson(response, statusCode ?? response.statusCode, body);
     return undefined;

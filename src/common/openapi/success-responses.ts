@@ -17,9 +17,12 @@ function bodyName(response: ResponseObject): string | undefined {
 /**
  * The name of a shared success: its body, its status when not 200, and what its headers say of the
  * pipeline, as the error responses' names do (`Unmetered`: outside the rate limits), `BatchItems`
- * for the batch throttler's headers and `Replayable` for an idempotent operation's.
+ * for the batch throttler's headers and `Replayable` for an idempotent operation's; a 304 is
+ * `NotModified`.
  */
 function responseName(status: string, response: ResponseObject): string | undefined {
+  // A conditional read's 304 has no body, and its ETag is its only header.
+  if (status === '304') return 'NotModified';
   const body = bodyName(response);
   if (body === undefined) return undefined;
   const headers = Object.keys(response.headers ?? {});

@@ -27,4 +27,8 @@ export class RecordEntity {
 
   @Column('timestamptz', { name: 'updated_at', nullable: true })
   updatedAt: Date | null;
+
+  /** Counts the record's changes: its ETag (docs/api.md, "Conditional requests"). */
+  @Column('integer', { default: 1 })
+  version: number;
 }

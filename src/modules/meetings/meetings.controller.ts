@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
+import { Preconditions, type WriteCondition } from '../../common/http/entity-tags';
 import { Endpoint } from '../../common/auth/auth.decorators';
 import { Page, Paginated } from '../../common/pagination/pagination';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
@@ -44,6 +45,7 @@ export class MeetingsController {
     scopes: ['meetings:create'],
     response: MeetingDto,
     errors: RECORD_WRITE_ERRORS,
+    conditional: 'create',
   })
   @ApiJsonBody(CREATE_MEETING_SCHEMA, CREATE_MEETING_EXAMPLE)
   // A record body: its keys are the type's, and `constructor` is a valid custom field key, which a
@@ -59,10 +61,16 @@ export class MeetingsController {
     scopes: ['meetings:update'],
     response: MeetingDto,
     errors: [...RECORD_WRITE_ERRORS, 'not_permitted'],
+    conditional: 'update',
   })
   @ApiJsonBody(UpdateMeetingDto, UPDATE_MEETING_EXAMPLE)
-  update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateMeetingDto): Promise<MeetingDto> {
-    return this.meetings.update(caller, id, body);
+  update(
+    @Caller() caller: AuthContext,
+    @Param('id') id: string,
+    @Body() body: UpdateMeetingDto,
+    @Preconditions() condition: WriteCondition | undefined,
+  ): Promise<MeetingDto> {
+    return this.meetings.update(caller, id, body, condition);
   }
 
   @Get(':id')
@@ -71,6 +79,7 @@ export class MeetingsController {
     category: 'read',
     scopes: ['meetings:read'],
     response: MeetingDto,
+    conditional: 'read',
   })
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<MeetingDto> {
     return this.meetings.get(caller, id);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiError } from '../../common/errors/api-error';
+import type { WriteCondition } from '../../common/http/entity-tags';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { validateEntry } from '../../common/validation/validation.pipe';
 import { Transactions } from '../../database/transactions';
@@ -174,19 +175,25 @@ export class MeetingsService {
     });
   }
 
-  async update(caller: AuthContext, id: string, body: UpdateMeetingDto): Promise<MeetingDto> {
+  async update(
+    caller: AuthContext,
+    id: string,
+    body: UpdateMeetingDto,
+    condition?: WriteCondition,
+  ): Promise<MeetingDto> {
     const type = await this.definitions.typeOf(caller, 'meeting');
     if (!isRecordIdOf('meeting', id)) throw ApiError.notFound(type.label);
     const { write, fileId } = readUpdate(type, body);
     const transcriptText = fileId === undefined ? null : await this.transcripts.textOf(caller.workspaceId, fileId);
     return this.transactions.run(async () => {
-      const updated = await this.records.update(caller, 'meeting', id, write, async () => {
+      const beforeWrite = async () => {
         // A caller who may not see the transcript may not replace it, nor lift the privacy setting.
         // The meeting's row is locked from here on, so its setting cannot change before the write.
         if ((await this.meetings.fullAccess(caller, [id])).get(id) !== true) {
           throw new ApiError(403, 'not_permitted', 'Only members with FULL access to this meeting may change it');
         }
-      });
+      };
+      const updated = await this.records.update(caller, 'meeting', id, write, { beforeWrite, condition });
       if (fileId !== undefined) await this.linkTranscript(caller, fileId, id, transcriptText);
       return this.present(caller, updated);
     });

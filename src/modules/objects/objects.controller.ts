@@ -3,6 +3,7 @@ import { ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
+import { Preconditions, type WriteCondition } from '../../common/http/entity-tags';
 import { Endpoint } from '../../common/auth/auth.decorators';
 import { ApiJsonBody } from '../../common/openapi/api-json-body';
 import { Page, Paginated } from '../../common/pagination/pagination';
@@ -74,6 +75,7 @@ export class ObjectsController {
     scopes: ['objects:create'],
     response: EntityEnvelopeDto,
     errors: RECORD_WRITE_ERRORS,
+    conditional: 'create',
   })
   @ApiJsonBody(recordWriteSchema(CUSTOM_RECORD_TYPE, true), PROJECT_CREATE_EXAMPLE)
   create(
@@ -134,14 +136,16 @@ export class ObjectsController {
     summary: 'Create or update a custom object record, matched on externalId or on one of the type’s unique fields',
     ...batch.endpoint('objects:create', 'objects:update'),
     response: UpsertAnswerDto,
+    conditional: 'upsert',
   })
   @batch.documentUpsert()
   upsert(
     @Caller() caller: AuthContext,
     @Param('entitySlug') slug: string,
     @Body() body: unknown,
+    @Preconditions() condition: WriteCondition | undefined,
   ): Promise<UpsertAnswerDto> {
-    return this.objects.upsert(caller, slug, body);
+    return this.objects.upsert(caller, slug, body, condition);
   }
 
   @Get(':entitySlug/values/:id')
@@ -151,6 +155,7 @@ export class ObjectsController {
     category: 'read',
     scopes: ['objects:read'],
     response: EntityEnvelopeDto,
+    conditional: 'read',
   })
   get(
     @Caller() caller: AuthContext,
@@ -168,6 +173,7 @@ export class ObjectsController {
     scopes: ['objects:update'],
     response: EntityEnvelopeDto,
     errors: RECORD_WRITE_ERRORS,
+    conditional: 'update',
   })
   @ApiJsonBody(recordWriteSchema(CUSTOM_RECORD_TYPE, false), PROJECT_UPDATE_EXAMPLE)
   update(
@@ -175,8 +181,9 @@ export class ObjectsController {
     @Param('entitySlug') slug: string,
     @Param('id') id: string,
     @Body() body: unknown,
+    @Preconditions() condition: WriteCondition | undefined,
   ): Promise<EntityEnvelopeDto> {
-    return this.objects.update(caller, slug, id, body);
+    return this.objects.update(caller, slug, id, body, condition);
   }
 
   @Get(':entitySlug')

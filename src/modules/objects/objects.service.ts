@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context';
+import type { WriteCondition } from '../../common/http/entity-tags';
 import { ApiError } from '../../common/errors/api-error';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { DefinitionsDto, toDefinitionsDto } from '../../records/definitions.dto';
@@ -34,9 +35,15 @@ export class ObjectsService {
     return this.records.create(caller, slug, body);
   }
 
-  async update(caller: AuthContext, slug: string, id: string, body: unknown): Promise<EntityEnvelopeDto> {
+  async update(
+    caller: AuthContext,
+    slug: string,
+    id: string,
+    body: unknown,
+    condition?: WriteCondition,
+  ): Promise<EntityEnvelopeDto> {
     await this.requireCustomType(caller, slug);
-    return this.records.update(caller, slug, id, body);
+    return this.records.update(caller, slug, id, body, { condition });
   }
 
   async createMany(caller: AuthContext, slug: string, body: unknown): Promise<BatchAnswer> {
@@ -54,9 +61,9 @@ export class ObjectsService {
     return this.batches.upsertMany(caller, slug, body);
   }
 
-  async upsert(caller: AuthContext, slug: string, body: unknown): Promise<WriteAnswer> {
+  async upsert(caller: AuthContext, slug: string, body: unknown, condition?: WriteCondition): Promise<WriteAnswer> {
     await this.requireCustomType(caller, slug);
-    return this.batches.upsert(caller, slug, body);
+    return this.batches.upsert(caller, slug, body, condition);
   }
 
   async get(caller: AuthContext, slug: string, id: string): Promise<EntityEnvelopeDto> {

@@ -1,0 +1,180 @@
+import { CallHandler, createParamDecorator, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { map, Observable } from 'rxjs';
+import { ApiError } from '../errors/api-error';
+
+/**
+ * Conditional requests on single records (docs/api.md §7, "Conditional requests", RFC 9110 §8.8 and §13): a record's
+ * strong ETag is `"v<version>"`, its version counting its changes; a write compares the versions
+ * `If-Match` and `If-None-Match` name with the record's under its row lock, and a read answers 304
+ * to an `If-None-Match` that names the representation it would send.
+ */
+
+/** What a write requires of its record: its request's `If-Match` and `If-None-Match`, as versions. */
+export interface WriteCondition {
+  /** `*`: a record must exist; else it must be at one of these versions. */
+  ifMatch?: '*' | number[];
+  /** `*`: no record may exist (create only); else it must be at none of these versions. */
+  ifNoneMatch?: '*' | number[];
+}
+
+/** An entity tag as sent: `W/"…"` is weak; the opaque part is what is between the quotes. */
+interface SentTag {
+  weak: boolean;
+  opaque: string;
+}
+
+/** The largest version a tag can name: `records.version` is a PostgreSQL integer. */
+const MAX_VERSION = 2 ** 31 - 1;
+
+/** One element of an entity-tag list, with the list's separators around it (RFC 9110 §5.6.1, §8.8.3). */
+const LISTED_TAG = /[\t ,]*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"[\t ]*(?:,|$)/y;
+
+/** The representation's tag of a record at `version`; `qualifier` tells apart views of one version (a redacted meeting). */
+export function entityTagOf(version: number, qualifier?: string): string {
+  return qualifier === undefined ? `"v${version}"` : `"v${version}-${qualifier}"`;
+}
+
+/** `*`, or the tags of an If-Match or If-None-Match value (of the header or member `param`); 400 when it is neither. */
+function readTags(param: string, value: string): '*' | SentTag[] {
+  if (value.trim() === '*') return '*';
+  const tags: SentTag[] = [];
+  let at = 0;
+  while (!/^[\t ,]*$/.test(value.slice(at))) {
+    LISTED_TAG.lastIndex = at;
+    const found = LISTED_TAG.exec(value);
+    if (!found) {
+      throw ApiError.invalidParameter(param, `${param} must be * or a list of quoted entity tags, e.g. "v3"`);
+    }
+    tags.push({ weak: found[1] !== undefined, opaque: found[2] });
+    at = LISTED_TAG.lastIndex;
+  }
+  if (tags.length === 0) throw ApiError.invalidParameter(param, `${param} must not be empty`);
+  return tags;
+}
+
+/** The versions the tags name, of the tags of this service's form; weak ones only when `weakToo`. */
+function versionsOf(tags: SentTag[], weakToo: boolean): number[] {
+  return tags.flatMap(({ weak, opaque }) => {
+    const version = /^v([1-9][0-9]{0,9})$/.exec(opaque);
+    if (!version || (weak && !weakToo)) return [];
+    const number = Number(version[1]);
+    return number <= MAX_VERSION ? [number] : [];
+  });
+}
+
+/** What an If-Match value (of the header or member `param`) asks: strong comparison, so a weak tag never matches. */
+export function ifMatchOf(value: string, param = 'If-Match'): '*' | number[] {
+  const tags = readTags(param, value);
+  return tags === '*' ? '*' : versionsOf(tags, false);
+}
+
+function headerOf(request: Request, name: 'if-match' | 'if-none-match'): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * A write's condition from its headers: If-Match compares strongly (a weak tag never matches),
+ * If-None-Match weakly (RFC 9110 §13.1.1, §13.1.2). Undefined when it sends neither.
+ */
+export function writeConditionOf(request: Request): WriteCondition | undefined {
+  const ifMatch = headerOf(request, 'if-match');
+  const ifNoneMatch = headerOf(request, 'if-none-match');
+  if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
+  const condition: WriteCondition = {};
+  if (ifMatch !== undefined) condition.ifMatch = ifMatchOf(ifMatch);
+  if (ifNoneMatch !== undefined) {
+    const tags = readTags('If-None-Match', ifNoneMatch);
+    condition.ifNoneMatch = tags === '*' ? '*' : versionsOf(tags, true);
+  }
+  return condition;
+}
+
+/** Handler parameter: the request's WriteCondition (undefined without If-Match and If-None-Match). */
+export const Preconditions = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): WriteCondition | undefined =>
+    writeConditionOf(context.switchToHttp().getRequest<Request>()),
+);
+
+/** The 412 of a write whose record is not as its condition requires: its current ETag, when there is a record. */
+export function preconditionFailed(version: number | undefined): ApiError {
+  if (version === undefined) {
+    return new ApiError(412, 'precondition_failed', 'There is no such record, and If-Match requires one');
+  }
+  const tag = entityTagOf(version);
+  return new ApiError(
+    412,
+    'precondition_failed',
+    `The record is at ${tag}, which the precondition refuses`,
+    undefined,
+    {
+      ETag: tag,
+    },
+  );
+}
+
+/** The failure of `condition` for a record at `version` (undefined: there is none, the write creates it). */
+export function conditionFailure(
+  condition: WriteCondition | undefined,
+  version: number | undefined,
+): ApiError | undefined {
+  if (!condition) return undefined;
+  const { ifMatch, ifNoneMatch } = condition;
+  const matches = (versions: '*' | number[]) =>
+    version !== undefined && (versions === '*' || versions.includes(version));
+  if (ifMatch !== undefined && !matches(ifMatch)) return preconditionFailed(version);
+  if (ifNoneMatch !== undefined && matches(ifNoneMatch)) return preconditionFailed(version);
+  return undefined;
+}
+
+/** The answer of a read whose If-None-Match named its representation: 304, its ETag, no body. */
+export const NOT_MODIFIED = Symbol('not modified');
+
+/** An answer that is one record (`version`, and for meetings `accessLevel`), or an upsert's `{ outcome, data }`. */
+interface VersionedEntity {
+  version: number;
+  accessLevel?: string;
+}
+
+function isVersioned(value: unknown): value is VersionedEntity {
+  return typeof value === 'object' && value !== null && typeof (value as { version?: unknown }).version === 'number';
+}
+
+function versionedEntityOf(body: unknown): VersionedEntity | undefined {
+  if (isVersioned(body)) return body;
+  const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined;
+  return isVersioned(data) ? data : undefined;
+}
+
+/** Whether a read's If-None-Match (`*` or its tags) names `tag`: weak comparison (RFC 9110 §8.8.3.2). */
+function noneMatchNames(noneMatch: '*' | SentTag[], tag: string): boolean {
+  return noneMatch === '*' || noneMatch.some(({ opaque }) => `"${opaque}"` === tag);
+}
+
+/**
+ * The ETag of a single-record answer, from the record it carries; a GET whose If-None-Match names
+ * it is answered 304 instead (NOT_MODIFIED). A redacted meeting (METADATA access) is another
+ * representation of the same version, so its tag is another. Runs outside the idempotency
+ * interceptor, so that a replayed answer carries its ETag as the first did.
+ */
+@Injectable()
+export class EntityTagInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const sent = request.method === 'GET' ? headerOf(request, 'if-none-match') : undefined;
+    // Read before the handler runs, so that a malformed one is refused without reading the record.
+    const noneMatch = sent === undefined ? undefined : readTags('If-None-Match', sent);
+    return next.handle().pipe(
+      map((body: unknown) => {
+        const entity = versionedEntityOf(body);
+        if (!entity) return body;
+        const tag = entityTagOf(entity.version, entity.accessLevel === 'METADATA' ? 'metadata' : undefined);
+        response.setHeader('ETag', tag);
+        return noneMatch !== undefined && noneMatchNames(noneMatch, tag) ? NOT_MODIFIED : body;
+      }),
+    );
+  }
+}

@@ -1,0 +1,323 @@
+import type { Response } from 'supertest';
+import { apiSuite } from '../support/api-suite';
+import { expectError } from '../support/errors';
+import { createKey, createMember, createWorkspace, type TestWorkspace } from '../support/factories';
+import { createTestApp, type TestApp, v1Headers } from '../support/test-app';
+
+describe('conditional requests: ETag, If-Match, If-None-Match', () => {
+  const suite = apiSuite();
+  const { post, get } = suite;
+
+  function postWith(path: string, body: unknown, headers: Record<string, string>, key = suite.ws.key) {
+    return suite.t.http
+      .post(path)
+      .set(v1Headers(key))
+      .set(headers)
+      .send(body as object);
+  }
+
+  function getWith(path: string, headers: Record<string, string>, key = suite.ws.key) {
+    return suite.t.http.get(path).set(v1Headers(key)).set(headers);
+  }
+
+  async function note(title = 'Draft'): Promise<Response> {
+    const created = await post('/v1/notes', { fields: { $title: title } });
+    expect(created.status).toBe(200);
+    return created;
+  }
+
+  /** The feed's events of the workspace about `entityId`, from its start. */
+  async function eventsOf(
+    entityId: string,
+    key = suite.ws.key,
+  ): Promise<{ type: string; data: { version: number } }[]> {
+    const events: { entityId: string; type: string; data: { version: number } }[] = [];
+    let query = '?limit=100';
+    for (;;) {
+      const page = await get(`/v1/events${query}`, key);
+      expect(page.status).toBe(200);
+      if (page.body.data.length === 0) return events.filter((event) => event.entityId === entityId);
+      events.push(...page.body.data);
+      query = `?cursor=${page.body.nextCursor}`;
+    }
+  }
+
+  it('answers each record with its version and its strong ETag, which every change bumps and nothing else', async () => {
+    const created = await note();
+    expect(created.body.version).toBe(1);
+    expect(created.headers.etag).toBe('"v1"');
+    suite.openapi.assert(created);
+    const read = await get(`/v1/notes/${created.body.id}`);
+    expect(read.headers.etag).toBe('"v1"');
+    expect(read.body).toEqual(created.body);
+    suite.openapi.assert(read);
+    const updated = await post(`/v1/notes/${created.body.id}`, { fields: { $title: 'Final' } });
+    expect(updated.body.version).toBe(2);
+    expect(updated.headers.etag).toBe('"v2"');
+    suite.openapi.assert(updated);
+    const unchanged = await post(`/v1/notes/${created.body.id}`, { fields: { $title: 'Final' } });
+    expect(unchanged.headers.etag).toBe('"v2"');
+    expect((await get(`/v1/notes/${created.body.id}`)).body.version).toBe(2);
+    const list = await get('/v1/notes?limit=5');
+    expect(list.headers.etag).toBeUndefined();
+    expect(list.body.data.find((row: { id: string }) => row.id === created.body.id).version).toBe(2);
+  });
+
+  it('bumps the version of a record whose relationships change from their other end', async () => {
+    const account = await post('/v1/accounts', { fields: { $name: 'Acme' } });
+    expect(account.body.version).toBe(1);
+    await post('/v1/notes', { fields: { $title: 'About Acme' }, relationships: { $account: account.body.id } });
+    const after = await get(`/v1/accounts/${account.body.id}`);
+    expect(after.body.relationships.$note.values).toHaveLength(1);
+    expect(after.body.version).toBe(2);
+    expect(after.headers.etag).toBe('"v2"');
+  });
+
+  it('answers 304 without a body to an If-None-Match that names the ETag (weakly, or *), and 200 otherwise', async () => {
+    const { id } = (await note()).body;
+    for (const sent of ['"v1"', 'W/"v1"', '"v9", "v1"', '*']) {
+      const notModified = await getWith(`/v1/notes/${id}`, { 'If-None-Match': sent });
+      expect({ sent, status: notModified.status }).toEqual({ sent, status: 304 });
+      expect(notModified.headers.etag).toBe('"v1"');
+      expect(notModified.text).toBe('');
+    }
+    const changed = await getWith(`/v1/notes/${id}`, { 'If-None-Match': '"v0"' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.id).toBe(id);
+    expectError(await getWith(`/v1/notes/${id}`, { 'If-None-Match': 'v1' }), 400, 'invalid_parameter', 'If-None-Match');
+    expectError(await getWith(`/v1/notes/${id}`, { 'If-None-Match': '"v1"' }, suite.other.key), 404, 'not_found');
+    const list = await getWith('/v1/notes?limit=1', { 'If-None-Match': '*' });
+    expect(list.status).toBe(200);
+    expect(list.headers.etag).toBeUndefined();
+  });
+
+  it('writes an update only at a version If-Match names: else 412 with the current ETag, nothing written, no event', async () => {
+    const { id } = (await note()).body;
+    await post(`/v1/notes/${id}`, { fields: { $title: 'Second' } });
+    for (const sent of ['"v1"', 'W/"v2"', '"abc"', '"v2-metadata"']) {
+      const refused = await postWith(`/v1/notes/${id}`, { fields: { $title: 'Lost' } }, { 'If-Match': sent });
+      expectError(refused, 412, 'precondition_failed');
+      expect(refused.headers.etag).toBe('"v2"');
+      suite.openapi.assert(refused);
+    }
+    // Through the write path that locks first: a relationship given.
+    const account = (await post('/v1/accounts', { fields: { $name: 'Beta' } })).body.id;
+    const refused = await postWith(
+      `/v1/notes/${id}`,
+      { relationships: { $account: { add: [account] } } },
+      { 'If-Match': '"v1"' },
+    );
+    expectError(refused, 412, 'precondition_failed');
+    const stored = await get(`/v1/notes/${id}`);
+    expect(stored.body.fields.$title.value).toBe('Second');
+    expect(stored.body.relationships.$account.values).toEqual([]);
+    expect(stored.body.version).toBe(2);
+    expect((await eventsOf(id)).map((event) => event.type)).toEqual(['note.created', 'note.updated']);
+    const written = await postWith(`/v1/notes/${id}`, { fields: { $title: 'Third' } }, { 'If-Match': '"v1", "v2"' });
+    expect(written.status).toBe(200);
+    expect(written.headers.etag).toBe('"v3"');
+    const linked = await postWith(
+      `/v1/notes/${id}`,
+      { relationships: { $account: { add: [account] } } },
+      { 'If-Match': '*' },
+    );
+    expect(linked.status).toBe(200);
+    expect(linked.headers.etag).toBe('"v4"');
+    const events = await eventsOf(id);
+    expect(events.map((event) => event.data.version)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('refuses a malformed If-Match, and answers 404 for no such record whatever it names', async () => {
+    const { id } = (await note()).body;
+    for (const sent of ['v1', '"v1', '"v1" "v2"', '']) {
+      const refused = await postWith(`/v1/notes/${id}`, { fields: { $title: 'X' } }, { 'If-Match': sent });
+      expectError(refused, 400, 'invalid_parameter', 'If-Match');
+    }
+    expect((await get(`/v1/notes/${id}`)).body.fields.$title.value).toBe('Draft');
+    const missing = `note_${'0'.repeat(26)}`;
+    expectError(
+      await postWith(`/v1/notes/${missing}`, { fields: { $title: 'X' } }, { 'If-Match': '*' }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await postWith(`/v1/notes/${id}`, { fields: { $title: 'X' } }, { 'If-Match': '"v1"' }, suite.other.key),
+      404,
+      'not_found',
+    );
+  });
+
+  it('upserts as If-Match and If-None-Match ask: * to update only or to create only', async () => {
+    const body = { matchOn: 'externalId', externalId: `crm-${Date.now()}`, fields: { $name: 'Upserted' } };
+    const updateOnly = await postWith('/v1/accounts/upsert', body, { 'If-Match': '*' });
+    expectError(updateOnly, 412, 'precondition_failed');
+    expect(updateOnly.headers.etag).toBeUndefined();
+    const created = await postWith('/v1/accounts/upsert', body, { 'If-None-Match': '*' });
+    expect(created.status).toBe(200);
+    expect(created.body.outcome).toBe('created');
+    expect(created.headers.etag).toBe('"v1"');
+    suite.openapi.assert(created);
+    const again = await postWith('/v1/accounts/upsert', body, { 'If-None-Match': '*' });
+    expectError(again, 412, 'precondition_failed');
+    expect(again.headers.etag).toBe('"v1"');
+    const stale = await postWith('/v1/accounts/upsert', { ...body, fields: { $name: 'New' } }, { 'If-Match': '"v7"' });
+    expectError(stale, 412, 'precondition_failed');
+    const updated = await postWith(
+      '/v1/accounts/upsert',
+      { ...body, fields: { $name: 'New' } },
+      { 'If-Match': '"v1"' },
+    );
+    expect(updated.body.outcome).toBe('updated');
+    expect(updated.headers.etag).toBe('"v2"');
+    const accounts = await get('/v1/accounts?limit=25');
+    expect(accounts.body.data.filter((row: { externalId: string }) => row.externalId === body.externalId)).toHaveLength(
+      1,
+    );
+  });
+
+  it('takes each batch input’s ifMatch: a mismatch is that input’s 412, or the atomic batch’s answer', async () => {
+    const [first, second] = [(await note('One')).body.id, (await note('Two')).body.id];
+    const mixed = await post('/v1/notes/batch/update', {
+      inputs: [
+        { id: first, ifMatch: '"v1"', fields: { $title: 'One, edited' } },
+        { id: second, ifMatch: '"v2"', fields: { $title: 'Two, lost' } },
+        { id: second, ifMatch: 3, fields: { $title: 'Two, lost' } },
+      ],
+    });
+    expect(mixed.status).toBe(207);
+    suite.openapi.assert(mixed);
+    expect(mixed.body.results[0]).toMatchObject({ status: 200, outcome: 'updated', data: { version: 2 } });
+    expect(mixed.body.results[1]).toMatchObject({
+      status: 412,
+      error: { code: 'precondition_failed', param: 'inputs[1]' },
+    });
+    expect(mixed.body.results[2]).toMatchObject({
+      status: 400,
+      error: { code: 'invalid_type', param: 'inputs[2].ifMatch' },
+    });
+    expect((await get(`/v1/notes/${second}`)).body.fields.$title.value).toBe('Two');
+    const atomic = await post('/v1/notes/batch/update', {
+      atomic: true,
+      inputs: [
+        { id: first, ifMatch: '"v2"', fields: { $title: 'One, again' } },
+        { id: second, ifMatch: '"v9"', fields: { $title: 'Two, lost' } },
+      ],
+    });
+    expectError(atomic, 412, 'precondition_failed', 'inputs[1]');
+    expect((await get(`/v1/notes/${first}`)).body.fields.$title.value).toBe('One, edited');
+    const upserts = await post('/v1/accounts/batch/upsert', {
+      matchOn: 'externalId',
+      inputs: [
+        { externalId: `batch-a-${Date.now()}`, ifMatch: '*', fields: { $name: 'A' } },
+        { externalId: `batch-b-${Date.now()}`, fields: { $name: 'B' } },
+      ],
+    });
+    expect(upserts.status).toBe(207);
+    expect(upserts.body.results[0]).toMatchObject({ status: 412, error: { code: 'precondition_failed' } });
+    expect(upserts.body.results[1]).toMatchObject({ status: 200, outcome: 'created', data: { version: 1 } });
+  });
+
+  it('replays an idempotent write with the ETag it answered first', async () => {
+    const { id } = (await note()).body;
+    const headers = { 'Idempotency-Key': `etag-${id}`, 'If-Match': '"v1"' };
+    const first = await postWith(`/v1/notes/${id}`, { fields: { $title: 'Once' } }, headers);
+    expect(first.headers.etag).toBe('"v2"');
+    const replay = await postWith(`/v1/notes/${id}`, { fields: { $title: 'Once' } }, headers);
+    expect(replay.status).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.headers.etag).toBe('"v2"');
+  });
+
+  it('gives a redacted meeting another ETag than the full one, and takes If-Match on a meeting’s update after its access check', async () => {
+    const meeting = await post('/v1/meetings', {
+      fields: {
+        $title: 'Board',
+        $startDate: '2026-01-01T10:00:00Z',
+        $endDate: '2026-01-01T11:00:00Z',
+        $privacySetting: 'METADATA',
+      },
+    });
+    expect(meeting.status).toBe(200);
+    expect(meeting.headers.etag).toBe(`"v${meeting.body.version}"`);
+    const member = await createMember(suite.t.http, suite.ws.workspaceId);
+    const outsider = await createKey(suite.t.http, suite.ws.workspaceId, member.id, ['*']);
+    const redacted = await get(`/v1/meetings/${meeting.body.id}`, outsider.key);
+    expect(redacted.body.accessLevel).toBe('METADATA');
+    expect(redacted.headers.etag).toBe(`"v${meeting.body.version}-metadata"`);
+    const full = await getWith(`/v1/meetings/${meeting.body.id}`, { 'If-None-Match': redacted.headers.etag });
+    expect(full.status).toBe(200);
+    const stale = await postWith(
+      `/v1/meetings/${meeting.body.id}`,
+      { fields: { $privacySetting: 'FULL' } },
+      { 'If-Match': '"v99"' },
+    );
+    expectError(stale, 412, 'precondition_failed');
+    const forbidden = await postWith(
+      `/v1/meetings/${meeting.body.id}`,
+      { fields: { $privacySetting: 'FULL' } },
+      { 'If-Match': '"v99"' },
+      outsider.key,
+    );
+    expectError(forbidden, 403, 'not_permitted');
+    const lifted = await postWith(
+      `/v1/meetings/${meeting.body.id}`,
+      { fields: { $privacySetting: 'FULL' } },
+      { 'If-Match': meeting.headers.etag },
+    );
+    expect(lifted.status).toBe(200);
+    expect(lifted.headers.etag).toBe(`"v${meeting.body.version + 1}"`);
+  });
+});
+
+describe('concurrent writes with one If-Match, from two instances', () => {
+  let first: TestApp;
+  let second: TestApp;
+  let ws: TestWorkspace;
+
+  beforeAll(async () => {
+    first = await createTestApp();
+    second = await createTestApp();
+    ws = await createWorkspace(first.http);
+  });
+  afterAll(async () => {
+    await first.close();
+    await second.close();
+  });
+
+  it('let exactly one of 20 succeed; every other answers 412 with the ETag it wrote', async () => {
+    const created = await first.http
+      .post('/v1/notes')
+      .set(v1Headers(ws.key))
+      .send({ fields: { $title: 'Race' } });
+    const account = await first.http
+      .post('/v1/accounts')
+      .set(v1Headers(ws.key))
+      .send({ fields: { $name: 'Racing' } });
+    expect(created.status).toBe(200);
+    const apps = [first, second];
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_unused, index) =>
+        apps[index % 2].http
+          .post(`/v1/notes/${created.body.id}`)
+          .set(v1Headers(ws.key))
+          .set('If-Match', created.headers.etag)
+          // Half through the one-statement update, half through the one that locks first.
+          .send(
+            index % 4 < 2
+              ? { fields: { $title: `Writer ${index}` } }
+              : { fields: { $title: `Writer ${index}` }, relationships: { $account: { add: [account.body.id] } } },
+          ),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 412)).toHaveLength(19);
+    const winner = answers.find((answer) => answer.status === 200)!;
+    for (const answer of answers.filter((candidate) => candidate.status === 412)) {
+      expect(answer.headers.etag).toBe(winner.headers.etag);
+    }
+    const stored = await first.http.get(`/v1/notes/${created.body.id}`).set(v1Headers(ws.key));
+    expect(stored.body.fields.$title.value).toBe(winner.body.fields.$title.value);
+    expect(stored.headers.etag).toBe('"v2"');
+  });
+});
