@@ -25,7 +25,7 @@ const BATCH_ERRORS = [
 const OUTCOMES: WriteOutcome[] = ['created', 'updated', 'unchanged'];
 
 /** The statuses an input of a batch can fail with: those of the single write it stands for. */
-const ITEM_ERROR_STATUSES = [400, 404, 409, 412, 422] as const;
+const ITEM_ERROR_STATUSES = [400, 404, 409, 412, 422, 428] as const;
 
 export class BatchItemSuccessDto {
   @ApiProperty({ type: 'integer', enum: [200] })
@@ -97,6 +97,14 @@ const IF_MATCH = schemaComponent('BatchInputIfMatch', {
     'As an If-Match header: the input writes only a record at one of these ETags (`*`: only a record that exists); else its result is 412 and it writes nothing',
 });
 
+const IF_NONE_MATCH = schemaComponent('BatchInputIfNoneMatch', {
+  type: 'string',
+  nullable: true,
+  example: '*',
+  description:
+    'As an If-None-Match header: `*` creates only (a record that matches makes the result 412); entity tags: writes only a record at none of them',
+});
+
 function inputs(items: OpenApiSchema): OpenApiSchema {
   return { type: 'array', items, minItems: 1, maxItems: MAX_BATCH_INPUTS };
 }
@@ -126,7 +134,12 @@ export function batchBodySchema(batch: 'create' | 'update' | 'upsert', input: Op
     };
     input = { ...input, properties, required: ['id'] };
   }
-  if (batch === 'upsert') input = { ...input, properties: { ...(input.properties as object), ifMatch: IF_MATCH } };
+  if (batch === 'upsert') {
+    input = {
+      ...input,
+      properties: { ...(input.properties as object), ifMatch: IF_MATCH, ifNoneMatch: IF_NONE_MATCH },
+    };
+  }
   return {
     type: 'object',
     additionalProperties: false,
@@ -194,8 +207,8 @@ export class BatchRoutes {
             };
     return applyDecorators(
       SetMetadata(BATCH_ITEMS, true),
-      // An input's ifMatch that fails is an atomic batch's answer.
-      ApiErrors(batch === 'create' ? [] : ['invalid_parameter', 'precondition_failed']),
+      // An input's precondition that fails, or is missing, is an atomic batch's answer.
+      ApiErrors(batch === 'create' ? [] : ['invalid_parameter', 'precondition_failed', 'precondition_required']),
       ApiJsonBody(batchBodySchema(batch, input), example),
       ApiOkResponse({ type: BatchAnswerDto, description: 'Every input succeeded' }),
       ApiResponse({

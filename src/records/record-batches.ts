@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../common/auth/auth-context';
 import { ApiError, type ErrorBody } from '../common/errors/api-error';
 import type { ErrorStatus } from '../common/errors/error-codes';
-import { ifMatchOf, type WriteCondition } from '../common/http/entity-tags';
+import { ifMatchOf, ifNoneMatchOf, missingPrecondition, type WriteCondition } from '../common/http/entity-tags';
 import { Transactions } from '../database/transactions';
 import { DefinitionsService } from './definitions.service';
 import type { EntityEnvelopeDto } from './entity-envelope';
@@ -90,7 +90,7 @@ export class RecordBatches {
         const {
           input: { id, ...change },
           condition,
-        } = readIfMatch(input);
+        } = readPreconditions(caller, input, 'update');
         if (id === undefined || id === null) throw ApiError.missing('id');
         if (typeof id !== 'string') throw ApiError.invalidType('id', 'a string');
         if (!isRecordIdOf(slug, id)) throw ApiError.notFound(type.label);
@@ -112,7 +112,9 @@ export class RecordBatches {
     const { inputs, atomic, matchOn } = readBatch(body, 'upsert');
     const matcher = this.matcherOf(type, matchOn);
     const failures = new Failures(true);
-    const conditioned = inputs.map((input, index) => failures.catch(index, () => readIfMatch(input)));
+    const conditioned = inputs.map((input, index) =>
+      failures.catch(index, () => readPreconditions(caller, input, 'upsert')),
+    );
     return this.answer(inputs.length, failures, atomic, () =>
       this.upsertInputs(caller, type, matcher, conditioned, failures, atomic),
     );
@@ -271,22 +273,38 @@ export class RecordBatches {
   }
 }
 
-/** An upsert's input (its members but `ifMatch`), and what it requires of the record it matches. */
+/** An input (its members but its preconditions), and what it requires of the record it writes. */
 interface ConditionedInput {
   input: Record<string, unknown>;
   condition?: WriteCondition;
 }
 
 /**
- * A batch input and its `ifMatch`: an If-Match value (`*`, or entity tags such as `"v3"`), which
- * the input's record must match as a request's header would (docs/api.md §7, "Conditional requests").
+ * A batch input and its preconditions, which its record must meet as a request's headers would
+ * (docs/api.md §7, "Conditional requests"): `ifMatch` (`*`, or entity tags such as `"v3"`) and, on
+ * an upsert, `ifNoneMatch` (`*`: create only). 428 without one when the workspace requires it.
  */
-function readIfMatch(input: unknown): ConditionedInput {
+function readPreconditions(caller: AuthContext, input: unknown, route: 'update' | 'upsert'): ConditionedInput {
   if (!isPlainObject(input)) throw new ApiError(400, 'invalid_json', 'Each input must be a JSON object');
-  const { ifMatch, ...rest } = input;
-  if (ifMatch === undefined || ifMatch === null) return { input: rest };
-  if (typeof ifMatch !== 'string') throw ApiError.invalidType('ifMatch', 'a string: * or entity tags such as "v3"');
-  return { input: rest, condition: { ifMatch: ifMatchOf(ifMatch, 'ifMatch') } };
+  const { ifMatch, ifNoneMatch, ...members } = input;
+  // An update's record exists: If-None-Match would only ever refuse it, so an update has none.
+  if (route === 'update' && Object.hasOwn(input, 'ifNoneMatch')) throw ApiError.unknownField('ifNoneMatch');
+  const condition: WriteCondition = {};
+  if (ifMatch !== undefined && ifMatch !== null)
+    condition.ifMatch = ifMatchOf(tagsMember('ifMatch', ifMatch), 'ifMatch');
+  if (ifNoneMatch !== undefined && ifNoneMatch !== null) {
+    condition.ifNoneMatch = ifNoneMatchOf(tagsMember('ifNoneMatch', ifNoneMatch), 'ifNoneMatch');
+  }
+  const conditioned = Object.keys(condition).length > 0 ? condition : undefined;
+  const missing = missingPrecondition(caller, conditioned, route, 'ifMatch');
+  if (missing) throw missing;
+  return { input: members, condition: conditioned };
+}
+
+/** A precondition member's value: a string in its header's syntax. */
+function tagsMember(param: 'ifMatch' | 'ifNoneMatch', value: unknown): string {
+  if (typeof value !== 'string') throw ApiError.invalidType(param, 'a string: * or entity tags such as "v3"');
+  return value;
 }
 
 /** The members of a batch body: at most MAX_BATCH_INPUTS inputs, `atomic` false unless given. */

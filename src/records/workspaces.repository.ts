@@ -14,7 +14,7 @@ export class WorkspacesRepository {
     return this.transactions.repository(WorkspaceEntity);
   }
 
-  async insert(workspace: Pick<WorkspaceEntity, 'id' | 'name' | 'createdAt'>): Promise<void> {
+  async insert(workspace: Pick<WorkspaceEntity, 'id' | 'name' | 'createdAt' | 'requirePreconditions'>): Promise<void> {
     await this.workspaces.insert(workspace);
   }
 
@@ -26,6 +26,16 @@ export class WorkspacesRepository {
   async metadataVersion(id: string): Promise<number | undefined> {
     const workspace = await this.workspaces.findOne({ select: { metadataVersion: true }, where: { id } });
     return workspace?.metadataVersion;
+  }
+
+  /** Sets what is given; the workspace as it is then, undefined when there is none. */
+  async updateSettings(
+    id: string,
+    settings: Partial<Pick<WorkspaceEntity, 'requirePreconditions'>>,
+  ): Promise<WorkspaceEntity | undefined> {
+    const given = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
+    if (Object.keys(given).length > 0) await this.workspaces.update({ id }, given);
+    return (await this.workspaces.findOne({ where: { id } })) ?? undefined;
   }
 
   /** Marks the workspace's definitions changed; call in the transaction that changes them. */

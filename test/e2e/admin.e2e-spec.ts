@@ -76,6 +76,7 @@ describe('operator API (/admin/v1)', () => {
         id: expect.stringMatching(new RegExp(`^wks_${ULID}$`)),
         name: 'Acme Corp',
         createdAt: expect.stringMatching(ISO_DATE),
+        requirePreconditions: false,
       });
       expect(Date.parse(response.body.createdAt)).toBeGreaterThanOrEqual(before - 1000);
     });

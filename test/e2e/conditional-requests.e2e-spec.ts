@@ -1,8 +1,8 @@
-import type { Response } from 'supertest';
+import type { Response, Test } from 'supertest';
 import { apiSuite } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace, type TestWorkspace } from '../support/factories';
-import { createTestApp, type TestApp, v1Headers } from '../support/test-app';
+import { adminHeaders, createTestApp, type TestApp, v1Headers } from '../support/test-app';
 
 describe('conditional requests: ETag, If-Match, If-None-Match', () => {
   const suite = apiSuite();
@@ -266,6 +266,210 @@ describe('conditional requests: ETag, If-Match, If-None-Match', () => {
     );
     expect(lifted.status).toBe(200);
     expect(lifted.headers.etag).toBe(`"v${meeting.body.version + 1}"`);
+  });
+});
+
+describe('conditional requests on lists and webhook endpoints', () => {
+  const suite = apiSuite();
+  const { post, get } = suite;
+  const withHeaders = (request: Test, headers: Record<string, string>) => request.set(headers);
+
+  it('versions a list by its name and members, and takes If-Match on its update and If-None-Match on its read', async () => {
+    const [a, b] = [
+      (await post('/v1/accounts', { fields: { $name: 'A' } })).body.id,
+      (await post('/v1/accounts', { fields: { $name: 'B' } })).body.id,
+    ];
+    const created = await post('/v1/lists', {
+      fields: { $name: 'Targets', $objectType: 'account' },
+      relationships: { $accounts: [a] },
+    });
+    expect(created.body.version).toBe(1);
+    expect(created.headers.etag).toBe('"v1"');
+    const path = `/v1/lists/${created.body.id}`;
+    const notModified = await withHeaders(get(path), { 'If-None-Match': '"v1"' });
+    expect(notModified.status).toBe(304);
+    expect(notModified.text).toBe('');
+    const renamed = await withHeaders(post(path, { fields: { $name: 'Targets 2' } }), { 'If-Match': '"v1"' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.headers.etag).toBe('"v2"');
+    suite.openapi.assert(renamed);
+    const joined = await post(path, { relationships: { $accounts: { add: [b] } } });
+    expect(joined.body.version).toBe(3);
+    const unchanged = await post(path, { fields: { $name: 'Targets 2' }, relationships: { $accounts: { add: [b] } } });
+    expect(unchanged.body.version).toBe(3);
+    const both = await post(path, { fields: { $name: 'Targets 3' }, relationships: { $accounts: { remove: [a] } } });
+    expect(both.body.version).toBe(4);
+    const stale = await withHeaders(
+      post(path, { fields: { $name: 'Lost' }, relationships: { $accounts: { remove: [b] } } }),
+      {
+        'If-Match': '"v3"',
+      },
+    );
+    expectError(stale, 412, 'precondition_failed');
+    expect(stale.headers.etag).toBe('"v4"');
+    suite.openapi.assert(stale);
+    const stored = await get(path);
+    expect(stored.body).toMatchObject({ version: 4, fields: { $name: { value: 'Targets 3' } } });
+    expect((await get(`${path}/accounts`)).body.data.map((member: { id: string }) => member.id)).toEqual([b]);
+    const events = await get(`/v1/events?types=list.updated,list.member_added,list.member_removed&limit=25`);
+    // The first member (created, v1), the rename (v2), the join (v3), the rename and the leave (v4).
+    const ofList = events.body.data.filter((event: { entityId: string }) => event.entityId === created.body.id);
+    expect(ofList.map((event: { data: { version: number } }) => event.data.version)).toEqual([1, 2, 3, 4, 4]);
+    expectError(await withHeaders(get(path, suite.other.key), { 'If-None-Match': '*' }), 404, 'not_found');
+  });
+
+  it('versions a webhook endpoint by its changes and rotations; If-Match guards its update, rotation and delete', async () => {
+    const created = await post('/v1/webhooks', { url: 'https://203.0.113.10/hooks', eventTypes: ['task.created'] });
+    expect(created.status).toBe(200);
+    expect(created.headers.etag).toBe('"v1"');
+    const path = `/v1/webhooks/${created.body.id}`;
+    expect((await withHeaders(get(path), { 'If-None-Match': '"v1"' })).status).toBe(304);
+    const described = await withHeaders(post(path, { description: 'Sync' }), { 'If-Match': '"v1"' });
+    expect(described.body.version).toBe(2);
+    expect(described.headers.etag).toBe('"v2"');
+    suite.openapi.assert(described);
+    expect((await post(path, { description: 'Sync' })).body.version).toBe(2);
+    const rotated = await withHeaders(post(`${path}/rotate-secret`, {}), { 'If-Match': '"v2"' });
+    expect(rotated.body.version).toBe(3);
+    const staleRotation = await withHeaders(post(`${path}/rotate-secret`, {}), { 'If-Match': '"v2"' });
+    expectError(staleRotation, 412, 'precondition_failed');
+    expect(staleRotation.headers.etag).toBe('"v3"');
+    const staleDelete = await withHeaders(suite.t.http.delete(path).set(v1Headers(suite.ws.key)), {
+      'If-Match': '"v2"',
+    });
+    expectError(staleDelete, 412, 'precondition_failed');
+    suite.openapi.assert(staleDelete);
+    expect((await get(path)).body).toMatchObject({ version: 3, description: 'Sync' });
+    const deleted = await withHeaders(suite.t.http.delete(path).set(v1Headers(suite.ws.key)), { 'If-Match': '"v3"' });
+    expect(deleted.status).toBe(200);
+    expect(deleted.headers.etag).toBeUndefined();
+    expectError(await get(path), 404, 'not_found');
+    expectError(
+      await withHeaders(suite.t.http.delete(path).set(v1Headers(suite.ws.key)), { 'If-Match': '*' }),
+      404,
+      'not_found',
+    );
+  });
+});
+
+describe('a workspace that requires preconditions (requirePreconditions)', () => {
+  const suite = apiSuite();
+  let ws: TestWorkspace;
+  const settings = (workspaceId: string, body: unknown) =>
+    suite.t.http
+      .post(`/admin/v1/workspaces/${workspaceId}/settings`)
+      .set(adminHeaders())
+      .send(body as object);
+  const send = (method: 'post' | 'delete', path: string, body: unknown, headers: Record<string, string> = {}) =>
+    suite.t.http[method](path)
+      .set(v1Headers(ws.key))
+      .set(headers)
+      .send(body as object);
+
+  beforeAll(async () => {
+    ws = await createWorkspace(suite.t.http);
+    const set = await settings(ws.workspaceId, { requirePreconditions: true });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ id: ws.workspaceId, requirePreconditions: true });
+    suite.openapi.assert(set);
+  });
+
+  it('answers 428 to an update, an upsert and a delete without a precondition, and writes nothing', async () => {
+    const created = await send('post', '/v1/notes', { fields: { $title: 'Guarded' } });
+    expect(created.status).toBe(200);
+    const path = `/v1/notes/${created.body.id}`;
+    const refused = await send('post', path, { fields: { $title: 'Blind' } });
+    expectError(refused, 428, 'precondition_required');
+    suite.openapi.assert(refused);
+    expect((await send('post', path, { fields: { $title: 'Seen' } }, { 'If-Match': '"v1"' })).status).toBe(200);
+    const upsert = { matchOn: 'externalId', externalId: `guarded-${Date.now()}`, fields: { $name: 'G' } };
+    expectError(await send('post', '/v1/accounts/upsert', upsert), 428, 'precondition_required');
+    expect((await send('post', '/v1/accounts/upsert', upsert, { 'If-None-Match': '*' })).body.outcome).toBe('created');
+    const list = await send('post', '/v1/lists', { fields: { $name: 'L', $objectType: 'account' } });
+    expectError(
+      await send('post', `/v1/lists/${list.body.id}`, { fields: { $name: 'M' } }),
+      428,
+      'precondition_required',
+    );
+    const webhook = await send('post', '/v1/webhooks', {
+      url: 'https://203.0.113.10/hooks',
+      eventTypes: ['task.created'],
+    });
+    const webhookPath = `/v1/webhooks/${webhook.body.id}`;
+    expectError(await send('delete', webhookPath, undefined), 428, 'precondition_required');
+    expectError(await send('post', `${webhookPath}/rotate-secret`, {}), 428, 'precondition_required');
+    expect((await send('delete', webhookPath, undefined, { 'If-Match': '*' })).status).toBe(200);
+    const stored = await suite.t.http.get(path).set(v1Headers(ws.key));
+    expect(stored.body).toMatchObject({ version: 2, fields: { $title: { value: 'Seen' } } });
+  });
+
+  it('answers 428 for each batch input without ifMatch (an upsert’s: nor ifNoneMatch)', async () => {
+    const created = await send('post', '/v1/notes', { fields: { $title: 'Batched' } });
+    const updates = await send('post', '/v1/notes/batch/update', {
+      inputs: [
+        { id: created.body.id, fields: { $title: 'Blind' } },
+        { id: created.body.id, ifMatch: '"v1"', fields: { $title: 'Seen' } },
+      ],
+    });
+    expect(updates.status).toBe(207);
+    suite.openapi.assert(updates);
+    expect(updates.body.results[0]).toMatchObject({
+      status: 428,
+      error: { code: 'precondition_required', param: 'inputs[0].ifMatch' },
+    });
+    expect(updates.body.results[1]).toMatchObject({ status: 200, data: { version: 2 } });
+    const stamp = Date.now();
+    const upserts = await send('post', '/v1/accounts/batch/upsert', {
+      matchOn: 'externalId',
+      inputs: [
+        { externalId: `guarded-a-${stamp}`, fields: { $name: 'A' } },
+        { externalId: `guarded-b-${stamp}`, ifNoneMatch: '*', fields: { $name: 'B' } },
+      ],
+    });
+    expect(upserts.body.results.map((result: { status: number }) => result.status)).toEqual([428, 200]);
+    const again = await send('post', '/v1/accounts/batch/upsert', {
+      matchOn: 'externalId',
+      atomic: true,
+      inputs: [{ externalId: `guarded-b-${stamp}`, ifNoneMatch: '*', fields: { $name: 'B2' } }],
+    });
+    expectError(again, 412, 'precondition_failed', 'inputs[0]');
+  });
+
+  it('leaves creates and reads alone, and lifts the requirement when the setting is turned off', async () => {
+    const other = await createWorkspace(suite.t.http);
+    const created = await suite.t.http
+      .post('/v1/notes')
+      .set(v1Headers(other.key))
+      .send({ fields: { $title: 'Free' } });
+    expect((await settings(other.workspaceId, { requirePreconditions: true })).status).toBe(200);
+    const path = `/v1/notes/${created.body.id}`;
+    expect((await suite.t.http.get(path).set(v1Headers(other.key))).status).toBe(200);
+    const blind = () =>
+      suite.t.http
+        .post(path)
+        .set(v1Headers(other.key))
+        .send({ fields: { $title: 'Blind' } });
+    expectError(await blind(), 428, 'precondition_required');
+    const unchanged = await settings(other.workspaceId, {});
+    expect(unchanged.body.requirePreconditions).toBe(true);
+    expect((await settings(other.workspaceId, { requirePreconditions: false })).body.requirePreconditions).toBe(false);
+    expect((await blind()).status).toBe(200);
+  });
+
+  it('refuses a bad setting, an unknown workspace and a request without the operator token', async () => {
+    expectError(
+      await settings(ws.workspaceId, { requirePreconditions: 'yes' }),
+      400,
+      'invalid_type',
+      'requirePreconditions',
+    );
+    expectError(await settings(ws.workspaceId, { other: true }), 400, 'unknown_field', 'other');
+    expectError(await settings(`wks_${'0'.repeat(26)}`, { requirePreconditions: true }), 404, 'not_found');
+    expectError(await settings('nope', { requirePreconditions: true }), 404, 'not_found');
+    const unauthorized = await suite.t.http
+      .post(`/admin/v1/workspaces/${ws.workspaceId}/settings`)
+      .send({ requirePreconditions: false });
+    expect(unauthorized.status).toBe(401);
   });
 });
 

@@ -54,8 +54,10 @@ describe('lists', () => {
           $name: { value: 'Targets', valueType: 'TEXT' },
           $objectType: { value: objectType, valueType: 'SINGLE_SELECT' },
         },
+        version: 1,
         httpLink: null,
       });
+      expect(created.headers.etag).toBe('"v1"');
       const listId = created.body.id;
       const updated = await post(`/v1/lists/${listId}`, {
         fields: { $name: 'Renamed' },

@@ -273,6 +273,10 @@ describe('OpenAPI examples: every pre-filled request body succeeds as documented
     expect((await attempted()).data.find((delivery) => delivery.status === 'FAILED')?.error).toMatch(
       /\(WEBHOOK_ALLOWED_NETWORKS\)$/,
     );
+    // Last: the example makes every later write of the workspace need a precondition.
+    headers = adminHeaders();
+    const settings = await execute('POST /admin/v1/workspaces/{workspaceId}/settings');
+    expect((settings.body as { requirePreconditions: boolean }).requirePreconditions).toBe(true);
 
     const withBodies = [...operations].filter(([, operation]) => operation.requestBody?.content['application/json']);
     expect(withBodies.map(([route]) => route).filter((route) => !executed.has(route))).toEqual([]);

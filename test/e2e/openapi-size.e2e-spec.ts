@@ -9,9 +9,11 @@ const SHAREABLE_BYTES = 200;
  * its operations need). Most of what is left is the references every operation makes to its shared
  * error responses, one per status it can answer. Issue 39 added the feed's 410 and second 503, 2.5 KB
  * of contract, not of copies. Issue 42 added 5.5 KB: each single-record operation's ETag, its
- * If-Match or If-None-Match (shared parameters), its 412 or 304 (shared responses), `version`.
+ * If-Match or If-None-Match (shared parameters), its 412 or 304 (shared responses), `version`; and
+ * 7.3 KB more for lists and webhook endpoints (the same, and a delete's If-Match), the 428 of every
+ * conditional write, the operator's workspace settings route, batch upserts' `ifNoneMatch`.
  */
-const MAX_DOCUMENT_BYTES = 261_000;
+const MAX_DOCUMENT_BYTES = 269_000;
 
 /** Every object of `value` but `value` itself, as JSON text, with where it is. */
 function innerObjects(value: unknown, at: string, found: [string, string][] = [], isRoot = true): [string, string][] {

@@ -119,6 +119,7 @@ describe('webhooks', () => {
         memberId: suite.ws.memberId,
         createdAt: expect.any(String),
         updatedAt: response.body.createdAt,
+        version: 1,
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
       });
       // The Standard Webhooks library takes the secret as it is shown (24 random bytes, base64).

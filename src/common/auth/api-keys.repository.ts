@@ -14,6 +14,7 @@ export interface ApiKeyHolder {
   memberRole: MemberRole;
   memberEmail: string;
   metadataVersion: number;
+  requirePreconditions: boolean;
 }
 
 interface HolderRow {
@@ -24,6 +25,7 @@ interface HolderRow {
   role: MemberRole;
   email: string;
   metadata_version: number;
+  require_preconditions: boolean;
 }
 
 /**
@@ -31,7 +33,7 @@ interface HolderRow {
  * this one runs on every request. It reads the key's member and workspace too, because splitting
  * it would cost every request a round trip.
  */
-const HOLDER_COLUMNS = `k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version
+const HOLDER_COLUMNS = `k.id, k.workspace_id, k.member_id, k.scopes, m.role, m.email, w.metadata_version, w.require_preconditions
     FROM api_keys k JOIN members m ON m.id = k.member_id JOIN workspaces w ON w.id = k.workspace_id`;
 const HOLDER_LOOKUP = `SELECT ${HOLDER_COLUMNS} WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
 
@@ -45,6 +47,7 @@ function toHolder(row: HolderRow | undefined): ApiKeyHolder | undefined {
       memberRole: row.role,
       memberEmail: row.email,
       metadataVersion: row.metadata_version,
+      requirePreconditions: row.require_preconditions,
     }
   );
 }

@@ -13,6 +13,8 @@ export interface AuthContext {
   memberEmail: string;
   /** `workspaces.metadata_version` as of this request: the key of the definitions cache. */
   metadataVersion: number;
+  /** The workspace's setting: an update, upsert or delete without a precondition is 428 (docs/api.md §7). */
+  requirePreconditions: boolean;
   scopes: ReadonlySet<Scope>;
 }
 

@@ -2,7 +2,7 @@ import { applyDecorators, HttpCode, SetMetadata, Type, UseInterceptors } from '@
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { ErrorCode } from '../errors/error-codes';
 import { ApiErrors, DATABASE_ERRORS } from '../errors/error-responses';
-import { EntityTagInterceptor } from '../http/entity-tags';
+import { type ConditionalRoute, EntityTagInterceptor } from '../http/entity-tags';
 import { IdempotencyInterceptor, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/idempotency.interceptor';
 import { SERVICE_VERSION } from '../versioning/service-version';
 import { RATE_CATEGORY, type RateCategory } from '../throttling/rate-category';
@@ -38,15 +38,17 @@ const IDEMPOTENCY_ERRORS = [
   'idempotency_key_reused',
 ] as const satisfies readonly ErrorCode[];
 
-/** What a conditional write answers besides its own: a malformed header, a precondition that fails. */
-const CONDITION_ERRORS = ['invalid_parameter', 'precondition_failed'] as const satisfies readonly ErrorCode[];
+/** What a conditional write answers besides its own: a malformed header, a precondition that fails or is required. */
+const CONDITION_ERRORS = [
+  'invalid_parameter',
+  'precondition_failed',
+  'precondition_required',
+] as const satisfies readonly ErrorCode[];
 
 const ENTITY_TAG_HEADER = {
   description: 'The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`)',
   schema: { type: 'string', example: '"v3"' },
 };
-
-type ConditionalRoute = 'read' | 'create' | 'update' | 'upsert';
 
 /** The request headers of a conditional route, and for a read its 304. */
 function conditionHeaders(kind: ConditionalRoute): MethodDecorator[] {
@@ -59,7 +61,7 @@ function conditionHeaders(kind: ConditionalRoute): MethodDecorator[] {
   const ifNoneMatch = (description: string) =>
     ApiHeader({ name: 'If-None-Match', required: false, description, schema: { type: 'string', example: '"v3"' } });
   if (kind === 'create') return [];
-  if (kind === 'update') return [ifMatch];
+  if (kind === 'update' || kind === 'delete') return [ifMatch];
   if (kind === 'upsert') return [ifMatch, ifNoneMatch('`*`: create only; 412 when a record matches')];
   return [
     ifNoneMatch('304 without a body when the record’s ETag is one of these'),
@@ -110,8 +112,7 @@ export function Endpoint(options: {
   /** Codes the handler answers besides the ones of the steps in front of it (authentication, scopes…). */
   errors?: readonly ErrorCode[];
   /**
-   * A route of one record (docs/api.md §7, "Conditional requests"): its answer carries the record's ETag; a `read` takes
-   * If-None-Match (304), an `update` If-Match, an `upsert` both (412), a `create` neither.
+   * A route of one record, list or webhook endpoint (docs/api.md §7, "Conditional requests"): see ConditionalRoute.
    */
   conditional?: ConditionalRoute;
 }): MethodDecorator {
@@ -126,7 +127,9 @@ export function Endpoint(options: {
   ];
   if (write) errors.push(...IDEMPOTENCY_ERRORS);
   if (options.conditional === 'read') errors.push('invalid_parameter');
-  if (options.conditional === 'update' || options.conditional === 'upsert') errors.push(...CONDITION_ERRORS);
+  if (options.conditional && options.conditional !== 'read' && options.conditional !== 'create') {
+    errors.push(...CONDITION_ERRORS);
+  }
   const decorators: MethodDecorator[] = [
     SetMetadata(AUTH_MODE, 'apiKey'),
     HttpCode(200), // docs/api.md §1: every success is 200, creates included
@@ -141,12 +144,15 @@ export function Endpoint(options: {
     ApiErrors([...errors, ...(options.errors ?? [])]),
   ];
   if (options.response) {
-    const headers = options.conditional ? { ETag: ENTITY_TAG_HEADER } : undefined;
+    const headers = options.conditional && options.conditional !== 'delete' ? { ETag: ENTITY_TAG_HEADER } : undefined;
     decorators.push(ApiOkResponse({ type: options.response, headers }));
   }
   // Outside the idempotency interceptor: a replayed answer gets its ETag too.
   if (options.conditional)
-    decorators.push(UseInterceptors(EntityTagInterceptor), ...conditionHeaders(options.conditional));
+    decorators.push(
+      UseInterceptors(new EntityTagInterceptor(options.conditional)),
+      ...conditionHeaders(options.conditional),
+    );
   if (write) {
     // Every /v1 write is a POST or a DELETE (docs/api.md §5); only they pay for the idempotency interceptor.
     decorators.push(

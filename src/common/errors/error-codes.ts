@@ -21,6 +21,7 @@ export const ERROR_TYPES = {
   415: 'unsupported_media_type',
   417: 'expectation_failed',
   422: 'unprocessable_content',
+  428: 'precondition_required',
   429: 'too_many_requests',
   431: 'request_header_fields_too_large',
   500: 'internal_server_error',
@@ -144,6 +145,12 @@ export const ERROR_CODES = {
     type: 'precondition_failed',
     description:
       'The record is not as `If-Match` or `If-None-Match` (or a batch input’s `ifMatch`) requires: nothing was written. `ETag` is its current tag.',
+  },
+  precondition_required: {
+    status: 428,
+    type: 'precondition_required',
+    description:
+      'The workspace requires a precondition of this write (requirePreconditions): send the record’s ETag as `If-Match` (or, on an upsert, `If-None-Match: *` to create only).',
   },
   payload_too_large: {
     status: 413,

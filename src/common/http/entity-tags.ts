@@ -1,6 +1,7 @@
 import { CallHandler, createParamDecorator, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { map, Observable } from 'rxjs';
+import { type AuthContext, isAuthenticated } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
 
 /**
@@ -9,6 +10,13 @@ import { ApiError } from '../errors/api-error';
  * `If-Match` and `If-None-Match` name with the record's under its row lock, and a read answers 304
  * to an `If-None-Match` that names the representation it would send.
  */
+
+/**
+ * What a route of one record does with preconditions: a `read` answers 304 to an If-None-Match
+ * naming its answer, an `update` and a `delete` take If-Match, an `upsert` both, a `create` neither.
+ * All but a delete answer the record's ETag.
+ */
+export type ConditionalRoute = 'read' | 'create' | 'update' | 'upsert' | 'delete';
 
 /** What a write requires of its record: its request's `If-Match` and `If-None-Match`, as versions. */
 export interface WriteCondition {
@@ -69,6 +77,12 @@ export function ifMatchOf(value: string, param = 'If-Match'): '*' | number[] {
   return tags === '*' ? '*' : versionsOf(tags, false);
 }
 
+/** What an If-None-Match value (of the header or member `param`) asks: weak comparison. */
+export function ifNoneMatchOf(value: string, param = 'If-None-Match'): '*' | number[] {
+  const tags = readTags(param, value);
+  return tags === '*' ? '*' : versionsOf(tags, true);
+}
+
 function headerOf(request: Request, name: 'if-match' | 'if-none-match'): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
@@ -84,10 +98,7 @@ export function writeConditionOf(request: Request): WriteCondition | undefined {
   if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
   const condition: WriteCondition = {};
   if (ifMatch !== undefined) condition.ifMatch = ifMatchOf(ifMatch);
-  if (ifNoneMatch !== undefined) {
-    const tags = readTags('If-None-Match', ifNoneMatch);
-    condition.ifNoneMatch = tags === '*' ? '*' : versionsOf(tags, true);
-  }
+  if (ifNoneMatch !== undefined) condition.ifNoneMatch = ifNoneMatchOf(ifNoneMatch);
   return condition;
 }
 
@@ -111,6 +122,33 @@ export function preconditionFailed(version: number | undefined): ApiError {
     {
       ETag: tag,
     },
+  );
+}
+
+/**
+ * The 428 of a write (an update, upsert or delete) without a precondition in a workspace that
+ * requires one (`requirePreconditions`); a batch input's names its member (`param`, e.g. `inputs[2].ifMatch`
+ * once its index is prefixed). An upsert's If-None-Match (create only) is one too.
+ */
+export function missingPrecondition(
+  caller: AuthContext,
+  condition: WriteCondition | undefined,
+  route: 'update' | 'upsert' | 'delete',
+  param?: 'ifMatch',
+): ApiError | undefined {
+  if (!caller.requirePreconditions || condition?.ifMatch !== undefined) return undefined;
+  if (route === 'upsert' && condition?.ifNoneMatch !== undefined) return undefined;
+  const [ifMatch, ifNoneMatch] =
+    param === undefined ? ['If-Match', 'If-None-Match: *'] : ['ifMatch', 'ifNoneMatch "*"'];
+  const wanted =
+    route === 'upsert'
+      ? `${ifMatch} (the ETag of the record as read) or ${ifNoneMatch} (create only)`
+      : `${ifMatch}: the ETag of the record as read`;
+  return new ApiError(
+    428,
+    'precondition_required',
+    `This workspace requires a precondition of every ${route}: send ${wanted}`,
+    param,
   );
 }
 
@@ -160,16 +198,23 @@ function noneMatchNames(noneMatch: '*' | SentTag[], tag: string): boolean {
  */
 @Injectable()
 export class EntityTagInterceptor implements NestInterceptor {
+  constructor(private readonly route: ConditionalRoute) {}
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
-    const sent = request.method === 'GET' ? headerOf(request, 'if-none-match') : undefined;
+    const { route } = this;
+    const sent = route === 'read' ? headerOf(request, 'if-none-match') : undefined;
     // Read before the handler runs, so that a malformed one is refused without reading the record.
     const noneMatch = sent === undefined ? undefined : readTags('If-None-Match', sent);
+    if ((route === 'update' || route === 'upsert' || route === 'delete') && isAuthenticated(request)) {
+      const missing = missingPrecondition(request.auth, writeConditionOf(request), route);
+      if (missing) throw missing;
+    }
     return next.handle().pipe(
       map((body: unknown) => {
-        const entity = versionedEntityOf(body);
+        const entity = route === 'delete' ? undefined : versionedEntityOf(body);
         if (!entity) return body;
         const tag = entityTagOf(entity.version, entity.accessLevel === 'METADATA' ? 'metadata' : undefined);
         response.setHeader('ETag', tag);

@@ -24,4 +24,8 @@ export class ListEntity {
 
   @Column('timestamptz', { name: 'updated_at', nullable: true })
   updatedAt: Date | null;
+
+  /** Counts the list's changes (name, members): its ETag (docs/api.md, "Conditional requests"). */
+  @Column('integer', { default: 1 })
+  version: number;
 }

@@ -55,4 +55,8 @@ export class WebhookEndpointEntity {
 
   @Column('timestamptz', { name: 'updated_at' })
   updatedAt: Date;
+
+  /** Counts the changes of what the endpoint's answer shows, its secret included: its ETag. */
+  @Column('integer', { default: 1 })
+  version: number;
 }

@@ -26,6 +26,7 @@ import { WebhookOutbox1795887900000 } from './1795887900000-webhook-outbox';
 import { OutboxSignalAfterCommit1795888000000 } from './1795888000000-outbox-signal-after-commit';
 import { RecordFieldsIndexNoPendingList1795888100000 } from './1795888100000-record-fields-index-no-pending-list';
 import { RecordVersions1795888200000 } from './1795888200000-record-versions';
+import { ListAndWebhookVersions1795888300000 } from './1795888300000-list-and-webhook-versions';
 
 /** Every migration, in order. Listed explicitly so the app, jest and the CLI load the same set. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   OutboxSignalAfterCommit1795888000000,
   RecordFieldsIndexNoPendingList1795888100000,
   RecordVersions1795888200000,
+  ListAndWebhookVersions1795888300000,
 ];

@@ -11,6 +11,7 @@ import {
   CreateMemberDto,
   CreateWorkspaceDto,
   RevokedApiKeyDto,
+  UpdateWorkspaceSettingsDto,
   WorkspaceDto,
 } from './dto/admin.dto';
 
@@ -24,6 +25,19 @@ export class AdminController {
   @ApiJsonBody(CreateWorkspaceDto, { summary: 'A workspace', value: { name: 'Acme' } })
   createWorkspace(@Body() body: CreateWorkspaceDto): Promise<WorkspaceDto> {
     return this.admin.createWorkspace(body.name);
+  }
+
+  @Post('workspaces/:workspaceId/settings')
+  @AdminRoute({ summary: 'Change a workspace’s settings: only those given change', response: WorkspaceDto })
+  @ApiJsonBody(UpdateWorkspaceSettingsDto, {
+    summary: 'Writes that could overwrite another’s change need If-Match',
+    value: { requirePreconditions: true },
+  })
+  updateWorkspaceSettings(
+    @Param('workspaceId') workspaceId: string,
+    @Body() body: UpdateWorkspaceSettingsDto,
+  ): Promise<WorkspaceDto> {
+    return this.admin.updateWorkspaceSettings(workspaceId, body);
   }
 
   @Post('workspaces/:workspaceId/members')

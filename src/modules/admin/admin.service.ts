@@ -3,9 +3,13 @@ import { ApiKeysService } from '../../common/auth/api-keys.service';
 import { ApiError } from '../../common/errors/api-error';
 import { isIdOf } from '../../common/ids';
 import { EntityEnvelopeDto } from '../../records/entity-envelope';
-import { WorkspacesService } from '../../records/workspaces.service';
+import { type Workspace, type WorkspaceSettings, WorkspacesService } from '../../records/workspaces.service';
 import { MembersService } from '../members/members.service';
 import { CreateApiKeyDto, CreatedApiKeyDto, CreateMemberDto, RevokedApiKeyDto, WorkspaceDto } from './dto/admin.dto';
+
+function toWorkspaceDto({ id, name, createdAt, requirePreconditions }: Workspace): WorkspaceDto {
+  return { id, name, createdAt: createdAt.toISOString(), requirePreconditions };
+}
 
 /** The operator API's operations (docs/api.md §6), shared by the admin controller and the CLI. */
 @Injectable()
@@ -17,8 +21,11 @@ export class AdminService {
   ) {}
 
   async createWorkspace(name: string): Promise<WorkspaceDto> {
-    const { id, createdAt } = await this.workspaces.create(name);
-    return { id, name, createdAt: createdAt.toISOString() };
+    return toWorkspaceDto(await this.workspaces.create(name));
+  }
+
+  async updateWorkspaceSettings(workspaceId: string, settings: WorkspaceSettings): Promise<WorkspaceDto> {
+    return toWorkspaceDto(await this.workspaces.updateSettings(workspaceId, settings));
   }
 
   async createMember(workspaceId: string, input: CreateMemberDto): Promise<EntityEnvelopeDto> {

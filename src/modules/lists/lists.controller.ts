@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
+import { Preconditions, type WriteCondition } from '../../common/http/entity-tags';
 import { ApiJsonBody } from '../../common/openapi/api-json-body';
 import { RECORD_WRITE_ERRORS } from '../../records/record-write';
 import { Page, Paginated } from '../../common/pagination/pagination';
@@ -29,6 +30,7 @@ export class ListsController {
     scopes: ['lists:create'],
     response: ListDto,
     errors: LIST_WRITE_ERRORS,
+    conditional: 'create',
   })
   @ApiJsonBody(CreateListDto, {
     summary: 'An empty list of accounts (add members with relationships.$accounts)',
@@ -45,14 +47,26 @@ export class ListsController {
     scopes: ['lists:update'],
     response: ListDto,
     errors: LIST_WRITE_ERRORS,
+    conditional: 'update',
   })
   @ApiJsonBody(UpdateListDto, { summary: 'Rename a list', value: { fields: { $name: 'Key accounts 2026' } } })
-  update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateListDto): Promise<ListDto> {
-    return this.lists.update(caller, id, body);
+  update(
+    @Caller() caller: AuthContext,
+    @Param('id') id: string,
+    @Body() body: UpdateListDto,
+    @Preconditions() condition: WriteCondition | undefined,
+  ): Promise<ListDto> {
+    return this.lists.update(caller, id, body, condition);
   }
 
   @Get(':id')
-  @Endpoint({ summary: 'Retrieve a list', category: 'read', scopes: ['lists:read'], response: ListDto })
+  @Endpoint({
+    summary: 'Retrieve a list',
+    category: 'read',
+    scopes: ['lists:read'],
+    response: ListDto,
+    conditional: 'read',
+  })
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<ListDto> {
     return this.lists.get(caller, id);
   }

@@ -135,6 +135,14 @@ export class ListDto {
   })
   fields: Record<string, FieldValueDto>;
 
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    example: 1,
+    description: 'How many changes (of its name or members) the list has had; its ETag is `"v<version>"`',
+  })
+  version: number;
+
   @ApiProperty({ type: 'string', nullable: true })
   httpLink: string | null;
 }

@@ -11,9 +11,10 @@ export interface ListRow {
   name: string;
   object_type: ListMemberType;
   created_at: Date;
+  version: number;
 }
 
-const LIST_COLUMNS = 'id, name, object_type, created_at';
+const LIST_COLUMNS = 'id, name, object_type, created_at, version';
 
 /**
  * SQL of `lists` and `list_members`. Hand-written like the files repository: pages read their
@@ -34,33 +35,51 @@ export class ListsRepository {
   }
 
   async find(workspaceId: string, id: string): Promise<ListRow | undefined> {
-    const list = await this.transactions
-      .repository(ListEntity)
-      .findOne({ select: { id: true, name: true, objectType: true, createdAt: true }, where: { id, workspaceId } });
+    const list = await this.transactions.repository(ListEntity).findOne({
+      select: { id: true, name: true, objectType: true, createdAt: true, version: true },
+      where: { id, workspaceId },
+    });
     return list
-      ? { id: list.id, name: list.name, object_type: list.objectType, created_at: list.createdAt }
+      ? {
+          id: list.id,
+          name: list.name,
+          object_type: list.objectType,
+          created_at: list.createdAt,
+          version: list.version,
+        }
       : undefined;
   }
 
   /**
-   * Renames the list (`name` undefined keeps it) and stamps the update; its row stays locked until
-   * the transaction ends, so concurrent updates of one list take turns. Undefined when not found;
-   * else the list and its name before.
+   * Renames the list (`name` undefined keeps it), counting a new name in its version, and stamps
+   * the update; its row stays locked until the transaction ends, so concurrent updates of one list
+   * take turns. Undefined when not found; else the list and its name and version before.
    */
   async update(
     workspaceId: string,
     id: string,
     name: string | undefined,
-  ): Promise<(ListRow & { previous_name: string }) | undefined> {
-    const [row] = await this.transactions.query<ListRow & { previous_name: string }>(
-      `UPDATE lists l SET name = coalesce($3, l.name), updated_at = $4
-         FROM (SELECT name FROM lists WHERE id = $1 AND workspace_id = $2 FOR UPDATE) previous
+  ): Promise<(ListRow & { previous_name: string; previous_version: number }) | undefined> {
+    const [row] = await this.transactions.query<ListRow & { previous_name: string; previous_version: number }>(
+      `UPDATE lists l SET name = coalesce($3, l.name), updated_at = $4,
+              version = l.version + (coalesce($3, l.name) <> previous.name)::int
+         FROM (SELECT name, version FROM lists WHERE id = $1 AND workspace_id = $2 FOR UPDATE) previous
         WHERE l.id = $1 AND l.workspace_id = $2
-        RETURNING l.id, l.name, l.object_type, l.created_at, previous.name AS previous_name`,
+        RETURNING l.id, l.name, l.object_type, l.created_at, l.version,
+                  previous.name AS previous_name, previous.version AS previous_version`,
       [id, workspaceId, name ?? null, new Date()],
       { locks: true },
     );
     return row;
+  }
+
+  /** Counts a change of the list's members in its version; answers the version then. */
+  async countMemberChange(id: string): Promise<number> {
+    const [row] = await this.transactions.query<{ version: number }>(
+      `UPDATE lists SET version = version + 1 WHERE id = $1 RETURNING version`,
+      [id],
+    );
+    return row.version;
   }
 
   /** A page, newest first, and the count of the workspace's lists (see keysetPageSql), ended (endPage). */
@@ -95,7 +114,7 @@ export class ListsRepository {
     const [row] = await this.transactions.query<
       ListRow & { total: number; rows: { record_id: string; added_at: string }[] }
     >(
-      `SELECT l.id, l.name, l.object_type, l.created_at, page.total, page.rows
+      `SELECT l.id, l.name, l.object_type, l.created_at, l.version, page.total, page.rows
          FROM lists l
         CROSS JOIN LATERAL (${memberPage}) page
         WHERE l.id = ${list} AND l.workspace_id = ${workspace}`,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiError } from '../../common/errors/api-error';
+import { conditionFailure, type WriteCondition } from '../../common/http/entity-tags';
 import { isIdOf, newId } from '../../common/ids';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
 import { validateEntry } from '../../common/validation/validation.pipe';
@@ -123,19 +124,31 @@ export class ListsService {
         action: 'created',
         data: dto,
       });
-      await this.applyMembers(caller, list, members);
+      // A list's first members are part of its creation: its version stays 1.
+      this.recordMemberEvents(caller, dto, await this.applyMembers(caller, list, members));
       return dto;
     });
   }
 
-  async update(caller: AuthContext, id: string, body: UpdateListDto): Promise<ListDto> {
+  /**
+   * Renames and changes members as the body says, if the list meets `condition` (its If-Match,
+   * compared with the version locked by the rename's statement: a mismatch rolls that back). A new
+   * name, and any member that joins or leaves, count once in the version.
+   */
+  async update(caller: AuthContext, id: string, body: UpdateListDto, condition?: WriteCondition): Promise<ListDto> {
     const name = readNewName(body.fields);
     if (!isIdOf('list', id)) throw notFound();
     return this.transactions.run(async () => {
       const list = await this.lists.update(caller.workspaceId, id, name);
       if (!list) throw notFound();
-      const dto = this.toDto(list);
-      if (list.name !== list.previous_name) {
+      const failure = conditionFailure(condition, list.previous_version);
+      if (failure) throw failure;
+      const renamed = list.name !== list.previous_name;
+      const members = await this.applyMembers(caller, list, readMembers(body.relationships, list.object_type, false));
+      const membersChanged = members.add.length + members.remove.length > 0;
+      const version = membersChanged && !renamed ? await this.lists.countMemberChange(list.id) : list.version;
+      const dto = this.toDto({ ...list, version });
+      if (renamed) {
         const changes = { fields: ['$name'], relationships: [] };
         this.events.record({
           workspaceId: caller.workspaceId,
@@ -146,7 +159,7 @@ export class ListsService {
           changes,
         });
       }
-      await this.applyMembers(caller, list, readMembers(body.relationships, list.object_type, false));
+      this.recordMemberEvents(caller, dto, members);
       return dto;
     });
   }
@@ -185,24 +198,28 @@ export class ListsService {
   }
 
   /**
-   * Removes, then adds; a member added twice is listed once, at its first addition. Each member
-   * that joins or leaves the list is an event of the list.
+   * Removes, then adds; a member added twice is listed once, at its first addition. Answers the
+   * members that joined and left.
    */
-  private async applyMembers(caller: AuthContext, list: ListRow, change: MemberChange): Promise<void> {
+  private async applyMembers(caller: AuthContext, list: ListRow, change: MemberChange): Promise<MemberChange> {
     const param = `relationships.${MEMBER_KEYS[list.object_type]}`;
     await this.targets.verify(caller.workspaceId, list.object_type, change.add, param);
     const removed = change.remove.length > 0 ? await this.lists.removeMembers(list.id, change.remove) : [];
     const added = await this.lists.addMembers(list.id, [...new Set(change.add)]);
-    const data = this.toDto(list);
+    return { add: added, remove: removed };
+  }
+
+  /** Each member that joined or left the list is an event of the list, which carries the list as it is after. */
+  private recordMemberEvents(caller: AuthContext, data: ListDto, { add, remove }: MemberChange): void {
     for (const [action, memberIds] of [
-      ['member_removed', removed],
-      ['member_added', added],
+      ['member_removed', remove],
+      ['member_added', add],
     ] as const) {
       for (const memberId of memberIds)
         this.events.record({
           workspaceId: caller.workspaceId,
           entityType: 'list',
-          entityId: list.id,
+          entityId: data.id,
           action,
           data,
           memberId,
@@ -218,6 +235,7 @@ export class ListsService {
         $name: { value: row.name, valueType: 'TEXT' },
         $objectType: { value: row.object_type, valueType: 'SINGLE_SELECT' },
       },
+      version: row.version,
       httpLink: this.config.publicAppUrl ? `${this.config.publicAppUrl}/list/${row.id}` : null,
     };
   }

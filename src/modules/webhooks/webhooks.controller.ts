@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Caller } from '../../common/auth/auth-context';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { Endpoint } from '../../common/auth/auth.decorators';
+import { Preconditions, type WriteCondition } from '../../common/http/entity-tags';
 import { PreparesOutsideTransaction } from '../../common/idempotency/prepared-writes';
 import { exampleIdOf } from '../../common/ids';
 import { ApiJsonBody } from '../../common/openapi/api-json-body';
@@ -31,6 +32,7 @@ export class WebhooksController {
     category: 'write',
     scopes: ['webhooks:write'],
     response: WebhookWithSecretDto,
+    conditional: 'create',
   })
   @ApiJsonBody(CreateWebhookDto, {
     summary:
@@ -59,6 +61,7 @@ export class WebhooksController {
     category: 'read',
     scopes: ['webhooks:read'],
     response: WebhookDto,
+    conditional: 'read',
   })
   get(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookDto> {
     return this.webhooks.get(caller, id);
@@ -70,6 +73,7 @@ export class WebhooksController {
     category: 'write',
     scopes: ['webhooks:write'],
     response: WebhookDto,
+    conditional: 'update',
   })
   @ApiJsonBody(UpdateWebhookDto, {
     summary: 'Also send tasks created, and say so',
@@ -79,8 +83,13 @@ export class WebhooksController {
     },
   })
   @PreparesOutsideTransaction()
-  update(@Caller() caller: AuthContext, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
-    return this.webhooks.update(caller, id, body);
+  update(
+    @Caller() caller: AuthContext,
+    @Param('id') id: string,
+    @Body() body: UpdateWebhookDto,
+    @Preconditions() condition: WriteCondition | undefined,
+  ): Promise<WebhookDto> {
+    return this.webhooks.update(caller, id, body, condition);
   }
 
   @Delete(':id')
@@ -89,9 +98,14 @@ export class WebhooksController {
     category: 'write',
     scopes: ['webhooks:write'],
     response: WebhookDto,
+    conditional: 'delete',
   })
-  delete(@Caller() caller: AuthContext, @Param('id') id: string): Promise<WebhookDto> {
-    return this.webhooks.delete(caller, id);
+  delete(
+    @Caller() caller: AuthContext,
+    @Param('id') id: string,
+    @Preconditions() condition: WriteCondition | undefined,
+  ): Promise<WebhookDto> {
+    return this.webhooks.delete(caller, id, condition);
   }
 
   @Post(':id/rotate-secret')
@@ -100,14 +114,16 @@ export class WebhooksController {
     category: 'write',
     scopes: ['webhooks:write'],
     response: WebhookWithSecretDto,
+    conditional: 'update',
   })
   @ApiJsonBody(RotateWebhookSecretDto, { summary: 'No members', value: {} }, false)
   rotateSecret(
     @Caller() caller: AuthContext,
     @Param('id') id: string,
     @Body() _body: RotateWebhookSecretDto,
+    @Preconditions() condition: WriteCondition | undefined,
   ): Promise<WebhookWithSecretDto> {
-    return this.webhooks.rotateSecret(caller, id);
+    return this.webhooks.rotateSecret(caller, id, condition);
   }
 
   @Get(':id/deliveries')

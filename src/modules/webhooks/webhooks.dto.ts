@@ -146,6 +146,14 @@ export class WebhookDto {
 
   @ApiProperty({ format: 'date-time' })
   updatedAt: string;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    example: 1,
+    description: 'How many changes the endpoint has had (its secret’s rotations included); its ETag is `"v<version>"`',
+  })
+  version: number;
 }
 
 /** The endpoint with its signing secret: what its create and a rotation answer, and nothing else. */

@@ -31,6 +31,7 @@ export interface WebhookEndpointRow {
   failing_since: Date | null;
   created_at: Date;
   updated_at: Date;
+  version: number;
 }
 
 export interface DeliveryRow {
@@ -58,7 +59,7 @@ export interface AttemptOutcome {
 }
 
 const ENDPOINT_COLUMNS = `id, workspace_id, member_id, api_key_id, url, event_types, description, status, disabled_reason, secret,
-  previous_secret, previous_secret_until, failing_since, created_at, updated_at`;
+  previous_secret, previous_secret_until, failing_since, created_at, updated_at, version`;
 const DELIVERY_COLUMNS = `id::text AS id, endpoint_id, event_id, attempt, status, scheduled_at, attempted_at, response_status, duration_ms,
   error, next_attempt_at`;
 
@@ -68,6 +69,8 @@ const DELIVERY_COLUMNS = `id::text AS id, endpoint_id, event_id, attempt, status
  */
 const STATEMENT_TIME = () => 'statement_timestamp()';
 const STATEMENT_TIME_MS = () => "date_trunc('milliseconds', statement_timestamp())";
+/** Every change of what the endpoint's answer shows counts in its version, in the statement that makes it. */
+const NEXT_VERSION = () => 'version + 1';
 
 /** The queue's task that makes one attempt (WebhookDeliveries). */
 export const DELIVERY_TASK = 'webhook_delivery';
@@ -229,7 +232,7 @@ export class WebhooksRepository implements AppendFollower {
       disabledReason?: string | null;
     },
   ): Promise<WebhookEndpointRow | undefined> {
-    const set: QueryDeepPartialEntity<WebhookEndpointEntity> = { updatedAt: STATEMENT_TIME };
+    const set: QueryDeepPartialEntity<WebhookEndpointEntity> = { updatedAt: STATEMENT_TIME, version: NEXT_VERSION };
     if (change.url !== undefined) set.url = change.url;
     if (change.eventTypes !== undefined) set.eventTypes = change.eventTypes;
     if (change.description !== undefined) set.description = change.description;
@@ -264,6 +267,7 @@ export class WebhooksRepository implements AppendFollower {
       previousSecretUntil: previousUntil,
       secret,
       updatedAt: STATEMENT_TIME,
+      version: NEXT_VERSION,
     });
   }
 
@@ -271,7 +275,7 @@ export class WebhooksRepository implements AppendFollower {
   async disableEndpoint(id: string, reason: string): Promise<void> {
     await this.endpoints.update(
       { id, status: 'ENABLED' },
-      { status: 'DISABLED', disabledReason: reason, updatedAt: STATEMENT_TIME },
+      { status: 'DISABLED', disabledReason: reason, updatedAt: STATEMENT_TIME, version: NEXT_VERSION },
     );
   }
 
@@ -566,6 +570,7 @@ function endpointRow(endpoint: WebhookEndpointEntity): WebhookEndpointRow {
     failing_since: endpoint.failingSince,
     created_at: endpoint.createdAt,
     updated_at: endpoint.updatedAt,
+    version: endpoint.version,
   };
 }
 

@@ -4,6 +4,7 @@ import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiKeysService } from '../../common/auth/api-keys.service';
 import { insufficientScope } from '../../common/auth/scopes';
 import { ApiError } from '../../common/errors/api-error';
+import { conditionFailure, type WriteCondition } from '../../common/http/entity-tags';
 import { PreparedWrites } from '../../common/idempotency/prepared-writes';
 import { isIdOf, newId } from '../../common/ids';
 import type { PageRequest, PageResult } from '../../common/pagination/pagination';
@@ -76,6 +77,7 @@ function toDto(row: WebhookEndpointRow): WebhookDto {
     memberId: row.member_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    version: row.version,
   };
 }
 
@@ -151,14 +153,18 @@ export class WebhooksService {
    * its own). New event types must also be readable by the endpoint's own key, which its events
    * are read as (422); `*` is what that key may read.
    */
-  async update(caller: AuthContext, id: string, body: UpdateWebhookDto): Promise<WebhookDto> {
+  async update(
+    caller: AuthContext,
+    id: string,
+    body: UpdateWebhookDto,
+    condition?: WriteCondition,
+  ): Promise<WebhookDto> {
     const url = body.url === undefined ? undefined : urlOf(body.url);
     const eventTypes = body.eventTypes && (await this.subscribable(caller, body.eventTypes));
     const before = await this.find(caller, id);
     if (url !== undefined && url !== before.url) await this.checkReachable(url);
     return this.writes.commit(async () => {
-      const row = await this.webhooks.findEndpoint(caller.workspaceId, id, { lock: true });
-      if (!row) throw notFound();
+      const row = await this.lockEndpoint(caller, id, condition);
       const change: Parameters<WebhooksRepository['updateEndpoint']>[2] = {};
       if (url !== undefined && url !== row.url) change.url = url;
       if (eventTypes && eventTypes.join('\n') !== row.event_types.join('\n')) change.eventTypes = eventTypes;
@@ -177,9 +183,12 @@ export class WebhooksService {
     });
   }
 
-  async delete(caller: AuthContext, id: string): Promise<WebhookDto> {
-    // One statement: the endpoint and (by cascade) its delivery log.
-    const row = isIdOf('webhook', id) ? await this.webhooks.deleteEndpoint(caller.workspaceId, id) : undefined;
+  async delete(caller: AuthContext, id: string, condition?: WriteCondition): Promise<WebhookDto> {
+    if (!isIdOf('webhook', id)) throw notFound();
+    // One statement: the endpoint and (by cascade) its delivery log; after its lock when it is conditioned.
+    const row = await this.conditioned(caller, id, condition, () =>
+      this.webhooks.deleteEndpoint(caller.workspaceId, id),
+    );
     if (!row) throw notFound();
     return toDto(row);
   }
@@ -188,12 +197,13 @@ export class WebhooksService {
    * A new secret; the one it replaces keeps signing beside it for 24 hours. Rotating again within
    * them makes the secret just replaced the one beside the new one: the older one stops at once.
    */
-  async rotateSecret(caller: AuthContext, id: string): Promise<WebhookWithSecretDto> {
+  async rotateSecret(caller: AuthContext, id: string, condition?: WriteCondition): Promise<WebhookWithSecretDto> {
+    if (!isIdOf('webhook', id)) throw notFound();
     const secret = newSecret();
     const until = new Date(Date.now() + PREVIOUS_SECRET_MS);
-    const row = isIdOf('webhook', id)
-      ? await this.webhooks.rotateSecret(caller.workspaceId, id, secret, until)
-      : undefined;
+    const row = await this.conditioned(caller, id, condition, () =>
+      this.webhooks.rotateSecret(caller.workspaceId, id, secret, until),
+    );
     if (!row) throw notFound();
     return { ...toDto(row), secret };
   }
@@ -213,8 +223,7 @@ export class WebhooksService {
   async redeliver(caller: AuthContext, id: string, body: RedeliverWebhookDto): Promise<WebhookDeliveryDto> {
     if (!isIdOf('webhook', id)) throw notFound();
     return this.transactions.run(async () => {
-      const endpoint = await this.webhooks.findEndpoint(caller.workspaceId, id, { lock: true });
-      if (!endpoint) throw notFound();
+      const endpoint = await this.lockEndpoint(caller, id);
       if (endpoint.status !== 'ENABLED') {
         throw new ApiError(
           409,
@@ -237,6 +246,33 @@ export class WebhooksService {
       }
       const highest = (await this.webhooks.highestAttempt(endpoint.id, event.id)) ?? 0;
       return toDeliveryDto(await this.webhooks.insertAttempt(endpoint.id, event.id, highest + 1, new Date()));
+    });
+  }
+
+  /**
+   * The endpoint, locked until the transaction ends, if it meets `condition` (412 else): an update,
+   * a redelivery and a delete of one endpoint take turns, and the version compared is the one the
+   * write changes.
+   */
+  private async lockEndpoint(caller: AuthContext, id: string, condition?: WriteCondition): Promise<WebhookEndpointRow> {
+    const row = await this.webhooks.findEndpoint(caller.workspaceId, id, { lock: true });
+    if (!row) throw notFound();
+    const failure = conditionFailure(condition, row.version);
+    if (failure) throw failure;
+    return row;
+  }
+
+  /** `write` alone without a condition (one statement); else in a transaction, after lockEndpoint. */
+  private conditioned<T>(
+    caller: AuthContext,
+    id: string,
+    condition: WriteCondition | undefined,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    if (!condition) return write();
+    return this.transactions.run(async () => {
+      await this.lockEndpoint(caller, id, condition);
+      return write();
     });
   }
 

@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsOptional,
+  IsString,
+  Length,
+  MaxLength,
+} from 'class-validator';
 import { ALL_SCOPES, SCOPES } from '../../../common/auth/scopes';
 import { exampleIdOf } from '../../../common/ids';
 import { MEMBER_ROLES } from '../../../database/entities/member.entity';
@@ -21,6 +31,22 @@ export class WorkspaceDto {
 
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
+
+  @ApiProperty({
+    description:
+      'An update, upsert or delete without If-Match (an upsert: nor If-None-Match) is 428 precondition_required',
+  })
+  requirePreconditions: boolean;
+}
+
+export class UpdateWorkspaceSettingsDto {
+  @ApiPropertyOptional({
+    description:
+      'Require a precondition of every write that could overwrite another’s change: updates, upserts (If-Match or If-None-Match) and deletes (If-Match), batch inputs included',
+  })
+  @IsOptional()
+  @IsBoolean()
+  requirePreconditions?: boolean;
 }
 
 export class CreateMemberDto {
