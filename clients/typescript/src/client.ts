@@ -50,10 +50,28 @@ export type RawClient = Client<ClientPaths>;
 type Method = 'get' | 'post' | 'delete';
 type PathOf<M extends Method> = ClientPathsWithMethod<RawClient, M>;
 
-/** What a call takes: path, query and header parameters, and the body. The answer is always read as JSON. */
-export type CallOptions<M extends Method, P extends PathOf<M>> = Omit<FetchOptions<ClientPaths[P][M]>, 'parseAs'>;
+/**
+ * What a call takes: path, query and header parameters, and the body. The answer is always read as
+ * JSON. A route of one entity also takes its preconditions (see Preconditions).
+ */
+export type CallOptions<M extends Method, P extends PathOf<M>> = Omit<FetchOptions<ClientPaths[P][M]>, 'parseAs'> &
+  (M extends 'get' ? NoMembers : PreconditionsOf<HeadersOf<paths[P][M]>>);
 type CallArguments<M extends Method, P extends PathOf<M>> =
   NoMembers extends CallOptions<M, P> ? [options?: CallOptions<M, P>] : [options: CallOptions<M, P>];
+type HeadersOf<Operation> = Operation extends { parameters: { header?: infer Header } } ? NonNullable<Header> : never;
+
+/**
+ * A write's preconditions (docs/api.md §7, "Conditional requests"): the ETag an answer came with
+ * (`etagOf`) sent back as `ifMatch` makes the write only if nobody changed the entity since (else
+ * RecordsApiError 412 `precondition_failed`); `ifNoneMatch: '*'` on an upsert creates only.
+ */
+export interface Preconditions {
+  ifMatch?: string;
+  ifNoneMatch?: string;
+}
+/** The preconditions a write takes: the headers its operation documents. */
+type PreconditionsOf<Header> = ('If-Match' extends keyof Header ? Pick<Preconditions, 'ifMatch'> : NoMembers) &
+  ('If-None-Match' extends keyof Header ? Pick<Preconditions, 'ifNoneMatch'> : NoMembers);
 
 /** The body of a call's success. */
 export type Answer<M extends Method, P extends PathOf<M>> = MethodResponse<RawClient, M, P>;
@@ -63,6 +81,11 @@ export type Call<M extends Method> = <P extends PathOf<M>>(
   path: P,
   ...options: CallArguments<M, P>
 ) => Promise<Answer<M, P>>;
+
+/** The paths whose GET takes If-None-Match: one entity's. */
+export type ConditionalReadPath = {
+  [P in PathOf<'get'>]: 'If-None-Match' extends keyof HeadersOf<paths[P]['get']> ? P : never;
+}[PathOf<'get'>];
 
 /** The paths that answer a page: `{ data, nextCursor }`, and take the `cursor` it gives. */
 export type PagedPath = {
@@ -94,6 +117,17 @@ export interface RecordsClient {
    * `resyncCursor` (docs/api.md §12) is where to follow from once the entities are read again.
    */
   follow(options?: FollowOptions): AsyncGenerator<Answer<'get', '/v1/events'>, void, undefined>;
+  /** The ETag an answer of one entity came with (`"v3"`): to send back as `ifMatch`, or to `getIfChanged`. */
+  etagOf(answer: object): string | undefined;
+  /**
+   * A GET of one entity unless it is still as `etag` (an `etagOf` of an earlier answer) says:
+   * `undefined` then, the service having answered 304 without a body.
+   */
+  getIfChanged<P extends ConditionalReadPath>(
+    path: P,
+    etag: string,
+    ...options: CallArguments<'get', P>
+  ): Promise<Answer<'get', P> | undefined>;
   /** The same requests (key, version, Idempotency-Key, timeout, retries), answered the openapi-fetch way. */
   raw: RawClient;
 }
@@ -147,7 +181,7 @@ interface SentOperation {
   responses: { 200: { content: { 'application/json': unknown } } };
 }
 type SentPaths = Record<string, Record<Method, SentOperation>>;
-type SentInit = FetchOptions<SentOperation>;
+type SentInit = FetchOptions<SentOperation> & Preconditions;
 
 /** The members of a page that `pages` reads, whatever its items. */
 interface Page {
@@ -174,9 +208,22 @@ export function createRecordsClient(options: RecordsClientOptions): RecordsClien
   };
   const raw = createClient<ClientPaths>(clientOptions);
   const sender = createClient<SentPaths>(clientOptions);
+  // Keyed by the answer, so that an answer the caller lets go takes its tag along.
+  const etags = new WeakMap<object, string>();
   const send = async (method: Method, path: string, init: SentInit = {}): Promise<unknown> => {
-    const { data, error, response } = await sender.request(method, path, init);
+    const { ifMatch, ifNoneMatch, ...request } = init;
+    const preconditions = {
+      ...(ifMatch !== undefined && { 'If-Match': ifMatch }),
+      ...(ifNoneMatch !== undefined && { 'If-None-Match': ifNoneMatch }),
+    };
+    const { data, error, response } = await sender.request(method, path, {
+      ...request,
+      params: { ...request.params, header: { ...request.params?.header, ...preconditions } },
+    });
+    if (response.status === 304 && ifNoneMatch !== undefined) return undefined;
     if (!response.ok) throw responseError(response, error);
+    const etag = response.headers.get('etag');
+    if (etag !== null && typeof data === 'object' && data !== null) etags.set(data, etag);
     return data;
   };
   function call<M extends Method>(method: M): Call<M> {
@@ -185,6 +232,14 @@ export function createRecordsClient(options: RecordsClientOptions): RecordsClien
       return send(method, path, init);
     }
     return typed;
+  }
+  function getIfChanged<P extends ConditionalReadPath>(
+    path: P,
+    etag: string,
+    ...options: CallArguments<'get', P>
+  ): Promise<Answer<'get', P> | undefined>;
+  function getIfChanged(path: string, etag: string, init?: SentInit): Promise<unknown> {
+    return send('get', path, { ...init, ifNoneMatch: etag });
   }
 
   async function* pagesOf(path: string, init: SentInit = {}): AsyncGenerator<Page, void, undefined> {
@@ -246,6 +301,8 @@ export function createRecordsClient(options: RecordsClientOptions): RecordsClien
     pages,
     items,
     follow,
+    etagOf: (answer) => etags.get(answer),
+    getIfChanged,
     raw,
   };
 }

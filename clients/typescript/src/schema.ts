@@ -123,6 +123,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/workspaces/{workspaceId}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change a workspace’s settings: only those given change */
+        post: operations["Admin_updateWorkspaceSettings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/downloads/{id}": {
         parameters: {
             query?: never;
@@ -1682,6 +1699,12 @@ export interface components {
             name: string;
             /** Format: date-time */
             createdAt: string;
+            /** @description An update, upsert or delete without If-Match (an upsert: nor If-None-Match) is 428 precondition_required */
+            requirePreconditions: boolean;
+        };
+        UpdateWorkspaceSettingsDto: {
+            /** @description Require a precondition of every write that could overwrite another’s change: updates, upserts (If-Match or If-None-Match) and deletes (If-Match), batch inputs included */
+            requirePreconditions?: boolean;
         };
         CreateMemberDto: {
             /**
@@ -1930,12 +1953,12 @@ export interface components {
          * @description Error class, one per HTTP status
          * @enum {string}
          */
-        ErrorType: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "unprocessable_content" | "too_many_requests" | "request_header_fields_too_large" | "internal_server_error" | "service_unavailable";
+        ErrorType: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "unprocessable_content" | "precondition_required" | "too_many_requests" | "request_header_fields_too_large" | "internal_server_error" | "service_unavailable";
         /**
          * @description Stable machine-readable code; each status allows the codes its response lists
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "unknown_field" | "unknown_relationship" | "invalid_type" | "invalid_operation" | "invalid_parameter" | "invalid_filter" | "version_header" | "idempotency_key_too_long" | "malformed_request" | "invalid_api_key" | "insufficient_scope" | "not_permitted" | "invalid_signature" | "not_found" | "method_not_allowed" | "request_timeout" | "invalid_state" | "idempotency_conflict" | "duplicate_value" | "ambiguous_match" | "duplicate_slug" | "conflict" | "cursor_expired" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "parameter_missing" | "read_only_field" | "invalid_value" | "object_type_mismatch" | "file_constraint" | "checksum_mismatch" | "size_mismatch" | "relationship_entity_missing" | "relationship_write_limit_exceeded" | "idempotency_key_reused" | "rate_limited" | "header_too_large" | "internal_error" | "database_unavailable" | "too_many_waiters";
+        ErrorCode: "invalid_json" | "unknown_field" | "unknown_relationship" | "invalid_type" | "invalid_operation" | "invalid_parameter" | "invalid_filter" | "version_header" | "idempotency_key_too_long" | "malformed_request" | "invalid_api_key" | "insufficient_scope" | "not_permitted" | "invalid_signature" | "not_found" | "method_not_allowed" | "request_timeout" | "invalid_state" | "idempotency_conflict" | "duplicate_value" | "ambiguous_match" | "duplicate_slug" | "conflict" | "cursor_expired" | "precondition_failed" | "precondition_required" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "parameter_missing" | "read_only_field" | "invalid_value" | "object_type_mismatch" | "file_constraint" | "checksum_mismatch" | "size_mismatch" | "relationship_entity_missing" | "relationship_write_limit_exceeded" | "idempotency_key_reused" | "rate_limited" | "header_too_large" | "internal_error" | "database_unavailable" | "too_many_waiters";
         ErrorDetailDto: {
             /**
              * @description Error class, one per HTTP status
@@ -1962,7 +1985,7 @@ export interface components {
              * @description The status the single write would answer
              * @enum {integer}
              */
-            status: 400 | 404 | 409 | 412 | 422;
+            status: 400 | 404 | 409 | 412 | 422 | 428;
             /** @description The error body’s members; `param` names the input (`inputs[3].fields.$email`) */
             error: components["schemas"]["ErrorDetailDto"];
         };
@@ -2124,6 +2147,11 @@ export interface components {
             fields: {
                 [key: string]: components["schemas"]["FieldValueDto"];
             };
+            /**
+             * @description How many changes (of its name or members) the list has had; its ETag is `"v<version>"`
+             * @example 1
+             */
+            version: number;
             httpLink: string | null;
         };
         UpdateListFieldsDto: {
@@ -2328,6 +2356,11 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             /**
+             * @description How many changes the endpoint has had (its secret’s rotations included); its ETag is `"v<version>"`
+             * @example 1
+             */
+            version: number;
+            /**
              * @description The Standard Webhooks signing secret (`whsec_` and base64): shown here once, never again
              * @example whsec_LSxjmrV3ueQ8vSVGMwXrNpCLfeDN74cE
              */
@@ -2362,6 +2395,11 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /**
+             * @description How many changes the endpoint has had (its secret’s rotations included); its ETag is `"v<version>"`
+             * @example 1
+             */
+            version: number;
         };
         UpdateWebhookDto: {
             /**
@@ -2550,6 +2588,11 @@ export interface components {
          * @example "v3"
          */
         BatchInputIfMatch: string | null;
+        /**
+         * @description As an If-None-Match header: `*` creates only (a record that matches makes the result 412); entity tags: writes only a record at none of them
+         * @example *
+         */
+        BatchInputIfNoneMatch: string | null;
         /** @description The fields of ContactFields, null the same as absent */
         ContactFieldChanges: ({
             $name?: components["schemas"]["ContactFields"]["$name"];
@@ -2887,6 +2930,7 @@ export interface components {
                 relationships?: components["schemas"]["AccountRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
                 ifMatch?: components["schemas"]["BatchInputIfMatch"];
+                ifNoneMatch?: components["schemas"]["BatchInputIfNoneMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -2928,6 +2972,7 @@ export interface components {
                 relationships?: components["schemas"]["ContactRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
                 ifMatch?: components["schemas"]["BatchInputIfMatch"];
+                ifNoneMatch?: components["schemas"]["BatchInputIfNoneMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -2975,6 +3020,7 @@ export interface components {
                 relationships?: components["schemas"]["NoteRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
                 ifMatch?: components["schemas"]["BatchInputIfMatch"];
+                ifNoneMatch?: components["schemas"]["BatchInputIfNoneMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -3016,6 +3062,7 @@ export interface components {
                 relationships?: components["schemas"]["CustomObjectRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
                 ifMatch?: components["schemas"]["BatchInputIfMatch"];
+                ifNoneMatch?: components["schemas"]["BatchInputIfNoneMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -3057,6 +3104,7 @@ export interface components {
                 relationships?: components["schemas"]["OpportunityRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
                 ifMatch?: components["schemas"]["BatchInputIfMatch"];
+                ifNoneMatch?: components["schemas"]["BatchInputIfNoneMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -3098,6 +3146,7 @@ export interface components {
                 relationships?: components["schemas"]["TaskRelationships"];
                 externalId?: components["schemas"]["ExternalId"];
                 ifMatch?: components["schemas"]["BatchInputIfMatch"];
+                ifNoneMatch?: components["schemas"]["BatchInputIfNoneMatch"];
             }[];
             atomic?: components["schemas"]["BatchAtomic"];
         };
@@ -4209,6 +4258,33 @@ export interface components {
             };
         };
         /**
+         * @description Type `precondition_required`; `error.code` is one of:
+         *     - `precondition_required`: The workspace requires a precondition of this write (requirePreconditions): send the record’s ETag as `If-Match` (or, on an upsert, `If-None-Match: *` to create only).
+         */
+        E428: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "type": "precondition_required",
+                 *         "code": "precondition_required",
+                 *         "message": "The workspace requires a precondition of this write (requirePreconditions): send the record’s ETag as `If-Match` (or, on an upsert, `If-None-Match: *` to create only)."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+        /**
          * @description Type `too_many_requests`; `error.code` is one of:
          *     - `rate_limited`: A rate limit is exhausted (or too many failed authentications); see Retry-After.
          */
@@ -4521,6 +4597,8 @@ export interface components {
         };
         List_Replayable: {
             headers: {
+                /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                ETag?: string;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4583,23 +4661,10 @@ export interface components {
                 "application/json": components["schemas"]["UpsertAnswerDto"];
             };
         };
-        Webhook_Replayable: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["WebhookDto"];
-            };
-        };
         WebhookWithSecret_Replayable: {
             headers: {
+                /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                ETag?: string;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4611,6 +4676,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["WebhookWithSecretDto"];
+            };
+        };
+        Workspace_Unmetered: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WorkspaceDto"];
             };
         };
     };
@@ -4714,15 +4788,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkspaceDto"];
-                };
-            };
+            200: components["responses"]["Workspace_Unmetered"];
             400: components["responses"]["E400_InvalidJson_BodyValidation_Unmetered"];
             401: components["responses"]["E401"];
             404: components["responses"]["E404_Unmetered"];
@@ -4885,6 +4951,34 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404_Unmetered"];
             409: components["responses"]["E409_DuplicateSlug_Database_Unmetered"];
+            413: components["responses"]["E413"];
+            415: components["responses"]["E415"];
+            422: components["responses"]["E422_Unmetered"];
+            429: components["responses"]["E429_Unmetered"];
+            500: components["responses"]["E500_Unmetered"];
+            503: components["responses"]["E503_Unmetered"];
+        };
+    };
+    Admin_updateWorkspaceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: components["parameters"]["workspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWorkspaceSettingsDto"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Workspace_Unmetered"];
+            400: components["responses"]["E400_InvalidJson_BodyValidation_Unmetered"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404_Unmetered"];
+            409: components["responses"]["E409_Database_Unmetered"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_Unmetered"];
@@ -5139,6 +5233,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5204,6 +5299,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5237,6 +5333,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5296,6 +5393,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5458,6 +5556,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5523,6 +5622,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5556,6 +5656,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5615,6 +5716,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -5986,6 +6088,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description 304 without a body when the record’s ETag is one of these */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path: {
                 id: components["parameters"]["id"];
@@ -5996,6 +6100,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                    ETag?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6008,6 +6114,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListDto"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
@@ -6025,6 +6132,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -6045,9 +6154,11 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_ObjectTypeMismatch_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6305,6 +6416,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6501,6 +6613,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6566,6 +6679,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6599,6 +6713,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6658,6 +6773,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6860,6 +6976,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6931,6 +7048,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -6967,6 +7085,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7006,6 +7125,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7133,6 +7253,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7198,6 +7319,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7231,6 +7353,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7290,6 +7413,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7459,6 +7583,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7524,6 +7649,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7557,6 +7683,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7616,6 +7743,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_RecordWrite_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7705,6 +7833,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description 304 without a body when the record’s ETag is one of these */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path: {
                 id: components["parameters"]["id"];
@@ -7715,6 +7845,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                    ETag?: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7727,6 +7859,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDto"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
@@ -7744,6 +7877,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -7758,15 +7893,33 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Webhook_Replayable"];
+            200: {
+                headers: {
+                    /** @description The record’s strong entity tag, `"v<version>"` (a redacted meeting’s is `"v<version>-metadata"`) */
+                    ETag?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDto"];
+                };
+            };
             400: components["responses"]["E400_BodyValidation_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7777,6 +7930,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -7787,15 +7942,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Webhook_Replayable"];
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDto"];
+                };
+            };
             400: components["responses"]["E400_IdempotencyKeyTooLong"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];
@@ -7905,6 +8076,8 @@ export interface operations {
             query?: never;
             header: {
                 "Service-Version": components["parameters"]["Service-Version"];
+                /** @description Write only if the record is at one of these ETags (`*`: if it exists); else 412, nothing written */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description Replays the first success for 24 h; a different body is 422, a concurrent repeat 409 */
                 "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
@@ -7925,9 +8098,11 @@ export interface operations {
             403: components["responses"]["E403"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409_IdempotencyConflict"];
+            412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422_BodyValidation_IdempotencyKeyReused"];
+            428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             500: components["responses"]["E500"];
             503: components["responses"]["E503"];

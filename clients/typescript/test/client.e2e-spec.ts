@@ -230,6 +230,26 @@ describe('TypeScript client against the service', () => {
     expect(repeat.response.headers.get('idempotent-replayed')).toBe('true');
   });
 
+  it('gives each answer’s ETag, sends it as ifMatch (412 once another wrote), and reads a record only if it changed', async () => {
+    const note = await api.post('/v1/notes', { body: { fields: { $title: 'Tagged' } } });
+    const etag = api.etagOf(note)!;
+    expect(etag).toBe('"v1"');
+    const path = { params: { path: { id: note.id } } };
+    expect(await api.getIfChanged('/v1/notes/{id}', etag, path)).toBeUndefined();
+    const mine = await api.post('/v1/notes/{id}', { ...path, ifMatch: etag, body: { fields: { $title: 'Mine' } } });
+    expect(api.etagOf(mine)).toBe('"v2"');
+    const theirs = await apiError(
+      api.post('/v1/notes/{id}', { ...path, ifMatch: etag, body: { fields: { $title: 'Theirs' } } }),
+    );
+    expect([theirs.status, theirs.code]).toEqual([412, 'precondition_failed']);
+    const changed = await api.getIfChanged('/v1/notes/{id}', etag, path);
+    expect(changed?.fields.$title?.value).toBe('Mine');
+    expect(api.etagOf(changed!)).toBe('"v2"');
+    const upsert = { matchOn: 'externalId', externalId: `client-${note.id}`, fields: { $title: 'Once' } } as const;
+    expect((await api.post('/v1/notes/upsert', { ifNoneMatch: '*', body: upsert })).outcome).toBe('created');
+    expect((await apiError(api.post('/v1/notes/upsert', { ifNoneMatch: '*', body: upsert }))).status).toBe(412);
+  });
+
   it('throws each error of the catalogue as a RecordsApiError with its status, type, code, message and param', async () => {
     const invalid = await apiError(api.get('/v1/notes', { params: { query: { limit: 26 } } }));
     expect(invalid).toMatchObject({ status: 400, type: 'bad_request', code: 'invalid_parameter', param: 'limit' });

@@ -32,6 +32,14 @@ export async function typedCalls(api: RecordsClient): Promise<void> {
     params: { header: { 'Idempotency-Key': 'once' } },
     body: { fields: { $title: 'Once' } },
   });
+  // Preconditions: a read sent with its ETag answers undefined while the note is as the tag says.
+  const etag = typed(api.etagOf(note));
+  const unlessUnchanged = await api.getIfChanged('/v1/notes/{id}', etag!, { params: { path: { id: note.id } } });
+  // @ts-expect-error TS18048 `possibly 'undefined'` a conditional read may answer nothing
+  typed(unlessUnchanged.fields);
+  typed(unlessUnchanged?.fields);
+  typed(await api.post('/v1/notes/{id}', { params: { path: { id: note.id } }, ifMatch: etag, body: { fields: {} } }));
+  typed(await api.delete('/v1/webhooks/{id}', { params: { path: { id: 'whk_1' } }, ifMatch: '*' }));
   // A page's nextCursor is taken as the cursor as it is, null included.
   const first = await api.get('/v1/notes', { params: { query: { limit: 5 } } });
   typed(await api.get('/v1/notes', { params: { query: { cursor: first.nextCursor } } }));
@@ -161,6 +169,10 @@ export function fieldValuesByType(envelope: Schemas['EntityEnvelopeDto']): void 
 }
 
 export async function refusedCalls(api: RecordsClient, error: RecordsApiError): Promise<void> {
+  // @ts-expect-error TS2353 `'ifMatch' does not exist` a create has no precondition
+  await api.post('/v1/notes', { ifMatch: '"v1"', body: { fields: { $title: 'T' } } });
+  // @ts-expect-error TS2345 `'"/v1/notes"' is not assignable` a page has no ETag
+  await api.getIfChanged('/v1/notes', '"v1"');
   // @ts-expect-error TS2322 `Property '$title' is missing` a note's title is required
   await api.post('/v1/notes', { body: { fields: {} } });
   // @ts-expect-error TS2322 `Type 'number' is not assignable to type 'string'` a title is a string
