@@ -32,6 +32,8 @@ export interface Operation {
   route: string;
   pathParams: string[];
   queryParams: { name: string; required: boolean; schema: Schema }[];
+  /** The request headers it documents besides the ones every operation has, e.g. `If-Match`. */
+  headerParams: string[];
   /** The JSON request body's schema, references left in place. */
   bodySchema?: Schema;
   /** A body of raw bytes (the signed upload route). */
@@ -69,6 +71,7 @@ export function operationsOf(document: OpenAPIObject): Operation[] {
         route,
         pathParams: parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name),
         queryParams,
+        headerParams: parameters.filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name),
         bodySchema: value.requestBody?.content['application/json']?.schema,
         binaryBody: value.requestBody !== undefined && value.requestBody.content['application/json'] === undefined,
         security: securityNames.includes('adminToken')

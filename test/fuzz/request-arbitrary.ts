@@ -664,16 +664,61 @@ export class RequestArbitraries {
         ),
       },
     );
+    // Entity tags, well and badly formed, mostly on the routes that document them, now and then on others.
+    const preconditionNames = ['If-Match', 'If-None-Match'].filter((name) => operation.headerParams.includes(name));
+    const tag = fc.constantFrom(
+      '"v1"',
+      '"v2"',
+      'W/"v1"',
+      '*',
+      '"v1", "v2"',
+      '"v1-metadata"',
+      '"v0"',
+      `"v${2 ** 31}"`,
+      '"v99999999999"',
+      'v1',
+      '"v1',
+      '',
+      ' ',
+      ', ,',
+      'W/',
+      '"v1" "v2"',
+      '"v1",*',
+      '*, "v1"',
+      '"\u00e9"',
+      `"${'v'.repeat(4000)}"`,
+      `${'"v1",'.repeat(1000)}"v2"`,
+      '__proto__',
+    );
+    const preconditions = fc.oneof(
+      { weight: 6, arbitrary: fc.constant<Record<string, string>>({}) },
+      {
+        weight: preconditionNames.length > 0 ? 4 : 1,
+        arbitrary: fc
+          .subarray(preconditionNames.length > 0 ? preconditionNames : ['If-Match', 'If-None-Match'], { minLength: 1 })
+          .chain((names) => fc.tuple(...names.map((name) => tag.map((value) => [name, value] as const))))
+          .map((entries) => Object.fromEntries(entries)),
+      },
+    );
     return fc
-      .record({ badCredential, serviceVersion, idempotencyKey, contentType, extras })
-      .map(({ badCredential: bad, serviceVersion: version, idempotencyKey: key, contentType: type, extras: more }) => {
-        const headers: Record<string, string> = { ...more };
-        if (operation.security === 'apiKey' && version !== undefined) headers['Service-Version'] = version;
-        if (key !== undefined) headers['Idempotency-Key'] = key;
-        if ((operation.bodySchema !== undefined || operation.binaryBody) && type !== undefined)
-          headers['Content-Type'] = type;
-        return this.credentials(caller, headers, bad);
-      });
+      .record({ badCredential, serviceVersion, idempotencyKey, contentType, extras, preconditions })
+      .map(
+        ({
+          badCredential: bad,
+          serviceVersion: version,
+          idempotencyKey: key,
+          contentType: type,
+          extras,
+          preconditions: sent,
+        }) => {
+          const headers: Record<string, string> = { ...extras, ...sent };
+          if (operation.security === 'apiKey' && version !== undefined) headers['Service-Version'] = version;
+          if (key !== undefined) headers['Idempotency-Key'] = key;
+          if ((operation.bodySchema !== undefined || operation.binaryBody) && type !== undefined)
+            headers['Content-Type'] = type;
+          return this.credentials(caller, headers, bad);
+        },
+      );
   }
 
   // Bodies ---------------------------------------------------------------------------------------------

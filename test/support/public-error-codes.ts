@@ -4,7 +4,9 @@
  * Every error body is `{ "error": { "type", "code", "message", "param"? } }`, and each status has
  * one type and a closed list of codes. Two codes come from the README's API notes rather than the
  * original table: 403 `invalid_signature` (the signed upload and download URLs) and 409
- * `conflict` (PostgreSQL aborted the request against a concurrent one: retry it).
+ * `conflict` (PostgreSQL aborted the request against a concurrent one: retry it). Two statuses come
+ * from conditional requests (RFC 9110 §13, RFC 6585 §3): 412 `precondition_failed` and 428
+ * `precondition_required`.
  */
 export const PUBLIC_ERRORS: Readonly<Record<number, { type: string; codes: readonly string[] }>> = {
   400: {
@@ -29,6 +31,7 @@ export const PUBLIC_ERRORS: Readonly<Record<number, { type: string; codes: reado
     type: 'conflict',
     codes: ['invalid_state', 'idempotency_conflict', 'duplicate_value', 'duplicate_slug', 'conflict'],
   },
+  412: { type: 'precondition_failed', codes: ['precondition_failed'] },
   413: { type: 'payload_too_large', codes: ['payload_too_large'] },
   415: { type: 'unsupported_media_type', codes: ['unsupported_media_type'] },
   422: {
@@ -46,6 +49,7 @@ export const PUBLIC_ERRORS: Readonly<Record<number, { type: string; codes: reado
       'idempotency_key_reused',
     ],
   },
+  428: { type: 'precondition_required', codes: ['precondition_required'] },
   429: { type: 'too_many_requests', codes: ['rate_limited'] },
   500: { type: 'internal_server_error', codes: ['internal_error'] },
   503: { type: 'service_unavailable', codes: ['database_unavailable'] },
