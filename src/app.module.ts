@@ -6,6 +6,7 @@ import { ScopeGuard } from './common/auth/scope.guard';
 import { JobQueueModule } from './common/background/job-queue.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { RouteTable } from './common/http/route-table';
+import { PreconditionsGuard } from './common/http/preconditions.guard';
 import { QueryParametersGuard } from './common/http/query-parameters.guard';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { rateLimitsModule } from './common/throttling/rate-limits.module';
@@ -84,6 +85,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: ScopeGuard },
         { provide: APP_GUARD, useClass: WorkspaceRateLimitGuard },
         { provide: APP_GUARD, useClass: QueryParametersGuard },
+        { provide: APP_GUARD, useClass: PreconditionsGuard },
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

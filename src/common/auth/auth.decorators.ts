@@ -2,7 +2,7 @@ import { applyDecorators, HttpCode, SetMetadata, Type, UseInterceptors } from '@
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { ErrorCode } from '../errors/error-codes';
 import { ApiErrors, DATABASE_ERRORS } from '../errors/error-responses';
-import { type ConditionalRoute, EntityTagInterceptor } from '../http/entity-tags';
+import { CONDITIONAL_ROUTE, type ConditionalRoute } from '../http/entity-tags';
 import { IdempotencyInterceptor, MAX_IDEMPOTENCY_KEY_LENGTH } from '../idempotency/idempotency.interceptor';
 import { SERVICE_VERSION } from '../versioning/service-version';
 import { RATE_CATEGORY, type RateCategory } from '../throttling/rate-category';
@@ -147,12 +147,9 @@ export function Endpoint(options: {
     const headers = options.conditional && options.conditional !== 'delete' ? { ETag: ENTITY_TAG_HEADER } : undefined;
     decorators.push(ApiOkResponse({ type: options.response, headers }));
   }
-  // Outside the idempotency interceptor: a replayed answer gets its ETag too.
+  // PreconditionsGuard reads it; the adapter's reply sets the ETag of every answer, a replayed one too.
   if (options.conditional)
-    decorators.push(
-      UseInterceptors(new EntityTagInterceptor(options.conditional)),
-      ...conditionHeaders(options.conditional),
-    );
+    decorators.push(SetMetadata(CONDITIONAL_ROUTE, options.conditional), ...conditionHeaders(options.conditional));
   if (write) {
     // Every /v1 write is a POST or a DELETE (docs/api.md §5); only they pay for the idempotency interceptor.
     decorators.push(

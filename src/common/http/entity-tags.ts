@@ -1,6 +1,6 @@
-import { CallHandler, createParamDecorator, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import type { Request, Response } from 'express';
-import { map, Observable } from 'rxjs';
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AuthContext, isAuthenticated } from '../auth/auth-context';
 import { ApiError } from '../errors/api-error';
 
@@ -166,9 +166,6 @@ export function conditionFailure(
   return undefined;
 }
 
-/** The answer of a read whose If-None-Match named its representation: 304, its ETag, no body. */
-export const NOT_MODIFIED = Symbol('not modified');
-
 /** An answer that is one record (`version`, and for meetings `accessLevel`), or an upsert's `{ outcome, data }`. */
 interface VersionedEntity {
   version: number;
@@ -190,36 +187,49 @@ function noneMatchNames(noneMatch: '*' | SentTag[], tag: string): boolean {
   return noneMatch === '*' || noneMatch.some(({ opaque }) => `"${opaque}"` === tag);
 }
 
-/**
- * The ETag of a single-record answer, from the record it carries; a GET whose If-None-Match names
- * it is answered 304 instead (NOT_MODIFIED). A redacted meeting (METADATA access) is another
- * representation of the same version, so its tag is another. Runs outside the idempotency
- * interceptor, so that a replayed answer carries its ETag as the first did.
- */
-@Injectable()
-export class EntityTagInterceptor implements NestInterceptor {
-  constructor(private readonly route: ConditionalRoute) {}
+/** Route metadata (set by `@Endpoint({ conditional })`): the route's ConditionalRoute. */
+export const CONDITIONAL_ROUTE = 'conditionalRoute';
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const http = context.switchToHttp();
-    const request = http.getRequest<Request>();
-    const response = http.getResponse<Response>();
-    const { route } = this;
-    const sent = route === 'read' ? headerOf(request, 'if-none-match') : undefined;
-    // Read before the handler runs, so that a malformed one is refused without reading the record.
-    const noneMatch = sent === undefined ? undefined : readTags('If-None-Match', sent);
-    if ((route === 'update' || route === 'upsert' || route === 'delete') && isAuthenticated(request)) {
-      const missing = missingPrecondition(request.auth, writeConditionOf(request), route);
-      if (missing) throw missing;
-    }
-    return next.handle().pipe(
-      map((body: unknown) => {
-        const entity = route === 'delete' ? undefined : versionedEntityOf(body);
-        if (!entity) return body;
-        const tag = entityTagOf(entity.version, entity.accessLevel === 'METADATA' ? 'metadata' : undefined);
-        response.setHeader('ETag', tag);
-        return noneMatch !== undefined && noneMatchNames(noneMatch, tag) ? NOT_MODIFIED : body;
-      }),
-    );
+/** What PreconditionsGuard read of a conditional route's request, for its answer. */
+interface ConditionalRequest {
+  route: ConditionalRoute;
+  /** A read's If-None-Match. */
+  noneMatch?: '*' | SentTag[];
+}
+
+const conditionalRequests = new WeakMap<IncomingMessage, ConditionalRequest>();
+
+/**
+ * Reads a conditional route's request before its handler runs (PreconditionsGuard): a read's
+ * If-None-Match (a malformed one is refused before the record is read); a write without a
+ * precondition in a workspace that requires one is 428. What its answer needs is kept for
+ * `withEntityTag`.
+ */
+export function admitConditional(request: Request, route: ConditionalRoute): void {
+  const sent = route === 'read' ? headerOf(request, 'if-none-match') : undefined;
+  const noneMatch = sent === undefined ? undefined : readTags('If-None-Match', sent);
+  if ((route === 'update' || route === 'upsert' || route === 'delete') && isAuthenticated(request)) {
+    const missing = missingPrecondition(request.auth, writeConditionOf(request), route);
+    if (missing) throw missing;
   }
+  conditionalRequests.set(request, { route, noneMatch });
+}
+
+/** The answer of a read whose If-None-Match named its representation: 304, its ETag, no body. */
+export const NOT_MODIFIED = Symbol('not modified');
+
+/**
+ * A conditional route's answer (a replayed one too): the ETag of the record it carries set, or
+ * NOT_MODIFIED for a read whose If-None-Match names it. A redacted meeting (METADATA access) is
+ * another representation of the same version, so its tag is another. A delete answers none.
+ */
+export function withEntityTag(response: ServerResponse, body: unknown): unknown {
+  const conditional = conditionalRequests.get(response.req);
+  if (!conditional || conditional.route === 'delete') return body;
+  const entity = versionedEntityOf(body);
+  if (!entity) return body;
+  const tag = entityTagOf(entity.version, entity.accessLevel === 'METADATA' ? 'metadata' : undefined);
+  response.setHeader('ETag', tag);
+  const { noneMatch } = conditional;
+  return noneMatch !== undefined && noneMatchNames(noneMatch, tag) ? NOT_MODIFIED : body;
 }

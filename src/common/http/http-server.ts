@@ -6,7 +6,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
 import { sendError } from '../errors/send-error';
-import { NOT_MODIFIED } from './entity-tags';
+import { NOT_MODIFIED, withEntityTag } from './entity-tags';
 import { sendJson } from './json-response';
 import { apiJsonBody } from './json-body';
 import type { RequestObserver } from './request-observer';
@@ -79,7 +79,8 @@ function isJsonBody(body: unknown): body is object {
  * read's node CPU. Everything else (streams, no body) is Express's, as Nest does it.
  */
 export class ApiExpressAdapter extends ExpressAdapter {
-  override reply(response: ServerResponse, body: unknown, statusCode?: number): unknown {
+  override reply(response: ServerResponse, result: unknown, statusCode?: number): unknown {
+    const body = withEntityTag(response, result);
     if (body === NOT_MODIFIED) {
       response.statusCode = 304;
       response.end();

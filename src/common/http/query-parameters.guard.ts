@@ -5,8 +5,8 @@ import { queryOf } from './http-server';
 import { takesQueryParameters } from './query-parameters';
 
 /**
- * The last guard (after authentication, version, scope and rate limit, as validation comes after
- * them): a route that declares no query parameters (a `@Query()` DTO, or `@Paginated`) refuses
+ * After authentication, version, scope and rate limit, as validation comes after them (and before
+ * PreconditionsGuard, the last): a route that declares no query parameters (a `@Query()` DTO, or `@Paginated`) refuses
  * any, `400 invalid_parameter` (docs/api.md §2), rather than ignoring what the client meant to ask.
  * A route that declares some has them validated (DtoValidationPipe, PaginationInterceptor).
  */
