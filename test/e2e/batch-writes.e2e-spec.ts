@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { apiSuite } from '../support/api-suite';
+import { apiSuite, twoInstances } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createWorkspace, TestWorkspace } from '../support/factories';
 import { RecordsApi } from '../support/records';
@@ -520,27 +520,14 @@ describe('batch writes and upserts', () => {
 });
 
 describe('concurrent upserts of one value from two instances', () => {
-  let first: TestApp;
-  let second: TestApp;
-  let ws: TestWorkspace;
-
-  beforeAll(async () => {
-    first = await createTestApp();
-    second = await createTestApp();
-    ws = await createWorkspace(first.http);
-  });
-  afterAll(async () => {
-    await first.close();
-    await second.close();
-  });
+  const pair = twoInstances();
 
   it('make exactly one record; every other answer is updated or unchanged', async () => {
-    const apps = [first, second];
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_unused, index) =>
-        apps[index % 2].http
+        pair.apps[index % 2].http
           .post(index % 4 < 2 ? '/v1/contacts/upsert' : '/v1/contacts/batch/upsert')
-          .set(v1Headers(ws.key))
+          .set(v1Headers(pair.ws.key))
           .send(
             index % 4 < 2
               ? {
@@ -566,7 +553,7 @@ describe('concurrent upserts of one value from two instances', () => {
     });
     expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(1);
     expect(outcomes.every((outcome) => ['created', 'updated', 'unchanged'].includes(outcome))).toBe(true);
-    const list = await first.http.get('/v1/contacts?limit=1').set(v1Headers(ws.key));
+    const list = await pair.apps[0].http.get('/v1/contacts?limit=1').set(v1Headers(pair.ws.key));
     expect(list.body.totalCount).toBe(1);
   });
 });

@@ -1,8 +1,8 @@
 import type { Response, Test } from 'supertest';
-import { apiSuite } from '../support/api-suite';
+import { apiSuite, twoInstances } from '../support/api-suite';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace, type TestWorkspace } from '../support/factories';
-import { adminHeaders, createTestApp, type TestApp, v1Headers } from '../support/test-app';
+import { adminHeaders, v1Headers } from '../support/test-app';
 
 describe('conditional requests: ETag, If-Match, If-None-Match', () => {
   const suite = apiSuite();
@@ -474,36 +474,23 @@ describe('a workspace that requires preconditions (requirePreconditions)', () =>
 });
 
 describe('concurrent writes with one If-Match, from two instances', () => {
-  let first: TestApp;
-  let second: TestApp;
-  let ws: TestWorkspace;
-
-  beforeAll(async () => {
-    first = await createTestApp();
-    second = await createTestApp();
-    ws = await createWorkspace(first.http);
-  });
-  afterAll(async () => {
-    await first.close();
-    await second.close();
-  });
+  const pair = twoInstances();
 
   it('let exactly one of 20 succeed; every other answers 412 with the ETag it wrote', async () => {
-    const created = await first.http
+    const created = await pair.apps[0].http
       .post('/v1/notes')
-      .set(v1Headers(ws.key))
+      .set(v1Headers(pair.ws.key))
       .send({ fields: { $title: 'Race' } });
-    const account = await first.http
+    const account = await pair.apps[0].http
       .post('/v1/accounts')
-      .set(v1Headers(ws.key))
+      .set(v1Headers(pair.ws.key))
       .send({ fields: { $name: 'Racing' } });
     expect(created.status).toBe(200);
-    const apps = [first, second];
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_unused, index) =>
-        apps[index % 2].http
+        pair.apps[index % 2].http
           .post(`/v1/notes/${created.body.id}`)
-          .set(v1Headers(ws.key))
+          .set(v1Headers(pair.ws.key))
           .set('If-Match', created.headers.etag)
           // Half through the one-statement update, half through the one that locks first.
           .send(
@@ -520,7 +507,7 @@ describe('concurrent writes with one If-Match, from two instances', () => {
     for (const answer of answers.filter((candidate) => candidate.status === 412)) {
       expect(answer.headers.etag).toBe(winner.headers.etag);
     }
-    const stored = await first.http.get(`/v1/notes/${created.body.id}`).set(v1Headers(ws.key));
+    const stored = await pair.apps[0].http.get(`/v1/notes/${created.body.id}`).set(v1Headers(pair.ws.key));
     expect(stored.body.fields.$title.value).toBe(winner.body.fields.$title.value);
     expect(stored.headers.etag).toBe('"v2"');
   });

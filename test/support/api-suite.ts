@@ -36,3 +36,23 @@ export function apiSuite(options: Parameters<typeof createTestApp>[0] = {}): Api
   afterAll(() => suite.t.close());
   return suite;
 }
+
+export interface TwoInstances {
+  /** Two apps on the one test database, as two stateless instances behind a load balancer. */
+  apps: [TestApp, TestApp];
+  /** A workspace both serve. */
+  ws: TestWorkspace;
+}
+
+/** Two instances of the app and a workspace, made before the suite's tests and closed after them: for races between instances. */
+export function twoInstances(): TwoInstances {
+  const pair = {} as TwoInstances;
+  beforeAll(async () => {
+    pair.apps = [await createTestApp(), await createTestApp()];
+    pair.ws = await createWorkspace(pair.apps[0].http);
+  });
+  afterAll(async () => {
+    await Promise.all(pair.apps.map((app) => app.close()));
+  });
+  return pair;
+}
