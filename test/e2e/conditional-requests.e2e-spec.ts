@@ -133,6 +133,9 @@ describe('conditional requests: ETag, If-Match, If-None-Match', () => {
       const refused = await postWith(`/v1/notes/${id}`, { fields: { $title: 'X' } }, { 'If-Match': sent });
       expectError(refused, 400, 'invalid_parameter', 'If-Match');
     }
+    // The headers are read before the body, as the other headers are.
+    const both = await postWith(`/v1/notes/${id}`, { fields: { $title: 42 } }, { 'If-Match': 'v1' });
+    expectError(both, 400, 'invalid_parameter', 'If-Match');
     expect((await get(`/v1/notes/${id}`)).body.fields.$title.value).toBe('Draft');
     const missing = `note_${'0'.repeat(26)}`;
     expectError(

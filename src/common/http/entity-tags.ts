@@ -92,7 +92,7 @@ function headerOf(request: Request, name: 'if-match' | 'if-none-match'): string 
  * A write's condition from its headers: If-Match compares strongly (a weak tag never matches),
  * If-None-Match weakly (RFC 9110 §13.1.1, §13.1.2). Undefined when it sends neither.
  */
-export function writeConditionOf(request: Request): WriteCondition | undefined {
+function writeConditionOf(request: Request): WriteCondition | undefined {
   const ifMatch = headerOf(request, 'if-match');
   const ifNoneMatch = headerOf(request, 'if-none-match');
   if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
@@ -101,12 +101,6 @@ export function writeConditionOf(request: Request): WriteCondition | undefined {
   if (ifNoneMatch !== undefined) condition.ifNoneMatch = ifNoneMatchOf(ifNoneMatch);
   return condition;
 }
-
-/** Handler parameter: the request's WriteCondition (undefined without If-Match and If-None-Match). */
-export const Preconditions = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): WriteCondition | undefined =>
-    writeConditionOf(context.switchToHttp().getRequest<Request>()),
-);
 
 /** The 412 of a write whose record is not as its condition requires: its current ETag, when there is a record. */
 export function preconditionFailed(version: number | undefined): ApiError {
@@ -195,25 +189,38 @@ interface ConditionalRequest {
   route: ConditionalRoute;
   /** A read's If-None-Match. */
   noneMatch?: '*' | SentTag[];
+  /** A write's If-Match and If-None-Match. */
+  condition?: WriteCondition;
 }
 
 const conditionalRequests = new WeakMap<IncomingMessage, ConditionalRequest>();
 
 /**
- * Reads a conditional route's request before its handler runs (PreconditionsGuard): a read's
- * If-None-Match (a malformed one is refused before the record is read); a write without a
- * precondition in a workspace that requires one is 428. What its answer needs is kept for
- * `withEntityTag`.
+ * Reads a conditional route's request before its handler runs (PreconditionsGuard), a malformed
+ * header refused before the record is read: a read's If-None-Match, a write's condition (for
+ * `@Preconditions()`), 428 for a write without one in a workspace that requires one. What its
+ * answer needs is kept for `withEntityTag`.
  */
 export function admitConditional(request: Request, route: ConditionalRoute): void {
-  const sent = route === 'read' ? headerOf(request, 'if-none-match') : undefined;
-  const noneMatch = sent === undefined ? undefined : readTags('If-None-Match', sent);
-  if ((route === 'update' || route === 'upsert' || route === 'delete') && isAuthenticated(request)) {
-    const missing = missingPrecondition(request.auth, writeConditionOf(request), route);
+  if (route === 'update' || route === 'upsert' || route === 'delete') {
+    const condition = writeConditionOf(request);
+    const missing = isAuthenticated(request) ? missingPrecondition(request.auth, condition, route) : undefined;
     if (missing) throw missing;
+    conditionalRequests.set(request, { route, condition });
+    return;
   }
-  conditionalRequests.set(request, { route, noneMatch });
+  const sent = route === 'read' ? headerOf(request, 'if-none-match') : undefined;
+  conditionalRequests.set(request, {
+    route,
+    noneMatch: sent === undefined ? undefined : readTags('If-None-Match', sent),
+  });
 }
+
+/** Handler parameter of a conditional write: its WriteCondition as PreconditionsGuard read it (undefined without one). */
+export const Preconditions = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): WriteCondition | undefined =>
+    conditionalRequests.get(context.switchToHttp().getRequest<Request>())?.condition,
+);
 
 /** The answer of a read whose If-None-Match named its representation: 304, its ETag, no body. */
 export const NOT_MODIFIED = Symbol('not modified');
