@@ -278,20 +278,30 @@ export class RecordsRepository {
          }`;
   }
 
-  /** The records of `type` among `ids`, locked in id order until the transaction ends (as `lock`), with their links. */
+  /**
+   * The records of `type` among `ids`, locked in id order until the transaction ends (as `lock`),
+   * with their links, as they are once locked. A statement reads as of its start: when it waited
+   * for a lock, what it joins to the locked rows (their links, even their own columns read again)
+   * is from before the holder's commit, and only the locked rows themselves are new. Their version
+   * says which: those it moved are read again, by a statement that starts after the lock.
+   */
   async lockMany(workspaceId: string, type: ObjectTypeDefinition, ids: string[]): Promise<RecordRow[]> {
     if (ids.length === 0) return [];
     const params = new SqlParameterList();
     const workspace = params.add(workspaceId);
     const objectType = params.add(type.slug);
-    return this.transactions.query<RecordRow>(
-      `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}
-         FROM (SELECT id FROM records WHERE id = ANY(${params.add(ids)}::text[]) AND workspace_id = ${workspace} AND object_type = ${objectType}
+    const rows = await this.transactions.query<RecordRow & { locked_version: number }>(
+      `SELECT ${RECORD_COLUMNS}, ${linksColumnSql(type, params)}, locked.version AS locked_version
+         FROM (SELECT id, version FROM records WHERE id = ANY(${params.add(ids)}::text[]) AND workspace_id = ${workspace} AND object_type = ${objectType}
                 ORDER BY id FOR UPDATE) locked
          JOIN records r ON r.id = locked.id`,
       params.values,
       { prepare: 'record-lock-many' },
     );
+    const moved = rows.filter((row) => row.version !== row.locked_version).map((row) => row.id);
+    if (moved.length === 0) return rows.map(({ locked_version: _locked, ...row }) => row);
+    const reread = new Map((await this.findMany(workspaceId, type, moved)).map((row) => [row.id, row]));
+    return rows.map(({ locked_version: _locked, ...row }) => reread.get(row.id) ?? row);
   }
 
   /**
@@ -391,7 +401,9 @@ export class RecordsRepository {
     const versions = params.add(change.ifMatch ?? null);
     const matchedSql = `(${versions}::int[] IS NULL OR s.version = ANY(${versions}::int[]))`;
     const [result] = await this.transactions
-      .query<RecordRow & { previous_fields: Record<string, unknown>; changed: boolean; matched: boolean }>(
+      .query<
+        RecordRow & { previous_fields: Record<string, unknown>; changed: boolean; matched: boolean; waited: boolean }
+      >(
         `WITH stored AS (
            SELECT r.fields AS previous_fields, r.external_id AS previous_external_id, r.version,
                   (r.fields || ${params.add(change.set)}::jsonb) - ${params.add(change.cleared)}::text[] AS fields,
@@ -409,7 +421,8 @@ export class RecordsRepository {
          SELECT r.id, s.fields, s.external_id, r.created_at,
                 CASE WHEN w.id IS NULL THEN r.updated_at ELSE ${updatedAt}::timestamptz END AS updated_at,
                 s.version + (w.id IS NOT NULL)::int AS version,
-                ${linksColumnSql(type, params)}, s.previous_fields, w.id IS NOT NULL AS changed, ${matchedSql} AS matched
+                ${linksColumnSql(type, params)}, s.previous_fields, w.id IS NOT NULL AS changed, ${matchedSql} AS matched,
+                r.version <> s.version AS waited
            FROM stored s CROSS JOIN records r LEFT JOIN written w ON true
           WHERE r.id = ${recordId}`,
         params.values,
@@ -417,8 +430,10 @@ export class RecordsRepository {
       )
       .catch(recordWriteRefusal);
     if (!result) return undefined;
-    const { previous_fields: previousFields, changed, matched, ...row } = result;
-    return { row, previousFields, changed, matched };
+    const { previous_fields: previousFields, changed, matched, waited, ...row } = result;
+    // `stored` is the locked row; `r`, read as of the statement's start, is older when the lock was
+    // waited for (see lockMany): then its links and updatedAt are read again.
+    return { row: waited ? (await this.find(workspaceId, type, id))! : row, previousFields, changed, matched };
   }
 
   /**

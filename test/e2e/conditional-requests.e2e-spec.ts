@@ -1,8 +1,11 @@
+import { Client } from 'pg';
 import type { Response, Test } from 'supertest';
+import { DataSource } from 'typeorm';
 import { apiSuite, twoInstances } from '../support/api-suite';
+import { until } from '../support/concurrency';
 import { expectError } from '../support/errors';
 import { createKey, createMember, createWorkspace, type TestWorkspace } from '../support/factories';
-import { adminHeaders, v1Headers } from '../support/test-app';
+import { adminHeaders, testDatabaseUrl, v1Headers } from '../support/test-app';
 
 describe('conditional requests: ETag, If-Match, If-None-Match', () => {
   const suite = apiSuite();
@@ -513,5 +516,89 @@ describe('concurrent writes with one If-Match, from two instances', () => {
     const stored = await pair.apps[0].http.get(`/v1/notes/${created.body.id}`).set(v1Headers(pair.ws.key));
     expect(stored.body.fields.$title.value).toBe(winner.body.fields.$title.value);
     expect(stored.headers.etag).toBe('"v2"');
+  });
+});
+
+/**
+ * A write that waits for another's row lock: the other writer is a transaction of the test's own
+ * connection, which changes the record and commits once the request is seen waiting for it. A
+ * statement reads as of its start, so what the waiting write reads must come from after the lock.
+ */
+describe('a write that waited for another writer’s lock', () => {
+  const suite = apiSuite();
+  const { post, get } = suite;
+  let other: Client;
+
+  beforeAll(async () => {
+    other = new Client({ connectionString: testDatabaseUrl() });
+    await other.connect();
+  });
+  afterAll(() => other.end());
+
+  /** Sends `send` while `other` holds the record's row, changed (a new $content, its version bumped); commits once `send` waits for it. */
+  async function behindAnotherWriter(id: string, send: () => Test): Promise<Response> {
+    await other.query('BEGIN');
+    await other.query(
+      `UPDATE records SET fields = fields || '{"$content": "by the other writer"}', version = version + 1,
+              updated_at = '2030-01-01T00:00:00Z' WHERE id = $1`,
+      [id],
+    );
+    const [{ pid }] = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+    const answer = send().then((response) => response);
+    await until('the request to wait for the row lock', async () => {
+      const waiting = await suite.t.app
+        .get(DataSource)
+        .query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+      return waiting[0].n > 0;
+    });
+    await other.query('COMMIT');
+    return answer;
+  }
+
+  it.each([
+    ['the update that locks first (a relationship given)', true],
+    ['the one-statement update (fields only)', false],
+  ])('refuses, through %s, the If-Match the other writer made stale', async (_path, linked) => {
+    const { id } = (await post('/v1/notes', { fields: { $title: 'Contended' } })).body;
+    const account = (await post('/v1/accounts', { fields: { $name: 'Contender' } })).body.id;
+    const body = linked
+      ? { fields: { $title: 'Lost' }, relationships: { $account: { add: [account] } } }
+      : { fields: { $title: 'Lost' } };
+    const refused = await behindAnotherWriter(id, () => post(`/v1/notes/${id}`, body).set('If-Match', '"v1"'));
+    expectError(refused, 412, 'precondition_failed');
+    expect(refused.headers.etag).toBe('"v2"');
+    expect((await get(`/v1/notes/${id}`)).body).toMatchObject({
+      version: 2,
+      fields: { $title: { value: 'Contended' }, $content: { value: 'by the other writer' } },
+    });
+  });
+
+  it('answers an update that changes nothing with the record as the other writer left it', async () => {
+    const { id } = (await post('/v1/notes', { fields: { $title: 'Same' } })).body;
+    const unchanged = await behindAnotherWriter(id, () => post(`/v1/notes/${id}`, { fields: { $title: 'Same' } }));
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.body).toMatchObject({
+      version: 2,
+      updatedAt: '2030-01-01T00:00:00.000Z',
+      fields: { $content: { value: 'by the other writer' } },
+    });
+    expect(unchanged.headers.etag).toBe('"v2"');
+  });
+
+  it('keeps the other writer’s change and answers the record as it is after both', async () => {
+    const { id } = (await post('/v1/notes', { fields: { $title: 'Shared' } })).body;
+    const account = (await post('/v1/accounts', { fields: { $name: 'Linked' } })).body.id;
+    const written = await behindAnotherWriter(id, () =>
+      post(`/v1/notes/${id}`, { fields: { $title: 'Both' }, relationships: { $account: { add: [account] } } }),
+    );
+    expect(written.status).toBe(200);
+    const expected = {
+      version: 3,
+      fields: { $title: { value: 'Both' }, $content: { value: 'by the other writer' } },
+      relationships: { $account: { values: [account] } },
+    };
+    expect(written.body).toMatchObject(expected);
+    expect(written.headers.etag).toBe('"v3"');
+    expect((await get(`/v1/notes/${id}`)).body).toMatchObject(expected);
   });
 });
